@@ -1,0 +1,1 @@
+//! The deterministic invoice corpus used by the benches and the demo.

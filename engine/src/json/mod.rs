@@ -1,0 +1,3 @@
+//! JSON: escaping as `JSON.stringify` does it.
+
+pub mod escape;

@@ -1,0 +1,170 @@
+//! Byte sinks: where every encoder in the crate writes.
+//!
+//! A [`Sink`] is an infallible, append-only byte buffer in the spirit of `bytes::BufMut`:
+//! encoders either append slices with [`Sink::write`], or reserve spare capacity with
+//! [`Sink::spare`], fill it, and commit with [`Sink::advance`]. In-memory sinks never fail;
+//! only adapters at the edge (`io::Write`, async writers) deal with I/O errors, after the
+//! encoder has finished with a buffer.
+//!
+//! Sinks are generic parameters (`W: Sink + ?Sized`), never `dyn` in hot paths.
+
+use std::mem::MaybeUninit;
+
+use bytes::BytesMut;
+
+/// An infallible append-only byte buffer.
+pub trait Sink {
+    /// Appends `bytes`.
+    fn write(&mut self, bytes: &[u8]);
+
+    /// Appends one byte.
+    #[inline]
+    fn write_byte(&mut self, byte: u8) {
+        self.write(&[byte]);
+    }
+
+    /// Returns at least `n` bytes of spare capacity to write into. Nothing is committed until
+    /// [`Sink::advance`] is called.
+    fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>];
+
+    /// Commits `n` bytes written at the start of the slice last returned by [`Sink::spare`].
+    ///
+    /// # Safety
+    ///
+    /// The first `n` bytes of the slice returned by the last call to `spare` must have been
+    /// initialised, `n` must not exceed that slice's length, and no other method may have
+    /// been called on the sink since that call to `spare`.
+    unsafe fn advance(&mut self, n: usize);
+
+    /// Bytes written so far (as seen by the consumer of this sink).
+    fn written(&self) -> usize;
+
+    /// Appends `src` by copying it into spare capacity: the portable fast path for small,
+    /// hot writes where the length is known up front.
+    #[inline]
+    fn write_via_spare(&mut self, src: &[u8]) {
+        let spare = self.spare(src.len());
+        for (dst, &b) in spare.iter_mut().zip(src) {
+            dst.write(b);
+        }
+        // SAFETY: `spare` has at least `src.len()` bytes and the loop initialised exactly the
+        // first `src.len()` of them; nothing touched the sink in between.
+        unsafe { self.advance(src.len()) };
+    }
+}
+
+impl Sink for Vec<u8> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+
+    #[inline]
+    fn write_byte(&mut self, byte: u8) {
+        self.push(byte);
+    }
+
+    #[inline]
+    fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
+        self.reserve(n);
+        self.spare_capacity_mut()
+    }
+
+    #[inline]
+    unsafe fn advance(&mut self, n: usize) {
+        debug_assert!(self.len() + n <= self.capacity());
+        // SAFETY: the caller guarantees the next `n` bytes after `len` were initialised
+        // through the slice returned by `spare`, which lies within the capacity.
+        unsafe { self.set_len(self.len() + n) };
+    }
+
+    #[inline]
+    fn written(&self) -> usize {
+        self.len()
+    }
+}
+
+impl Sink for BytesMut {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+
+    #[inline]
+    fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
+        self.reserve(n);
+        self.spare_capacity_mut()
+    }
+
+    #[inline]
+    unsafe fn advance(&mut self, n: usize) {
+        debug_assert!(self.len() + n <= self.capacity());
+        // SAFETY: the caller guarantees the next `n` bytes after `len` were initialised
+        // through the slice returned by `spare`, which lies within the capacity.
+        unsafe { self.set_len(self.len() + n) };
+    }
+
+    #[inline]
+    fn written(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for &mut S {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        (**self).write(bytes);
+    }
+
+    #[inline]
+    fn write_byte(&mut self, byte: u8) {
+        (**self).write_byte(byte);
+    }
+
+    #[inline]
+    fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
+        (**self).spare(n)
+    }
+
+    #[inline]
+    unsafe fn advance(&mut self, n: usize) {
+        // SAFETY: forwarded; the caller upholds the contract for the inner sink.
+        unsafe { (**self).advance(n) }
+    }
+
+    #[inline]
+    fn written(&self) -> usize {
+        (**self).written()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exercise<S: Sink>(s: &mut S) {
+        s.write(b"ab");
+        s.write_byte(b'c');
+        s.write_via_spare(b"def");
+        s.write_via_spare(b"");
+        let spare = s.spare(2);
+        assert!(spare.len() >= 2);
+        spare[0].write(b'g');
+        // SAFETY: one byte initialised just above.
+        unsafe { s.advance(1) };
+        assert_eq!(s.written(), 7);
+    }
+
+    #[test]
+    fn vec_and_bytes_agree() {
+        let mut v = Vec::new();
+        exercise(&mut v);
+        assert_eq!(v, b"abcdefg");
+        let mut b = BytesMut::new();
+        exercise(&mut b);
+        assert_eq!(&b[..], b"abcdefg");
+        let mut v2 = Vec::new();
+        exercise(&mut &mut v2);
+        assert_eq!(v2, b"abcdefg");
+    }
+}

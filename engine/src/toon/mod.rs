@@ -1,0 +1,1 @@
+//! TOON 4.4: encoder and decoder.

@@ -1,0 +1,98 @@
+//! Shared helpers for the conformance and acceptance tests.
+//!
+//! Third-party suites are read in place, never copied into the repository:
+//!
+//! * `TOOLWIRE_TOON_SPEC` (default `../shared/toon-spec` beside the checkout): the official
+//!   TOON 4.4 fixtures.
+//! * `TOOLWIRE_JSON_TEST_SUITE` (default `../shared/json-test-suite`): JSONTestSuite.
+//!
+//! When a suite is missing, its tests say so plainly on stderr and pass, unless
+//! `TOOLWIRE_REQUIRE_EXTERNAL=1` (set by `.ci/run`), in which case they fail.
+
+use std::path::PathBuf;
+
+/// Where an external suite lives: `$var`, or `<workspace>/../shared/<default_dir>`.
+///
+/// Returns `None` (after saying so on stderr) when the folder does not exist and external
+/// suites are not required.
+///
+/// # Panics
+///
+/// When the folder is missing and `TOOLWIRE_REQUIRE_EXTERNAL=1`.
+pub fn external_suite(var: &str, default_dir: &str) -> Option<PathBuf> {
+    let path = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared")
+            .join(default_dir)
+    });
+    if path.is_dir() {
+        return Some(path);
+    }
+    let required = std::env::var("TOOLWIRE_REQUIRE_EXTERNAL").is_ok_and(|v| v == "1");
+    assert!(
+        !required,
+        "external suite {var} not found at {} (required by TOOLWIRE_REQUIRE_EXTERNAL=1)",
+        path.display()
+    );
+    eprintln!(
+        "NOTE: external suite not found at {} (set {var}); its tests DID NOT RUN",
+        path.display()
+    );
+    None
+}
+
+/// The TOON spec fixtures folder (`…/toon-spec/tests/fixtures`), if present.
+pub fn toon_fixtures() -> Option<PathBuf> {
+    external_suite("TOOLWIRE_TOON_SPEC", "toon-spec").map(|p| p.join("tests/fixtures"))
+}
+
+/// The JSONTestSuite `test_parsing` folder, if present.
+pub fn json_test_suite() -> Option<PathBuf> {
+    external_suite("TOOLWIRE_JSON_TEST_SUITE", "json-test-suite").map(|p| p.join("test_parsing"))
+}
+
+/// JSON-model equality as the TOON fixtures define it: numbers by value (as f64, with
+/// integers that both sides spell identically also equal), objects by ordered keys.
+pub fn json_model_eq(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as V;
+    match (a, b) {
+        (V::Null, V::Null) => true,
+        (V::Bool(x), V::Bool(y)) => x == y,
+        (V::String(x), V::String(y)) => x == y,
+        (V::Number(x), V::Number(y)) => {
+            x.to_string() == y.to_string() || number_f64(x) == number_f64(y)
+        }
+        (V::Array(x), V::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_model_eq(p, q))
+        }
+        (V::Object(x), V::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k1, v1), (k2, v2))| k1 == k2 && json_model_eq(v1, v2))
+        }
+        _ => false,
+    }
+}
+
+fn number_f64(n: &serde_json::Number) -> f64 {
+    // With `arbitrary_precision` the lexeme is kept; parse it as JavaScript would.
+    let x: f64 = n.to_string().parse().unwrap_or(f64::NAN);
+    if x == 0.0 { 0.0 } else { x }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_equality_compares_numbers_by_value_and_keys_in_order() {
+        let a: serde_json::Value = serde_json::from_str(r#"{"a":1e3,"b":[-0.0,1.50]}"#).unwrap();
+        let b: serde_json::Value = serde_json::from_str(r#"{"a":1000,"b":[0,1.5]}"#).unwrap();
+        assert!(json_model_eq(&a, &b));
+        let c: serde_json::Value = serde_json::from_str(r#"{"b":[0,1.5],"a":1000}"#).unwrap();
+        assert!(!json_model_eq(&a, &c));
+        let d: serde_json::Value = serde_json::from_str(r#"{"a":"1000","b":[0,1.5]}"#).unwrap();
+        assert!(!json_model_eq(&b, &d));
+    }
+}
