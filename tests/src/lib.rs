@@ -81,8 +81,97 @@ fn number_f64(n: &serde_json::Number) -> f64 {
     if x == 0.0 { 0.0 } else { x }
 }
 
+/// Builds a [`toolwire::Doc`] from a `serde_json::Value` (test oracle plumbing, independent of
+/// the crate's own parser). Integer lexemes keep their digits; other numbers become f64.
+pub fn doc_from_serde(v: &serde_json::Value) -> toolwire::Doc<'static> {
+    let mut b = toolwire::DocBuilder::new(b"");
+    push_serde(&mut b, v);
+    b.finish()
+}
+
+fn push_serde(b: &mut toolwire::DocBuilder<'_>, v: &serde_json::Value) {
+    use serde_json::Value as V;
+    match v {
+        V::Null => b.null(),
+        V::Bool(x) => b.bool(*x),
+        V::Number(n) => {
+            let lex = n.to_string();
+            if toolwire::num::is_int_lexeme(lex.as_bytes()) {
+                b.int_lexeme(lex.as_bytes());
+            } else {
+                b.float(
+                    lex.parse()
+                        .expect("serde_json numbers are valid f64 syntax"),
+                );
+            }
+        }
+        V::String(s) => b.string(s.as_bytes()),
+        V::Array(a) => {
+            let m = b.begin_array();
+            for x in a {
+                push_serde(b, x);
+            }
+            b.end_array(m, a.len());
+        }
+        V::Object(o) => {
+            let m = b.begin_object();
+            for (k, x) in o {
+                b.string(k.as_bytes());
+                push_serde(b, x);
+            }
+            b.end_object(m, o.len());
+        }
+    }
+}
+
+/// Converts a [`toolwire::Value`] to a `serde_json::Value` (test oracle plumbing). Strings
+/// holding lone surrogates are converted lossily; floats keep their ECMAScript form.
+pub fn doc_to_serde(v: toolwire::Value<'_>) -> serde_json::Value {
+    use serde_json::Value as V;
+    use toolwire::ValueRef as R;
+    match v.get() {
+        R::Null => V::Null,
+        R::Bool(x) => V::Bool(x),
+        R::Number(toolwire::doc::Number::Int(lex)) => V::Number(
+            std::str::from_utf8(lex)
+                .unwrap()
+                .parse()
+                .expect("integer lexeme"),
+        ),
+        R::Number(toolwire::doc::Number::Float(x)) => {
+            let mut buf = Vec::new();
+            toolwire::num::write_f64(&mut buf, x);
+            serde_json::from_slice(&buf).expect("ECMAScript number form is JSON")
+        }
+        R::String(s) => V::String(String::from_utf8_lossy(s.as_bytes()).into_owned()),
+        R::Array(a) => V::Array(a.iter().map(doc_to_serde).collect()),
+        R::Object(o) => V::Object(
+            o.iter()
+                .map(|(k, x)| {
+                    (
+                        String::from_utf8_lossy(k.as_bytes()).into_owned(),
+                        doc_to_serde(x),
+                    )
+                })
+                .collect(),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn serde_round_trip_through_doc() {
+        let text = r#"{"a":[1,-0,2.5,1e21,123456789012345678901234567890],"b":{"c":null,"d":"x"},"e":true}"#;
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        let doc = doc_from_serde(&v);
+        let back = doc_to_serde(doc.root());
+        assert_eq!(
+            back.to_string(),
+            r#"{"a":[1,0,2.5,1e+21,123456789012345678901234567890],"b":{"c":null,"d":"x"},"e":true}"#
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -1,1 +1,32 @@
 //! TOON 4.4: encoder and decoder.
+
+mod decode;
+mod encode;
+
+pub use decode::{DecodeOptions, decode};
+pub use encode::{EncodeOptions, check, encode, to_string, to_vec};
+
+/// The delimiter of TOON array rows and inline arrays (TOON spec §11). Declared in every
+/// array header except for the default comma.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Delimiter {
+    /// `,` (the TOON default).
+    #[default]
+    Comma,
+    /// A tab character.
+    Tab,
+    /// `|`.
+    Pipe,
+}
+
+impl Delimiter {
+    /// The delimiter byte.
+    #[inline]
+    pub fn as_byte(self) -> u8 {
+        match self {
+            Delimiter::Comma => b',',
+            Delimiter::Tab => b'\t',
+            Delimiter::Pipe => b'|',
+        }
+    }
+}
