@@ -761,8 +761,9 @@ impl<'s> Parser<'s> {
             self.check_field_delimiters(open + 1, close, delim)?;
             self.fields.clear();
             self.field_heap.clear();
-            // Field groups nest below the array and its row object.
-            let budget = self.max_depth.saturating_sub(self.depth + 2);
+            // Only a recursion guard: whether rows nest too deep is checked when a row
+            // builds its objects, where the error can point at the row.
+            let budget = self.max_depth;
             top_fields = self.parse_fields(open + 1, close, delim.as_byte(), 0, budget)?;
             leaves = self.fields.iter().filter(|f| f.children == 0).count();
         } else if keyed {
