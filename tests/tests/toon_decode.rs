@@ -615,6 +615,13 @@ fn every_error_class_with_exact_message_and_position() {
             "duplicate key \"a\"",
         ),
         ("t[0]{a,b,a}:", Syntax, 1, 10, "duplicate field name \"a\""),
+        (
+            "t[0]{\"a\\\"\\n\",\"a\\\"\\n\"}:",
+            Syntax,
+            1,
+            14,
+            "duplicate field name \"a\\\"\\n\"",
+        ),
         // Headers.
         (
             "a[1:",
@@ -1060,4 +1067,54 @@ fn every_prefix_and_mutation_decodes_or_fails_with_a_position() {
         }
     }
     assert!(cases > 10_000, "only {cases} cases ran");
+}
+
+#[test]
+fn large_documents_decode_in_linear_time() {
+    const N: usize = 50_000;
+    // A tabular array, a keyed object and a wide object, each with N members, in strict
+    // mode (which checks every object for duplicate keys).
+    let mut text = format!("rows[{N}]{{id,name,score}}:\n");
+    for i in 0..N {
+        text.push_str(&format!("  {i},name {i},{}.5\n", i % 97));
+    }
+    text.push_str(&format!("by_id[{N}:]{{v}}:\n"));
+    for i in 0..N {
+        text.push_str(&format!("  k{i}: {i}\n"));
+    }
+    text.push_str("wide:\n");
+    for i in 0..N {
+        text.push_str(&format!("  \"f\\t{i}\": \"v\\n{i}\"\n"));
+    }
+    let start = std::time::Instant::now();
+    let doc = decode(text.as_bytes(), &strict()).unwrap();
+    let elapsed = start.elapsed();
+    let root = doc.root().as_object().unwrap();
+    let rows = root.get(b"rows").unwrap().as_array().unwrap();
+    assert_eq!(rows.len(), N);
+    let last = toolwire_tests::doc_to_serde(rows.iter().last().unwrap());
+    assert_eq!(
+        last.to_string(),
+        r#"{"id":49999,"name":"name 49999","score":44.5}"#
+    );
+    assert_eq!(root.get(b"by_id").unwrap().as_object().unwrap().len(), N);
+    let wide = root.get(b"wide").unwrap().as_object().unwrap();
+    assert_eq!(wide.len(), N);
+    let (k, v) = wide.iter().nth(7).unwrap();
+    assert_eq!(
+        (k.as_bytes(), v.as_str().unwrap().as_bytes()),
+        (&b"f\t7"[..], &b"v\n7"[..])
+    );
+    // Debug builds take a fraction of this; quadratic behaviour would take minutes.
+    assert!(
+        elapsed < std::time::Duration::from_secs(20),
+        "took {elapsed:?}"
+    );
+    // A duplicate at the very end of a large object is still found, at its line.
+    text.push_str("  \"f\\t3\": again\n");
+    let e = decode(text.as_bytes(), &strict()).unwrap_err();
+    assert_eq!(
+        (e.classify(), e.line(), e.column(), e.message()),
+        (Category::Syntax, 3 * N + 4, 3, "duplicate key \"f\\t3\"")
+    );
 }

@@ -303,14 +303,10 @@ impl<'s> Parser<'s> {
         at: usize,
     ) -> Error {
         let expected = String::from_utf8_lossy(&self.src[h.digits.0..h.digits.1]);
-        let what = plural(h.len, what.0, what.1);
-        let msg = match found {
-            Some(n) => format!("expected {expected} {what}, found {n}"),
-            None => format!("expected {expected} {what}, found more"),
-        };
-        self.err(Category::Count, msg, at)
+        self.count_message(&expected, h.len, what, found, at)
     }
 
+    /// A row's cell count does not match the header's leaf fields.
     #[cold]
     fn count_error(
         &self,
@@ -319,9 +315,21 @@ impl<'s> Parser<'s> {
         found: Option<usize>,
         at: usize,
     ) -> Error {
-        let what = plural(expected, what.0, what.1);
+        self.count_message(&expected, expected, what, found, at)
+    }
+
+    #[cold]
+    fn count_message(
+        &self,
+        expected: &dyn std::fmt::Display,
+        n: usize,
+        what: (&'static str, &'static str),
+        found: Option<usize>,
+        at: usize,
+    ) -> Error {
+        let what = plural(n, what.0, what.1);
         let msg = match found {
-            Some(n) => format!("expected {expected} {what}, found {n}"),
+            Some(found) => format!("expected {expected} {what}, found {found}"),
             None => format!("expected {expected} {what}, found more"),
         };
         self.err(Category::Count, msg, at)
@@ -360,7 +368,11 @@ impl<'s> Parser<'s> {
                     }
                     Ok(RawLine::Comment) => {}
                     Err(LineError::Tab(at)) => {
-                        return Err(self.syntax_indent("tab in indentation: expected spaces", at));
+                        return Err(self.err(
+                            Category::Indent,
+                            "tab in indentation: expected spaces",
+                            at,
+                        ));
                     }
                     Err(LineError::Width { spaces, at }) => {
                         return Err(self.err(
@@ -376,11 +388,6 @@ impl<'s> Parser<'s> {
             }
         }
         Ok(self.peeked)
-    }
-
-    #[cold]
-    fn syntax_indent(&self, msg: &'static str, at: usize) -> Error {
-        self.err(Category::Indent, msg, at)
     }
 
     /// Consumes the peeked line (the caller peeked it).
@@ -510,7 +517,10 @@ impl<'s> Parser<'s> {
             if !seen.insert(name.clone()) {
                 return self.err(
                     Category::Syntax,
-                    format!("duplicate key \"{}\"", String::from_utf8_lossy(&name)),
+                    format!(
+                        "duplicate key \"{}\"",
+                        String::from_utf8_lossy(&name).escape_debug()
+                    ),
                     s,
                 );
             }
@@ -923,7 +933,10 @@ impl<'s> Parser<'s> {
             None => Ok(()),
             Some((at, name)) => Err(self.err(
                 Category::Syntax,
-                format!("duplicate field name \"{}\"", String::from_utf8_lossy(name)),
+                format!(
+                    "duplicate field name \"{}\"",
+                    String::from_utf8_lossy(name).escape_debug()
+                ),
                 at,
             )),
         }
