@@ -1118,3 +1118,29 @@ fn large_documents_decode_in_linear_time() {
         (Category::Syntax, 3 * N + 4, 3, "duplicate key \"f\\t3\"")
     );
 }
+
+#[test]
+fn strings_and_keys_borrow_from_the_input_unless_escaped() {
+    let src = "plain: word\n\"quoted key\": \"no escapes\"\nesc: \"a\\tb\"\nt[1]{f}:\n  cell\n";
+    let doc = decode(src.as_bytes(), &strict()).unwrap();
+    let range = src.as_bytes().as_ptr_range();
+    let borrowed = |b: &[u8]| range.contains(&b.as_ptr());
+    let root = doc.root().as_object().unwrap();
+    let members: Vec<_> = root.iter().collect();
+    assert!(
+        borrowed(members[0].0.as_bytes()) && borrowed(members[0].1.as_str().unwrap().as_bytes())
+    );
+    assert!(
+        borrowed(members[1].0.as_bytes()) && borrowed(members[1].1.as_str().unwrap().as_bytes())
+    );
+    assert_eq!(members[1].0.as_bytes(), b"quoted key");
+    let escaped = members[2].1.as_str().unwrap();
+    assert_eq!(escaped.as_bytes(), b"a\tb");
+    assert!(
+        !borrowed(escaped.as_bytes()),
+        "an unescaped string is a copy"
+    );
+    let row = members[3].1.as_array().unwrap().iter().next().unwrap();
+    let (field, cell) = row.as_object().unwrap().iter().next().unwrap();
+    assert!(borrowed(field.as_bytes()) && borrowed(cell.as_str().unwrap().as_bytes()));
+}
