@@ -807,10 +807,16 @@ mod tests {
 
     #[test]
     fn scalars_and_containers() {
-        assert_eq!(compact(&(1u8, -2i64, 2.5f64, 0.1f32, 'x', "s", ())), r#"[1,-2,2.5,0.1,"x","s",null]"#);
+        assert_eq!(
+            compact(&(1u8, -2i64, 2.5f64, 0.1f32, 'x', "s", ())),
+            r#"[1,-2,2.5,0.1,"x","s",null]"#
+        );
         assert_eq!(compact(&Vec::<u8>::new()), "[]");
         assert_eq!(compact(&f64::NAN), "null");
-        assert_eq!(compact(&i128::MIN), "-170141183460469231731687303715884105728");
+        assert_eq!(
+            compact(&i128::MIN),
+            "-170141183460469231731687303715884105728"
+        );
     }
 
     #[test]

@@ -5,8 +5,7 @@ use proptest::prelude::*;
 use toolwire::DocBuilder;
 use toolwire::json::escape::surrogate_to_wtf8;
 use toolwire::json::{
-    to_string_compact, to_string_pretty, to_vec_compact, to_vec_pretty, write_compact,
-    write_pretty,
+    to_string_compact, to_string_pretty, to_vec_compact, to_vec_pretty, write_compact, write_pretty,
 };
 use toolwire_tests::{doc_from_serde, json_model_eq};
 
@@ -50,7 +49,11 @@ fn compact_and_pretty_table() {
         ),
     ];
     for &(input, compact, pretty) in cases {
-        assert_eq!(both(input), (compact.to_string(), pretty.to_string()), "{input}");
+        assert_eq!(
+            both(input),
+            (compact.to_string(), pretty.to_string()),
+            "{input}"
+        );
     }
 }
 
@@ -181,10 +184,7 @@ fn numbers_print_like_javascript_and_integers_keep_digits() {
         format!("[\n  {}\n]", want.join(",\n  "))
     );
     // The same through JSON text: lexemes as written, floats as their nearest f64.
-    assert_eq!(
-        both("[1E2,1.0,-0.0,-0,0.1e1,1e-7]").0,
-        "[100,1,0,0,1,1e-7]"
-    );
+    assert_eq!(both("[1E2,1.0,-0.0,-0,0.1e1,1e-7]").0, "[100,1,0,0,1,1e-7]");
 }
 
 #[test]
@@ -201,8 +201,7 @@ fn key_order_is_the_inputs_even_for_integer_like_keys() {
 
 #[test]
 fn sinks_and_entry_points_agree() {
-    let v: serde_json::Value =
-        serde_json::from_str(r#"{"a":[1,2.5,"x"],"b":{"c":null}}"#).unwrap();
+    let v: serde_json::Value = serde_json::from_str(r#"{"a":[1,2.5,"x"],"b":{"c":null}}"#).unwrap();
     let doc = doc_from_serde(&v);
     let mut vec = Vec::new();
     write_compact(doc.root(), &mut vec);
@@ -339,8 +338,22 @@ const TRICKY: &[&str] = &[
 ];
 
 const FLOATS: &[f64] = &[
-    1e21, 1e-7, 5e-324, -0.0, 0.1, 0.2, 0.30000000000000004, 1e20, 1e-6, 123.456, -2.5,
-    1.7976931348623157e308, 2.2250738585072014e-308, 0.5, 3.0, 9007199254740993.0,
+    1e21,
+    1e-7,
+    5e-324,
+    -0.0,
+    0.1,
+    0.2,
+    0.30000000000000004,
+    1e20,
+    1e-6,
+    123.456,
+    -2.5,
+    1.7976931348623157e308,
+    2.2250738585072014e-308,
+    0.5,
+    3.0,
+    9007199254740993.0,
 ];
 
 /// One piece of generated JSON: the text Node parses and the same value in a Doc.
@@ -575,7 +588,9 @@ fn node_json_stringify_oracle() {
     }
     // The generator must have produced the interesting cases.
     assert!(input.contains("\\ud") && input.contains("tool_error") && input.contains("e-324"));
-    eprintln!("node JSON.stringify oracle: {matched} of {DOCS} documents matched (compact and pretty)");
+    eprintln!(
+        "node JSON.stringify oracle: {matched} of {DOCS} documents matched (compact and pretty)"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -599,7 +614,7 @@ fn arb_number(floats: bool) -> BoxedStrategy<serde_json::Value> {
             ints,
             any::<f64>()
                 .prop_filter("finite", |x| x.is_finite())
-                .prop_map(|x| serde_json::Value::from(x)),
+                .prop_map(serde_json::Value::from),
         ]
         .boxed()
     } else {

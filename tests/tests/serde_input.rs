@@ -55,12 +55,18 @@ fn data_model_table() {
         (compact(&i16::MIN), "-32768"),
         (compact(&i32::MAX), "2147483647"),
         (compact(&i64::MIN), "-9223372036854775808"),
-        (compact(&i128::MIN), "-170141183460469231731687303715884105728"),
+        (
+            compact(&i128::MIN),
+            "-170141183460469231731687303715884105728",
+        ),
         (compact(&255u8), "255"),
         (compact(&u16::MAX), "65535"),
         (compact(&u32::MAX), "4294967295"),
         (compact(&u64::MAX), "18446744073709551615"),
-        (compact(&u128::MAX), "340282366920938463463374607431768211455"),
+        (
+            compact(&u128::MAX),
+            "340282366920938463463374607431768211455",
+        ),
         (compact(&3.0f64), "3"),
         (compact(&-0.0f64), "0"),
         (compact(&0.1f64), "0.1"),
@@ -333,7 +339,11 @@ fn reserved_tags_and_custom_errors() {
     );
     let doc = to_doc(&BTreeMap::from([("</Domain_Rules>", 1)])).unwrap();
     assert!(doc.has_reserved_tag());
-    assert!(!to_doc(&vec!["<b>", "<tool_errors>"]).unwrap().has_reserved_tag());
+    assert!(
+        !to_doc(&vec!["<b>", "<tool_errors>"])
+            .unwrap()
+            .has_reserved_tag()
+    );
 
     struct Fails;
     impl Serialize for Fails {

@@ -57,7 +57,7 @@
 //! );
 //! ```
 
-use crate::doc::{Elements, Members, Number, Value, ValueRef};
+use crate::doc::{Node, Value};
 use crate::sink::Sink;
 
 /// The bytes of JSON output, separated from the walk over the document (the shape of
@@ -274,73 +274,105 @@ impl Formatter for PrettyFormatter {
     }
 }
 
-/// An open container on the walker's explicit stack.
-enum Frame<'d> {
-    Array(Elements<'d>, bool),
-    Object(Members<'d>, bool),
+/// An open, non-empty container on the walker's stack.
+struct Open {
+    /// Tape index just past the container's subtree.
+    end: usize,
+    object: bool,
+    first: bool,
 }
 
 /// Writes `value` through `fmt` into `out`. Iterative: any depth, no recursion.
+///
+/// The tape lists a subtree in document order, so the walk is one pass over a slice of
+/// nodes; a stack of open containers (their end indices) says where to close them and
+/// whether the next node is an object key. Measured against a walk through the public
+/// `Value`/`Elements`/`Members` API, this halves the instructions spent outside string and
+/// number formatting.
 pub fn write_with<F, W>(value: Value<'_>, out: &mut W, fmt: &mut F)
 where
     F: Formatter + ?Sized,
     W: Sink + ?Sized,
 {
-    let mut stack: Vec<Frame<'_>> = Vec::new();
-    let mut pending = Some(value);
-    loop {
-        if let Some(v) = pending.take() {
-            match v.get() {
-                ValueRef::Null => fmt.write_null(out),
-                ValueRef::Bool(b) => fmt.write_bool(out, b),
-                ValueRef::Number(Number::Int(lexeme)) => fmt.write_int_lexeme(out, lexeme),
-                ValueRef::Number(Number::Float(x)) => fmt.write_f64(out, x),
-                ValueRef::String(s) => fmt.write_string(out, s.as_bytes()),
-                ValueRef::Array(a) => {
-                    if a.is_empty() {
-                        fmt.write_empty_array(out);
-                    } else {
-                        fmt.begin_array(out);
-                        stack.push(Frame::Array(a.iter(), true));
-                    }
+    let doc = value.doc();
+    let start = value.index();
+    let nodes = doc.nodes();
+    let end = doc.next_sibling(start).min(nodes.len());
+    let mut stack: Vec<Open> = Vec::new();
+    let mut i = start;
+    while i < end {
+        // Close the containers that end here (a tape index can end several at once).
+        while let Some(top) = stack.last() {
+            if top.end > i {
+                break;
+            }
+            close(out, fmt, top.object);
+            stack.pop();
+        }
+        if let Some(top) = stack.last_mut() {
+            let first = std::mem::replace(&mut top.first, false);
+            if top.object {
+                fmt.begin_object_key(out, first);
+                let key: &[u8] = match nodes[i] {
+                    Node::StrSrc(s) => doc.src_bytes(s),
+                    Node::StrHeap(s) => doc.heap_bytes(s),
+                    // The builder only writes string keys; never panic on a hand-made tape.
+                    _ => b"",
+                };
+                fmt.write_key(out, key);
+                fmt.begin_object_value(out);
+                i += 1;
+                if i >= end {
+                    break;
                 }
-                ValueRef::Object(o) => {
-                    if o.is_empty() {
-                        fmt.write_empty_object(out);
-                    } else {
-                        fmt.begin_object(out);
-                        stack.push(Frame::Object(o.iter(), true));
-                    }
-                }
+            } else {
+                fmt.begin_array_value(out, first);
             }
         }
-        match stack.last_mut() {
-            None => return,
-            Some(Frame::Array(elements, first)) => match elements.next() {
-                Some(v) => {
-                    fmt.begin_array_value(out, *first);
-                    *first = false;
-                    pending = Some(v);
-                }
-                None => {
-                    stack.pop();
-                    fmt.end_array(out);
-                }
-            },
-            Some(Frame::Object(members, first)) => match members.next() {
-                Some((k, v)) => {
-                    fmt.begin_object_key(out, *first);
-                    *first = false;
-                    fmt.write_key(out, k.as_bytes());
-                    fmt.begin_object_value(out);
-                    pending = Some(v);
-                }
-                None => {
-                    stack.pop();
-                    fmt.end_object(out);
-                }
-            },
+        match nodes[i] {
+            Node::Null => fmt.write_null(out),
+            Node::Bool(b) => fmt.write_bool(out, b),
+            Node::IntSrc(s) => fmt.write_int_lexeme(out, doc.src_bytes(s)),
+            Node::IntHeap(s) => fmt.write_int_lexeme(out, doc.heap_bytes(s)),
+            Node::Float(x) => fmt.write_f64(out, x),
+            Node::StrSrc(s) => fmt.write_string(out, doc.src_bytes(s)),
+            Node::StrHeap(s) => fmt.write_string(out, doc.heap_bytes(s)),
+            Node::Array { len: 0, .. } => fmt.write_empty_array(out),
+            Node::Object { len: 0, .. } => fmt.write_empty_object(out),
+            Node::Array { end, .. } => {
+                fmt.begin_array(out);
+                stack.push(Open {
+                    end: end as usize,
+                    object: false,
+                    first: true,
+                });
+            }
+            Node::Object { end, .. } => {
+                fmt.begin_object(out);
+                stack.push(Open {
+                    end: end as usize,
+                    object: true,
+                    first: true,
+                });
+            }
         }
+        i += 1;
+    }
+    while let Some(top) = stack.pop() {
+        close(out, fmt, top.object);
+    }
+}
+
+#[inline]
+fn close<F, W>(out: &mut W, fmt: &mut F, object: bool)
+where
+    F: Formatter + ?Sized,
+    W: Sink + ?Sized,
+{
+    if object {
+        fmt.end_object(out);
+    } else {
+        fmt.end_array(out);
     }
 }
 
@@ -385,8 +417,7 @@ pub fn to_vec_pretty(value: Value<'_>) -> Vec<u8> {
 /// Bytes from the writers are UTF-8 for WTF-8 documents; a hand-built document holding
 /// invalid UTF-8 gets U+FFFD for the invalid bytes instead of a panic.
 fn into_string(bytes: Vec<u8>) -> String {
-    String::from_utf8(bytes)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// `JSON.stringify(value)` as a `String`.
