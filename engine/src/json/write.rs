@@ -297,7 +297,8 @@ where
     let doc = value.doc();
     let start = value.index();
     let nodes = doc.nodes();
-    let end = doc.next_sibling(start).min(nodes.len());
+    // A container left open by a hand-made builder records `end` 0: walk at least its node.
+    let end = doc.next_sibling(start).clamp(start + 1, nodes.len());
     let mut stack: Vec<Open> = Vec::new();
     let mut i = start;
     while i < end {
@@ -323,6 +324,8 @@ where
                 fmt.begin_object_value(out);
                 i += 1;
                 if i >= end {
+                    // A key without a value (a hand-made tape): keep the output JSON.
+                    fmt.write_null(out);
                     break;
                 }
             } else {
@@ -466,6 +469,42 @@ mod tests {
             String::from_utf8(four).unwrap(),
             "{\n    \"a\": [\n        [],\n        {},\n        null,\n        false\n    ],\n    \"b\": 0\n}"
         );
+    }
+
+    #[test]
+    fn hand_made_tapes_never_panic_and_stay_json() {
+        // Containers never closed, a key without a value, a non-string key.
+        let mut b = DocBuilder::new(b"");
+        let _ = b.begin_array();
+        b.i64(1);
+        let _ = b.begin_object();
+        b.string(b"k");
+        let doc = b.finish();
+        for out in [to_string_compact(doc.root()), to_string_pretty(doc.root())] {
+            assert_eq!(out, "[]");
+        }
+        let mut b = DocBuilder::new(b"");
+        let o = b.begin_object();
+        b.string(b"a");
+        b.i64(1);
+        b.string(b"b");
+        // (The builder's duplicate-key check would index past the tape with a count of 2.)
+        b.end_object(o, 1);
+        let doc = b.finish();
+        assert_eq!(to_string_compact(doc.root()), r#"{"a":1,"b":null}"#);
+        let mut b = DocBuilder::new(b"");
+        let o = b.begin_object();
+        b.i64(7);
+        b.bool(true);
+        b.end_object(o, 1);
+        let doc = b.finish();
+        assert_eq!(to_string_compact(doc.root()), r#"{"":true}"#);
+        // Invalid UTF-8 pushed by hand: replaced in the `String` forms, kept in bytes.
+        let mut b = DocBuilder::new(b"");
+        b.string(b"a\xffb");
+        let doc = b.finish();
+        assert_eq!(to_vec_compact(doc.root()), b"\"a\xffb\"");
+        assert_eq!(to_string_compact(doc.root()), "\"a\u{fffd}b\"");
     }
 
     #[test]
