@@ -9,7 +9,6 @@
 //!
 //! * [`doc`]: [`Doc`], the one document representation, a flat tape of values.
 //! * [`json`]: JSON string escaping as `JSON.stringify` does it.
-//! * [`json::write`]: JSON writers, byte-identical to `JSON.stringify` (compact and pretty).
 //! * `ser` (feature `serde`): `to_doc`, any `serde::Serialize` value as a [`Doc`].
 //! * [`toon`]: the TOON 4.4 encoder and decoder.
 //! * [`sink`]: [`Sink`], where every encoder writes.

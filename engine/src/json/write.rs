@@ -234,7 +234,7 @@ impl Formatter for PrettyFormatter {
 
     #[inline]
     fn end_array<W: Sink + ?Sized>(&mut self, out: &mut W) {
-        self.depth -= 1;
+        self.depth = self.depth.saturating_sub(1);
         self.newline(out);
         out.write_byte(b']');
     }
@@ -255,7 +255,7 @@ impl Formatter for PrettyFormatter {
 
     #[inline]
     fn end_object<W: Sink + ?Sized>(&mut self, out: &mut W) {
-        self.depth -= 1;
+        self.depth = self.depth.saturating_sub(1);
         self.newline(out);
         out.write_byte(b'}');
     }
