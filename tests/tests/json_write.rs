@@ -1,0 +1,680 @@
+//! The JSON writers against `JSON.stringify`: exact tables, deep nesting, a Node.js oracle
+//! and properties against serde_json.
+
+use proptest::prelude::*;
+use toolwire::DocBuilder;
+use toolwire::json::escape::surrogate_to_wtf8;
+use toolwire::json::{
+    to_string_compact, to_string_pretty, to_vec_compact, to_vec_pretty, write_compact, write_pretty,
+};
+use toolwire_tests::{doc_from_serde, json_model_eq};
+
+/// Compact and pretty output of the JSON text `json` (read by serde_json, arbitrary precision).
+fn both(json: &str) -> (String, String) {
+    let v: serde_json::Value = serde_json::from_str(json).expect("test input is JSON");
+    let doc = doc_from_serde(&v);
+    (to_string_compact(doc.root()), to_string_pretty(doc.root()))
+}
+
+#[test]
+fn compact_and_pretty_table() {
+    // (input, JSON.stringify(x), JSON.stringify(x, null, 2)); expected strings checked in Node.
+    let cases: &[(&str, &str, &str)] = &[
+        ("null", "null", "null"),
+        ("true", "true", "true"),
+        ("false", "false", "false"),
+        ("0", "0", "0"),
+        ("\"\"", "\"\"", "\"\""),
+        ("[]", "[]", "[]"),
+        ("{}", "{}", "{}"),
+        ("[[]]", "[[]]", "[\n  []\n]"),
+        ("[{}]", "[{}]", "[\n  {}\n]"),
+        (r#"{"a":[]}"#, r#"{"a":[]}"#, "{\n  \"a\": []\n}"),
+        (r#"{"a":{}}"#, r#"{"a":{}}"#, "{\n  \"a\": {}\n}"),
+        ("[1,2]", "[1,2]", "[\n  1,\n  2\n]"),
+        (
+            r#"{"a":1,"b":[true,null,{"c":"d"}],"e":{}}"#,
+            r#"{"a":1,"b":[true,null,{"c":"d"}],"e":{}}"#,
+            "{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null,\n    {\n      \"c\": \"d\"\n    }\n  ],\n  \"e\": {}\n}",
+        ),
+        (
+            "[[[1]],[[]],[{}]]",
+            "[[[1]],[[]],[{}]]",
+            "[\n  [\n    [\n      1\n    ]\n  ],\n  [\n    []\n  ],\n  [\n    {}\n  ]\n]",
+        ),
+        (
+            r#"{"":"","  ":" "}"#,
+            r#"{"":"","  ":" "}"#,
+            "{\n  \"\": \"\",\n  \"  \": \" \"\n}",
+        ),
+    ];
+    for &(input, compact, pretty) in cases {
+        assert_eq!(
+            both(input),
+            (compact.to_string(), pretty.to_string()),
+            "{input}"
+        );
+    }
+}
+
+#[test]
+fn string_escapes_match_json_stringify() {
+    // Every C0 control: the five short escapes, the rest as lowercase \u00xx.
+    let mut raw = String::new();
+    let mut want = String::from("\"");
+    for c in 0u8..0x20 {
+        raw.push(char::from(c));
+        match c {
+            0x08 => want.push_str("\\b"),
+            0x09 => want.push_str("\\t"),
+            0x0A => want.push_str("\\n"),
+            0x0C => want.push_str("\\f"),
+            0x0D => want.push_str("\\r"),
+            _ => want.push_str(&format!("\\u{c:04x}")),
+        }
+    }
+    want.push('"');
+    let v = serde_json::Value::String(raw);
+    let doc = doc_from_serde(&v);
+    assert_eq!(to_string_compact(doc.root()), want);
+    assert_eq!(to_string_pretty(doc.root()), want);
+    assert!(want.contains("\\u001f") && want.contains("\\u000b") && want.contains("\\u0000"));
+
+    let cases: &[(&str, &str)] = &[
+        ("q\"b\\", r#""q\"b\\""#),
+        ("a/b</c>", r#""a/b</c>""#),
+        ("\u{7f}", "\"\u{7f}\""),
+        ("\u{2028}\u{2029}", "\"\u{2028}\u{2029}\""),
+        ("é€😀", "\"é€😀\""),
+        ("\u{D7FF}\u{E000}\u{FFFF}", "\"\u{D7FF}\u{E000}\u{FFFF}\""),
+    ];
+    for &(raw, want) in cases {
+        let doc = doc_from_serde(&serde_json::Value::String(raw.into()));
+        assert_eq!(to_string_compact(doc.root()), want, "{raw:?}");
+    }
+}
+
+#[test]
+fn lone_surrogates_print_as_escapes() {
+    let mut s = b"a".to_vec();
+    s.extend_from_slice(&surrogate_to_wtf8(0xD800));
+    s.extend_from_slice(&surrogate_to_wtf8(0xDBFF));
+    s.extend_from_slice(b"b");
+    s.extend_from_slice(&surrogate_to_wtf8(0xDC00));
+    s.extend_from_slice(&surrogate_to_wtf8(0xDFFF));
+    let mut b = DocBuilder::new(b"");
+    let o = b.begin_object();
+    b.string(&s);
+    b.string(&s);
+    b.end_object(o, 1);
+    let doc = b.finish();
+    assert!(doc.has_lone_surrogate());
+    assert_eq!(
+        to_string_compact(doc.root()),
+        r#"{"a\ud800\udbffb\udc00\udfff":"a\ud800\udbffb\udc00\udfff"}"#
+    );
+    assert_eq!(
+        to_string_pretty(doc.root()),
+        "{\n  \"a\\ud800\\udbffb\\udc00\\udfff\": \"a\\ud800\\udbffb\\udc00\\udfff\"\n}"
+    );
+}
+
+#[test]
+fn reserved_tags_are_escaped_in_strings_and_keys() {
+    let (compact, pretty) = both(
+        r#"{"<tool_error>":"</LLM_DIRECTIVES> <b> <domain_rules_x> <ui_passthrough","x<validation_error":["<Action_Suggestions>"]}"#,
+    );
+    assert_eq!(
+        compact,
+        r#"{"\u003ctool_error>":"\u003c/LLM_DIRECTIVES> <b> <domain_rules_x> \u003cui_passthrough","x\u003cvalidation_error":["\u003cAction_Suggestions>"]}"#
+    );
+    assert_eq!(
+        pretty,
+        "{\n  \"\\u003ctool_error>\": \"\\u003c/LLM_DIRECTIVES> <b> <domain_rules_x> \\u003cui_passthrough\",\n  \"x\\u003cvalidation_error\": [\n    \"\\u003cAction_Suggestions>\"\n  ]\n}"
+    );
+}
+
+#[test]
+fn numbers_print_like_javascript_and_integers_keep_digits() {
+    let floats: &[(f64, &str)] = &[
+        (1e21, "1e+21"),
+        (1e20, "100000000000000000000"),
+        (1e-7, "1e-7"),
+        (1e-6, "0.000001"),
+        (5e-324, "5e-324"),
+        (-0.0, "0"),
+        (0.1 + 0.2, "0.30000000000000004"),
+        (3.0, "3"),
+        (-1.5e300, "-1.5e+300"),
+        (f64::MAX, "1.7976931348623157e+308"),
+        (f64::NAN, "null"),
+        (f64::INFINITY, "null"),
+        (f64::NEG_INFINITY, "null"),
+    ];
+    let mut b = DocBuilder::new(b"");
+    let a = b.begin_array();
+    for &(x, _) in floats {
+        b.float(x);
+    }
+    for lexeme in [
+        "0",
+        "-0",
+        "9007199254740993",
+        "-123456789012345678901234567890",
+        "18446744073709551616",
+    ] {
+        b.int_lexeme(lexeme.as_bytes());
+    }
+    b.end_array(a, floats.len() + 5);
+    let doc = b.finish();
+    let mut want: Vec<&str> = floats.iter().map(|&(_, s)| s).collect();
+    want.extend([
+        "0",
+        "0",
+        "9007199254740993",
+        "-123456789012345678901234567890",
+        "18446744073709551616",
+    ]);
+    assert_eq!(
+        to_string_compact(doc.root()),
+        format!("[{}]", want.join(","))
+    );
+    assert_eq!(
+        to_string_pretty(doc.root()),
+        format!("[\n  {}\n]", want.join(",\n  "))
+    );
+    // The same through JSON text: lexemes as written, floats as their nearest f64.
+    assert_eq!(both("[1E2,1.0,-0.0,-0,0.1e1,1e-7]").0, "[100,1,0,0,1,1e-7]");
+}
+
+#[test]
+fn key_order_is_the_inputs_even_for_integer_like_keys() {
+    // JSON.stringify(JSON.parse(...)) would print {"1":4,"2":2,"b":1,"a":3}: a documented
+    // deviation (WIRE.md §1.3).
+    let (compact, pretty) = both(r#"{"b":1,"2":2,"a":3,"1":4}"#);
+    assert_eq!(compact, r#"{"b":1,"2":2,"a":3,"1":4}"#);
+    assert_eq!(
+        pretty,
+        "{\n  \"b\": 1,\n  \"2\": 2,\n  \"a\": 3,\n  \"1\": 4\n}"
+    );
+}
+
+#[test]
+fn sinks_and_entry_points_agree() {
+    let v: serde_json::Value = serde_json::from_str(r#"{"a":[1,2.5,"x"],"b":{"c":null}}"#).unwrap();
+    let doc = doc_from_serde(&v);
+    let mut vec = Vec::new();
+    write_compact(doc.root(), &mut vec);
+    let mut by_ref = Vec::new();
+    write_compact(doc.root(), &mut &mut by_ref);
+    assert_eq!(vec, to_vec_compact(doc.root()));
+    assert_eq!(by_ref, vec);
+    assert_eq!(vec, br#"{"a":[1,2.5,"x"],"b":{"c":null}}"#);
+    let mut vec = Vec::new();
+    write_pretty(doc.root(), &mut vec);
+    assert_eq!(vec, to_vec_pretty(doc.root()));
+    // A value inside the document writes on its own.
+    let inner = doc.root().as_object().unwrap().get(b"a").unwrap();
+    assert_eq!(to_string_compact(inner), r#"[1,2.5,"x"]"#);
+    assert_eq!(to_string_pretty(inner), "[\n  1,\n  2.5,\n  \"x\"\n]");
+}
+
+/// `[{"k":[{"k":…[ 0 ]…}]}]`, `depth` containers in all, alternating arrays and objects.
+fn deep_doc(depth: usize) -> toolwire::Doc<'static> {
+    let mut b = DocBuilder::new(b"");
+    let mut marks = Vec::with_capacity(depth);
+    for d in 0..depth {
+        if d % 2 == 0 {
+            marks.push(b.begin_array());
+        } else {
+            marks.push(b.begin_object());
+            b.string(b"k");
+        }
+    }
+    b.i64(0);
+    for (d, m) in marks.into_iter().enumerate().rev() {
+        if d % 2 == 0 {
+            b.end_array(m, 1);
+        } else {
+            b.end_object(m, 1);
+        }
+    }
+    b.finish()
+}
+
+#[test]
+fn deep_nesting_does_not_overflow_the_stack() {
+    let depth = 100_000;
+    let doc = deep_doc(depth);
+    let out = to_string_compact(doc.root());
+    let mut want = String::with_capacity(depth * 4);
+    for d in 0..depth {
+        want.push_str(if d % 2 == 0 { "[" } else { "{\"k\":" });
+    }
+    want.push('0');
+    for d in (0..depth).rev() {
+        want.push(if d % 2 == 0 { ']' } else { '}' });
+    }
+    assert_eq!(out, want);
+
+    let depth = 10_000;
+    let doc = deep_doc(depth);
+    let out = to_string_compact(doc.root());
+    assert_eq!(out.len(), depth / 2 * 6 + 1 + depth);
+    // Pretty at 2_000 levels (10_000 would be ~200 MB of indentation).
+    let depth = 2_000;
+    let doc = deep_doc(depth);
+    let out = to_string_pretty(doc.root());
+    let mut lines: Vec<String> = Vec::new();
+    let mut pending_key = false;
+    for d in 0..depth {
+        let open = if d % 2 == 0 { "[" } else { "{" };
+        if pending_key {
+            let last = lines.last_mut().unwrap();
+            last.push_str(open);
+        } else if d == 0 {
+            lines.push(open.to_string());
+        } else {
+            lines.push(format!("{}{open}", " ".repeat(2 * d)));
+        }
+        pending_key = false;
+        if d % 2 == 1 {
+            lines.push(format!("{}\"k\": ", " ".repeat(2 * (d + 1))));
+            pending_key = true;
+        }
+    }
+    if pending_key {
+        lines.last_mut().unwrap().push('0');
+    } else {
+        lines.push(format!("{}0", " ".repeat(2 * depth)));
+    }
+    for d in (0..depth).rev() {
+        lines.push(format!(
+            "{}{}",
+            " ".repeat(2 * d),
+            if d % 2 == 0 { "]" } else { "}" }
+        ));
+    }
+    assert_eq!(out, lines.join("\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Node.js oracle.
+
+/// A deterministic pseudo-random generator (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Strings chosen to hit every escaping rule, reserved tags and non-ASCII.
+const TRICKY: &[&str] = &[
+    "",
+    "plain",
+    "q\"b\\s/",
+    "\u{0}\u{1}\u{8}\u{9}\u{a}\u{b}\u{c}\u{d}\u{1f}\u{7f}",
+    "\u{2028}\u{2029}",
+    "é€😀",
+    "<tool_error>",
+    "</Domain_Rules>",
+    "<ui_passthrough type=\"x\">",
+    "<llm_directives",
+    "<b>",
+    "<tool_errors>",
+    "<validation_error_",
+    "a<ACTION_SUGGESTIONS>\n",
+    "\u{FFFF}\u{E000}\u{D7FF}",
+];
+
+const FLOATS: &[f64] = &[
+    1e21,
+    1e-7,
+    5e-324,
+    -0.0,
+    0.1,
+    0.2,
+    0.30000000000000004,
+    1e20,
+    1e-6,
+    123.456,
+    -2.5,
+    1.7976931348623157e308,
+    2.2250738585072014e-308,
+    0.5,
+    3.0,
+    9007199254740993.0,
+];
+
+/// One piece of generated JSON: the text Node parses and the same value in a Doc.
+fn gen_value(rng: &mut Rng, depth: u32, text: &mut String, b: &mut DocBuilder<'static>) {
+    let kind = if depth >= 4 {
+        rng.below(5)
+    } else {
+        rng.below(7)
+    };
+    match kind {
+        0 => {
+            text.push_str("null");
+            b.null();
+        }
+        1 => {
+            let x = rng.below(2) == 0;
+            text.push_str(if x { "true" } else { "false" });
+            b.bool(x);
+        }
+        2 => {
+            // Integers within ±2^53 (JavaScript keeps them exact), -0 included.
+            let lexeme = match rng.below(6) {
+                0 => "-0".to_string(),
+                1 => "9007199254740992".to_string(),
+                2 => "-9007199254740992".to_string(),
+                _ => {
+                    let x = (rng.next() >> 11) as i64 - (1 << 52);
+                    x.to_string()
+                }
+            };
+            text.push_str(&lexeme);
+            b.int_lexeme(lexeme.as_bytes());
+        }
+        3 => {
+            let x = if rng.below(2) == 0 {
+                FLOATS[rng.below(FLOATS.len() as u64) as usize]
+            } else {
+                loop {
+                    let x = f64::from_bits(rng.next());
+                    if x.is_finite() {
+                        break x;
+                    }
+                }
+            };
+            // Rust's `{:e}` gives round-trip digits in a form JSON accepts.
+            text.push_str(&format!("{x:e}"));
+            b.float(x);
+        }
+        4 => gen_string(rng, text, b),
+        5 => {
+            let n = rng.below(5) as usize;
+            text.push('[');
+            let m = b.begin_array();
+            for i in 0..n {
+                if i > 0 {
+                    text.push(',');
+                }
+                gen_value(rng, depth + 1, text, b);
+            }
+            text.push(']');
+            b.end_array(m, n);
+        }
+        _ => {
+            let n = rng.below(5) as usize;
+            text.push('{');
+            let m = b.begin_object();
+            for i in 0..n {
+                if i > 0 {
+                    text.push(',');
+                }
+                // Keys: never integer-like (JavaScript would reorder them, a documented
+                // deviation tested above); duplicates allowed (last wins at the first place).
+                gen_key(rng, text, b);
+                text.push(':');
+                gen_value(rng, depth + 1, text, b);
+            }
+            text.push('}');
+            b.end_object(m, n);
+        }
+    }
+}
+
+fn gen_key(rng: &mut Rng, text: &mut String, b: &mut DocBuilder<'static>) {
+    if rng.below(3) == 0 {
+        let s = TRICKY[rng.below(TRICKY.len() as u64) as usize];
+        push_text_string(text, s.chars().map(Piece::Char));
+        b.string(s.as_bytes());
+    } else {
+        let s = ["id", "name", "k", "a", "b", "x1", "", "_", "1a"][rng.below(9) as usize];
+        push_text_string(text, s.chars().map(Piece::Char));
+        b.string(s.as_bytes());
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Piece {
+    Char(char),
+    Lone(u16),
+}
+
+/// Writes a JSON string literal for Node: escapes only what JSON requires, lone surrogates
+/// as `\uXXXX`, and some ordinary characters escaped too (the parser must not care).
+fn push_text_string(text: &mut String, pieces: impl Iterator<Item = Piece>) {
+    text.push('"');
+    for p in pieces {
+        match p {
+            Piece::Char(c) if c == '"' || c == '\\' || (c as u32) < 0x20 => {
+                text.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            Piece::Char('<') => text.push_str("\\u003C"),
+            Piece::Char(c) => text.push(c),
+            Piece::Lone(u) => text.push_str(&format!("\\u{u:04x}")),
+        }
+    }
+    text.push('"');
+}
+
+fn gen_string(rng: &mut Rng, text: &mut String, b: &mut DocBuilder<'static>) {
+    let mut pieces = Vec::new();
+    for _ in 0..rng.below(4) {
+        match rng.below(6) {
+            0 => {
+                // A lone surrogate; a high one is followed by a non-surrogate so that the pair
+                // never forms a valid surrogate pair in JavaScript.
+                let u = 0xD800 + rng.below(0x800) as u16;
+                pieces.push(Piece::Lone(u));
+                if u < 0xDC00 {
+                    pieces.push(Piece::Char('x'));
+                }
+            }
+            1 => pieces.push(Piece::Char(
+                char::from_u32(rng.below(0x80) as u32).unwrap_or('?'),
+            )),
+            _ => pieces.extend(
+                TRICKY[rng.below(TRICKY.len() as u64) as usize]
+                    .chars()
+                    .map(Piece::Char),
+            ),
+        }
+    }
+    push_text_string(text, pieces.iter().copied());
+    let mut wtf8 = Vec::new();
+    for p in pieces {
+        match p {
+            Piece::Char(c) => wtf8.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+            Piece::Lone(u) => wtf8.extend_from_slice(&surrogate_to_wtf8(u)),
+        }
+    }
+    b.string(&wtf8);
+}
+
+/// Node program: for each line of the file, `JSON.stringify(JSON.parse(line))` and the
+/// `null, 2` form, with the documented `\u003c` deviation applied (a `<` can only occur
+/// inside strings of JSON output), all separated by NUL bytes.
+const NODE_ORACLE: &str = r#"
+const fs = require('fs');
+const re = /<(\/?)(ui_passthrough|llm_directives|domain_rules|action_suggestions|tool_error|validation_error)(?![A-Za-z0-9_-])/gi;
+const fix = (s) => s.replace(re, '\\u003c$1$2');
+const out = [];
+for (const line of fs.readFileSync(process.argv[1], 'utf8').split('\n')) {
+  if (line === '') continue;
+  const v = JSON.parse(line);
+  out.push(fix(JSON.stringify(v)));
+  out.push(fix(JSON.stringify(v, null, 2)));
+}
+process.stdout.write(out.join('\0'));
+"#;
+
+fn node_available() -> bool {
+    std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn node_json_stringify_oracle() {
+    if !node_available() {
+        let required = std::env::var("TOOLWIRE_REQUIRE_EXTERNAL").is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "node not found on PATH (required by TOOLWIRE_REQUIRE_EXTERNAL=1)"
+        );
+        eprintln!("NOTE: node not found on PATH; the JSON.stringify oracle test DID NOT RUN");
+        return;
+    }
+    const DOCS: usize = 400;
+    let mut rng = Rng(0x746F_6F6C_7769_7265);
+    let mut input = String::new();
+    let mut docs = Vec::with_capacity(DOCS);
+    for _ in 0..DOCS {
+        let mut b = DocBuilder::new(b"");
+        gen_value(&mut rng, 0, &mut input, &mut b);
+        input.push('\n');
+        docs.push(b.finish());
+    }
+    let path = std::env::temp_dir().join(format!(
+        "toolwire-json-write-oracle-{}.jsonl",
+        std::process::id()
+    ));
+    std::fs::write(&path, &input).unwrap();
+    let output = std::process::Command::new("node")
+        .arg("-e")
+        .arg(NODE_ORACLE)
+        .arg(&path)
+        .output()
+        .expect("run node");
+    std::fs::remove_file(&path).ok();
+    assert!(
+        output.status.success(),
+        "node failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let parts: Vec<&[u8]> = output.stdout.split(|&b| b == 0).collect();
+    assert_eq!(parts.len(), 2 * DOCS);
+    let lines: Vec<&str> = input.lines().collect();
+    let mut matched = 0;
+    for (i, doc) in docs.iter().enumerate() {
+        assert_eq!(
+            String::from_utf8_lossy(&to_vec_compact(doc.root())),
+            String::from_utf8_lossy(parts[2 * i]),
+            "compact, document {i}: {}",
+            lines[i]
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&to_vec_pretty(doc.root())),
+            String::from_utf8_lossy(parts[2 * i + 1]),
+            "pretty, document {i}: {}",
+            lines[i]
+        );
+        matched += 1;
+    }
+    // The generator must have produced the interesting cases.
+    assert!(input.contains("\\ud") && input.contains("tool_error") && input.contains("e-324"));
+    eprintln!(
+        "node JSON.stringify oracle: {matched} of {DOCS} documents matched (compact and pretty)"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties against serde_json.
+
+fn arb_string() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<String>(),
+        "(<tool_error>|</Domain_Rules>|<b>|[a-z<\"\\\\/ \u{0}-\u{1f}\u{7f}é😀\u{2028}])*",
+    ]
+}
+
+fn arb_number(floats: bool) -> BoxedStrategy<serde_json::Value> {
+    let ints = prop_oneof![
+        any::<i64>().prop_map(serde_json::Value::from),
+        any::<u64>().prop_map(serde_json::Value::from),
+        "-?[1-9][0-9]{19,40}".prop_map(|s| serde_json::from_str(&s).unwrap()),
+    ];
+    if floats {
+        prop_oneof![
+            ints,
+            any::<f64>()
+                .prop_filter("finite", |x| x.is_finite())
+                .prop_map(serde_json::Value::from),
+        ]
+        .boxed()
+    } else {
+        ints.boxed()
+    }
+}
+
+fn arb_json(floats: bool) -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::Bool),
+        arb_number(floats),
+        arb_string().prop_map(serde_json::Value::String),
+    ];
+    leaf.prop_recursive(5, 64, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::Array),
+            prop::collection::vec((arb_string(), inner), 0..6)
+                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// serde_json's pretty output with the reserved-tag deviation applied: in JSON output a `<`
+/// occurs only inside strings, so escaping it where it starts a reserved tag is exact.
+fn with_tag_deviation(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    for (i, _) in s.match_indices('<') {
+        if toolwire::tag::starts_reserved_tag(bytes, i) {
+            out.push_str(&s[last..i]);
+            out.push_str("\\u003c");
+            last = i + 1;
+        }
+    }
+    out.push_str(&s[last..]);
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn compact_reads_back_as_the_same_value(v in arb_json(true)) {
+        let doc = doc_from_serde(&v);
+        let out = to_vec_compact(doc.root());
+        let back: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        prop_assert!(json_model_eq(&v, &back), "{v} -> {}", String::from_utf8_lossy(&out));
+        // Pretty differs only by whitespace outside strings.
+        let pretty: serde_json::Value = serde_json::from_slice(&to_vec_pretty(doc.root())).unwrap();
+        prop_assert!(json_model_eq(&v, &pretty));
+    }
+
+    #[test]
+    fn pretty_equals_serde_json_without_floats(v in arb_json(false)) {
+        let doc = doc_from_serde(&v);
+        let want = with_tag_deviation(&serde_json::to_string_pretty(&v).unwrap());
+        prop_assert_eq!(to_string_pretty(doc.root()), want);
+        let want = with_tag_deviation(&serde_json::to_string(&v).unwrap());
+        prop_assert_eq!(to_string_compact(doc.root()), want);
+    }
+}
