@@ -1,33 +1,277 @@
-//! TOON encoder (stub: being written).
+//! TOON 4.4 encoder: a [`Value`] of a [`Doc`](crate::doc::Doc) to TOON text, written straight
+//! into a [`Sink`].
+//!
+//! # Form choice
+//!
+//! The encoder walks the value once, top-down, and decides the form of each container when it
+//! reaches it, from a shape analysis of that container alone (run once per container):
+//!
+//! * **Primitive**: `null`, `true`/`false`, numbers as WIRE.md §1.3 ([`crate::num`]), strings
+//!   unquoted unless a quoting trigger applies (see [`EncodeOptions`] for the list).
+//! * **Object**: `key: value` lines, nested objects as `key:` plus members one level deeper.
+//!   An object with at least two entries whose values are all non-empty objects with the same
+//!   key set (and, recursively, uniform primitive or object columns) is written in **keyed
+//!   tabular** form `key[N:]{f1,f2}:` with one `entry: c1,c2` row per entry (§9.5). The root
+//!   object may take that form too (`[N:]{…}:`); an empty root object is an empty document.
+//! * **Array**, in this order: empty → `key: []` (`[]` at the root); all primitives → inline
+//!   `key[N]: a,b`; all objects with the same key set whose columns are primitive or, recursively,
+//!   uniform non-empty objects → **tabular** `key[N]{f1,g{h,i}}:` plus one row per object, nested
+//!   field groups flattened depth-first; anything else → **list** form `key[N]:` plus `- item`
+//!   lines. An array that is itself a list item is never tabular: it is `- [N]: a,b` or
+//!   `- [N]:` plus list items.
+//! * **Objects as list items**: `-` alone when empty; otherwise the first member goes on the
+//!   hyphen line (`- key: v`, `- key[N]{…}:` with rows two levels deeper, `- key[N:]{…}:`,
+//!   `- key:` with members two levels deeper) and the other members follow one level deeper.
+//!
+//! Field order of tabular headers is the first row's; other rows may order their keys
+//! differently (a per-row lookup is then used instead of the positional fast path).
+//!
+//! # Errors and the `check` contract
+//!
+//! Only two things can make a value unencodable: a lone surrogate in a string or key (TOON text
+//! is UTF-8), and nesting deeper than [`EncodeOptions::max_depth`]. [`check`] finds both (plus an
+//! invalid indent option) without writing anything; once `check` has accepted a value with some
+//! options, [`encode`] with the same value and options cannot fail. [`encode`] runs `check` first,
+//! so an error never leaves partial output in the sink.
+//!
+//! Lone surrogates are looked for only when the document says it holds one
+//! ([`Doc::has_lone_surrogate`](crate::doc::Doc::has_lone_surrogate)).
+//!
+//! # Parallel tabular arrays
+//!
+//! A tabular array with at least [`EncodeOptions::parallel_threshold`] rows is cut into chunks
+//! of `clamp(threshold / 2, 1, 4096)` rows, each encoded by a rayon task of the *current* pool
+//! (scope it with `ThreadPool::install`) into its own `Vec<u8>`; the chunk buffers are appended
+//! to the sink in order, so the output is byte-identical to the sequential encoder. Chunks are
+//! processed in batches of `4 × threads`, and their buffers are reused from batch to batch:
+//! extra memory is bounded by one batch of encoded rows (`4 × threads × chunk rows × row size`,
+//! about 8k rows per thread with the defaults) plus one 24-byte cursor per chunk, and the sink
+//! receives the first rows after the first batch, not after the whole array.
 
-use crate::doc::Value;
+use rayon::prelude::*;
+
+use crate::doc::{Array, Elements, Members, Number, Object, Value, ValueRef};
 use crate::error::{Category, Error, Result};
 use crate::sink::Sink;
 
-/// Options of the TOON encoder.
-#[derive(Clone, Debug, Default)]
-pub struct EncodeOptions {}
+use super::Delimiter;
 
-/// Checks that `value` can be encoded with `opts`.
+/// The largest accepted [`EncodeOptions::max_depth`]; larger settings are clamped to it so the
+/// recursive encoder stays far from the stack limit of a 2 MiB thread.
+pub const MAX_DEPTH_LIMIT: usize = 1000;
+
+/// Default [`EncodeOptions::max_depth`].
+pub const DEFAULT_MAX_DEPTH: usize = 128;
+
+/// Default [`EncodeOptions::parallel_threshold`].
+pub const DEFAULT_PARALLEL_THRESHOLD: usize = 4096;
+
+/// Options of the TOON encoder, builder style.
 ///
-/// # Errors
+/// ```
+/// use toolwire::toon::{Delimiter, EncodeOptions};
+/// let opts = EncodeOptions::new().delimiter(Delimiter::Pipe).indent(4).parallel(false);
+/// assert_eq!(opts.get_delimiter(), Delimiter::Pipe);
+/// ```
 ///
-/// Always, until the encoder exists.
-pub fn check(_value: Value<'_>, _opts: &EncodeOptions) -> Result<()> {
-    Err(Error::new(Category::Encode, "toon encoder not implemented"))
+/// Strings are quoted when they are empty; start or end with a space or tab; start with `-` or
+/// `#`; are `true`, `false` or `null`; look like a number
+/// (`^[+-]?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$`); contain `:` `"` `\` `[` `]` `{` `}`, a control
+/// character U+0000–U+001F, or the document delimiter; or, for a root string only, start with
+/// U+FEFF. Keys are unquoted exactly when they match `^[A-Za-z_][A-Za-z0-9_.]*$`. Quoted text
+/// escapes `\\` `\"` `\n` `\r` `\t` and other control characters as `\u00xx`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncodeOptions {
+    delimiter: Delimiter,
+    indent: usize,
+    max_depth: usize,
+    parallel: bool,
+    parallel_threshold: usize,
 }
 
-/// Encodes `value` as TOON into `out`.
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions {
+            delimiter: Delimiter::Comma,
+            indent: 2,
+            max_depth: DEFAULT_MAX_DEPTH,
+            parallel: true,
+            parallel_threshold: DEFAULT_PARALLEL_THRESHOLD,
+        }
+    }
+}
+
+impl EncodeOptions {
+    /// Comma delimiter, 2-space indent, depth limit 128, parallel from 4096 rows.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The document delimiter, declared in every array header (except the comma).
+    #[must_use]
+    pub fn delimiter(mut self, delimiter: Delimiter) -> Self {
+        self.delimiter = delimiter;
+        self
+    }
+
+    /// Spaces per indentation level (`indentSize`); must be at least 1 ([`check`] rejects 0).
+    #[must_use]
+    pub fn indent(mut self, spaces: usize) -> Self {
+        self.indent = spaces;
+        self
+    }
+
+    /// Maximum container nesting: the root array or object is level 1, so `max_depth(0)` only
+    /// accepts primitives. Clamped to [`MAX_DEPTH_LIMIT`].
+    #[must_use]
+    pub fn max_depth(mut self, levels: usize) -> Self {
+        self.max_depth = levels.min(MAX_DEPTH_LIMIT);
+        self
+    }
+
+    /// Whether large tabular arrays may be encoded in parallel (default `true`).
+    #[must_use]
+    pub fn parallel(mut self, on: bool) -> Self {
+        self.parallel = on;
+        self
+    }
+
+    /// Row count from which a tabular array is encoded in parallel chunks (default 4096; values
+    /// below 1 count as 1).
+    #[must_use]
+    pub fn parallel_threshold(mut self, rows: usize) -> Self {
+        self.parallel_threshold = rows.max(1);
+        self
+    }
+
+    /// The document delimiter.
+    pub fn get_delimiter(&self) -> Delimiter {
+        self.delimiter
+    }
+
+    /// Spaces per indentation level.
+    pub fn get_indent(&self) -> usize {
+        self.indent
+    }
+
+    /// Maximum container nesting.
+    pub fn get_max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    /// Whether parallel encoding is allowed.
+    pub fn get_parallel(&self) -> bool {
+        self.parallel
+    }
+
+    /// Row count from which tabular arrays are encoded in parallel.
+    pub fn get_parallel_threshold(&self) -> usize {
+        self.parallel_threshold
+    }
+}
+
+/// Checks that `value` can be encoded with `opts`, without writing anything.
+///
+/// After `check` succeeds, [`encode`] of the same value with the same options cannot fail.
 ///
 /// # Errors
 ///
-/// Always, until the encoder exists.
-pub fn encode<W: Sink + ?Sized>(
-    value: Value<'_>,
-    opts: &EncodeOptions,
-    _out: &mut W,
-) -> Result<()> {
-    check(value, opts)
+/// * [`Category::Encode`]: the indent is 0, or a string or key holds a lone surrogate.
+/// * [`Category::Depth`]: containers nest deeper than [`EncodeOptions::max_depth`].
+pub fn check(value: Value<'_>, opts: &EncodeOptions) -> Result<()> {
+    if opts.indent == 0 {
+        return Err(Error::new(
+            Category::Encode,
+            "toon: indent must be at least 1 space",
+        ));
+    }
+    let scan = value.doc().has_lone_surrogate();
+    let max = opts.max_depth.min(MAX_DEPTH_LIMIT);
+
+    enum Frame<'d> {
+        Arr(Elements<'d>),
+        Obj(Members<'d>),
+    }
+    // Iterative walk: the depth limit is enforced before any recursion happens anywhere.
+    let mut stack: Vec<Frame<'_>> = Vec::new();
+    let mut next = Some(value);
+    loop {
+        if let Some(v) = next.take() {
+            match v.get() {
+                ValueRef::String(s) => {
+                    if scan && crate::json::escape::has_lone_surrogate(s.as_bytes()) {
+                        return Err(surrogate_error("string"));
+                    }
+                }
+                ValueRef::Array(a) => {
+                    if stack.len() >= max {
+                        return Err(depth_error(max));
+                    }
+                    stack.push(Frame::Arr(a.iter()));
+                }
+                ValueRef::Object(o) => {
+                    if stack.len() >= max {
+                        return Err(depth_error(max));
+                    }
+                    stack.push(Frame::Obj(o.iter()));
+                }
+                _ => {}
+            }
+        }
+        let Some(top) = stack.last_mut() else {
+            return Ok(());
+        };
+        match top {
+            Frame::Arr(it) => match it.next() {
+                Some(v) => next = Some(v),
+                None => {
+                    stack.pop();
+                }
+            },
+            Frame::Obj(it) => match it.next() {
+                Some((k, v)) => {
+                    if scan && crate::json::escape::has_lone_surrogate(k.as_bytes()) {
+                        return Err(surrogate_error("key"));
+                    }
+                    next = Some(v);
+                }
+                None => {
+                    stack.pop();
+                }
+            },
+        }
+    }
+}
+
+#[cold]
+fn surrogate_error(what: &'static str) -> Error {
+    Error::new(
+        Category::Encode,
+        match what {
+            "key" => "toon: a key holds a lone surrogate, which TOON (UTF-8 text) cannot represent",
+            _ => "toon: a string holds a lone surrogate, which TOON (UTF-8 text) cannot represent",
+        },
+    )
+}
+
+#[cold]
+fn depth_error(max: usize) -> Error {
+    Error::new(
+        Category::Depth,
+        format!("toon: values nest deeper than max_depth ({max} levels)"),
+    )
+}
+
+/// Encodes `value` as TOON into `out` (no trailing newline).
+///
+/// # Errors
+///
+/// Those of [`check`], which runs first: on error nothing has been written.
+pub fn encode<W: Sink + ?Sized>(value: Value<'_>, opts: &EncodeOptions, out: &mut W) -> Result<()> {
+    check(value, opts)?;
+    let mut enc = Enc::new(opts, false);
+    enc.root(out, value);
+    Ok(())
 }
 
 /// Encodes `value` as TOON into a new vector.
@@ -45,7 +289,682 @@ pub fn to_vec(value: Value<'_>, opts: &EncodeOptions) -> Result<Vec<u8>> {
 ///
 /// # Errors
 ///
-/// See [`encode`].
+/// See [`encode`]. Also [`Category::Encode`] if the output is not UTF-8, which only happens
+/// when a document holds a lone surrogate without flagging it (a broken `DocBuilder` caller).
 pub fn to_string(value: Value<'_>, opts: &EncodeOptions) -> Result<String> {
-    to_vec(value, opts).map(|v| String::from_utf8(v).unwrap_or_default())
+    String::from_utf8(to_vec(value, opts)?).map_err(|_| surrogate_error("string"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Byte classes.
+
+/// Bytes that force quoting anywhere in a string value: `:` `"` `\` `[` `]` `{` `}`, C0
+/// controls, and the delimiter.
+const fn quote_table(delim: u8) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = true;
+        b += 1;
+    }
+    t[b':' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t[b'[' as usize] = true;
+    t[b']' as usize] = true;
+    t[b'{' as usize] = true;
+    t[b'}' as usize] = true;
+    t[delim as usize] = true;
+    t
+}
+
+static QUOTE_COMMA: [bool; 256] = quote_table(b',');
+static QUOTE_TAB: [bool; 256] = quote_table(b'\t');
+static QUOTE_PIPE: [bool; 256] = quote_table(b'|');
+
+/// Escape class of each byte inside quotes: 0 = literal, `u` = `\u00xx`, else the letter after
+/// the backslash.
+static ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = b'u';
+        b += 1;
+    }
+    t[b'\n' as usize] = b'n';
+    t[b'\r' as usize] = b'r';
+    t[b'\t' as usize] = b't';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t
+};
+
+/// Bytes allowed after the first in an unquoted key: `[A-Za-z0-9_.]`.
+static KEY_REST: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
+        b += 1;
+    }
+    t
+};
+
+/// `\n` followed by spaces: one write starts a line at any indentation up to its length.
+static NL_SPACES: [u8; 257] = {
+    let mut t = [b' '; 257];
+    t[0] = b'\n';
+    t
+};
+
+/// True when a string value must be quoted (whole-string rules, then one table scan).
+#[inline]
+fn needs_quotes(s: &[u8], table: &[bool; 256]) -> bool {
+    let (Some(&first), Some(&last)) = (s.first(), s.last()) else {
+        return true;
+    };
+    if matches!(first, b' ' | b'-' | b'#') || last == b' ' {
+        return true;
+    }
+    if s.iter().any(|&b| table[b as usize]) {
+        return true;
+    }
+    match first {
+        b'0'..=b'9' | b'+' => is_numeric_like(s),
+        b't' | b'f' | b'n' => matches!(s, b"true" | b"false" | b"null"),
+        _ => false,
+    }
+}
+
+/// `^[+-]?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$`
+fn is_numeric_like(s: &[u8]) -> bool {
+    fn digits(s: &[u8], i: &mut usize) -> bool {
+        let start = *i;
+        while *i < s.len() && s[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i > start
+    }
+    let mut i = usize::from(matches!(s.first(), Some(b'+' | b'-')));
+    if !digits(s, &mut i) {
+        return false;
+    }
+    if s.get(i) == Some(&b'.') {
+        i += 1;
+        if !digits(s, &mut i) {
+            return false;
+        }
+    }
+    if matches!(s.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(s.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !digits(s, &mut i) {
+            return false;
+        }
+    }
+    i == s.len()
+}
+
+#[inline]
+fn is_unquoted_key(k: &[u8]) -> bool {
+    match k.split_first() {
+        Some((&f, rest)) => {
+            (f.is_ascii_alphabetic() || f == b'_') && rest.iter().all(|&b| KEY_REST[b as usize])
+        }
+        None => false,
+    }
+}
+
+/// Writes `s` in double quotes with TOON escapes, copying clean runs in bulk.
+fn write_quoted<W: Sink + ?Sized>(w: &mut W, s: &[u8]) {
+    w.write_byte(b'"');
+    let mut start = 0;
+    for (i, &b) in s.iter().enumerate() {
+        let e = ESCAPE[b as usize];
+        if e == 0 {
+            continue;
+        }
+        if start < i {
+            w.write(&s[start..i]);
+        }
+        if e == b'u' {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            w.write(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 15) as usize],
+            ]);
+        } else {
+            w.write(&[b'\\', e]);
+        }
+        start = i + 1;
+    }
+    if start < s.len() {
+        w.write(&s[start..]);
+    }
+    w.write_byte(b'"');
+}
+
+#[inline]
+fn write_key<W: Sink + ?Sized>(w: &mut W, k: &[u8]) {
+    if is_unquoted_key(k) {
+        w.write(k);
+    } else {
+        write_quoted(w, k);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shapes.
+
+/// One field of a tabular header, in a flat preorder list: a group is followed by its subfields.
+#[derive(Clone, Copy, Debug)]
+struct Field<'d> {
+    key: &'d [u8],
+    /// Entries in this field's subtree, itself included: 1 for a leaf column.
+    span: u32,
+}
+
+/// The uniform shape of a set of objects (rows of a tabular array, entries of a keyed object).
+#[derive(Debug, Default)]
+struct Shape<'d> {
+    fields: Vec<Field<'d>>,
+    /// Every row, at every level, lists its keys in the first row's order: cells can be read
+    /// positionally instead of by key.
+    ordered: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Unknown,
+    Leaf,
+    Group,
+}
+
+/// Analyses `rows` (values that must all be objects with one key set): appends the fields of
+/// this level, and recursively of nested groups, to `shape.fields`. False when not uniform.
+fn analyze<'d, I>(rows: I, shape: &mut Shape<'d>) -> bool
+where
+    I: Iterator<Item = Value<'d>> + Clone,
+{
+    let mut it = rows.clone();
+    let Some(first) = it.next().and_then(|v| v.as_object()) else {
+        return false;
+    };
+    let k = first.len();
+    if k == 0 {
+        return false;
+    }
+    let keys: Vec<&'d [u8]> = first.iter().map(|(key, _)| key.as_bytes()).collect();
+    let mut kinds = vec![Kind::Unknown; k];
+    for row in rows.clone() {
+        let Some(obj) = row.as_object() else {
+            return false;
+        };
+        if obj.len() != k {
+            return false;
+        }
+        for (j, (key, v)) in obj.iter().enumerate() {
+            let key = key.as_bytes();
+            let col = if keys[j] == key {
+                j
+            } else {
+                shape.ordered = false;
+                match keys.iter().position(|&x| x == key) {
+                    Some(c) => c,
+                    None => return false,
+                }
+            };
+            let kind = match v.get() {
+                ValueRef::Array(_) => return false,
+                ValueRef::Object(o) if o.is_empty() => return false,
+                ValueRef::Object(_) => Kind::Group,
+                _ => Kind::Leaf,
+            };
+            if kinds[col] == Kind::Unknown {
+                kinds[col] = kind;
+            } else if kinds[col] != kind {
+                return false;
+            }
+        }
+    }
+    for (j, &key) in keys.iter().enumerate() {
+        let at = shape.fields.len();
+        shape.fields.push(Field { key, span: 1 });
+        if kinds[j] == Kind::Group {
+            let column: Vec<Value<'d>> = rows
+                .clone()
+                .filter_map(|row| row.as_object().and_then(|o| member(o, j, key)))
+                .collect();
+            if !analyze(column.iter().copied(), shape) {
+                return false;
+            }
+            shape.fields[at].span = (shape.fields.len() - at) as u32;
+        }
+    }
+    true
+}
+
+/// The value of `key`, expected at position `j`.
+#[inline]
+fn member<'d>(o: Object<'d>, j: usize, key: &[u8]) -> Option<Value<'d>> {
+    match o.iter().nth(j) {
+        Some((k, v)) if k.as_bytes() == key => Some(v),
+        _ => o.get(key),
+    }
+}
+
+/// The tabular shape of an array, if it has one.
+fn tabular_shape<'d>(arr: Array<'d>) -> Option<Shape<'d>> {
+    // Cheap rejection before any allocation.
+    let first = arr.iter().next()?.as_object()?;
+    if first.is_empty() {
+        return None;
+    }
+    let mut shape = Shape {
+        fields: Vec::new(),
+        ordered: true,
+    };
+    analyze(arr.iter(), &mut shape).then_some(shape)
+}
+
+/// The keyed tabular shape of an object, if it has one: at least two entries, every value a
+/// non-empty object, uniform columns.
+fn keyed_shape<'d>(obj: Object<'d>) -> Option<Shape<'d>> {
+    if obj.len() < 2 {
+        return None;
+    }
+    // Cheap rejection before any allocation: the common object has primitive values.
+    if obj
+        .iter()
+        .any(|(_, v)| !v.as_object().is_some_and(|o| !o.is_empty()))
+    {
+        return None;
+    }
+    let mut shape = Shape {
+        fields: Vec::new(),
+        ordered: true,
+    };
+    analyze(obj.iter().map(|(_, v)| v), &mut shape).then_some(shape)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The writer.
+
+/// How a line that opens a value starts.
+#[derive(Clone, Copy)]
+enum Lead {
+    /// Indentation of this depth.
+    Plain(usize),
+    /// A list item's hyphen line for a field at this depth: indentation of `depth - 1`, `- `.
+    Hyphen(usize),
+}
+
+/// Formatter state: options, the delimiter's byte class table, and whether a line was started.
+struct Enc<'o> {
+    opts: &'o EncodeOptions,
+    delim: u8,
+    table: &'static [bool; 256],
+    indent: usize,
+    started: bool,
+}
+
+impl<'o> Enc<'o> {
+    fn new(opts: &'o EncodeOptions, started: bool) -> Self {
+        let delim = opts.delimiter.as_byte();
+        let table = match opts.delimiter {
+            Delimiter::Comma => &QUOTE_COMMA,
+            Delimiter::Tab => &QUOTE_TAB,
+            Delimiter::Pipe => &QUOTE_PIPE,
+        };
+        Enc {
+            opts,
+            delim,
+            table,
+            indent: opts.indent,
+            started,
+        }
+    }
+
+    /// Starts a line at `depth` (a line feed first unless this is the document's first line).
+    #[inline]
+    fn line<W: Sink + ?Sized>(&mut self, w: &mut W, depth: usize) {
+        let mut n = depth * self.indent;
+        if self.started {
+            let k = n.min(NL_SPACES.len() - 1);
+            w.write(&NL_SPACES[..=k]);
+            n -= k;
+        }
+        self.started = true;
+        while n > 0 {
+            let k = n.min(NL_SPACES.len() - 1);
+            w.write(&NL_SPACES[1..=k]);
+            n -= k;
+        }
+    }
+
+    #[inline]
+    fn lead<W: Sink + ?Sized>(&mut self, w: &mut W, lead: Lead) {
+        match lead {
+            Lead::Plain(d) => self.line(w, d),
+            Lead::Hyphen(d) => {
+                self.line(w, d - 1);
+                w.write(b"- ");
+            }
+        }
+    }
+
+    #[inline]
+    fn string<W: Sink + ?Sized>(&self, w: &mut W, s: &[u8]) {
+        if needs_quotes(s, self.table) {
+            write_quoted(w, s);
+        } else {
+            w.write(s);
+        }
+    }
+
+    #[inline]
+    fn primitive<W: Sink + ?Sized>(&self, w: &mut W, v: Value<'_>) {
+        match v.get() {
+            ValueRef::Null => w.write(b"null"),
+            ValueRef::Bool(true) => w.write(b"true"),
+            ValueRef::Bool(false) => w.write(b"false"),
+            ValueRef::Number(Number::Int(lex)) => crate::num::write_int_lexeme(w, lex),
+            ValueRef::Number(Number::Float(x)) => crate::num::write_f64(w, x),
+            ValueRef::String(s) => self.string(w, s.as_bytes()),
+            // Callers only pass primitives; containers cannot reach here.
+            ValueRef::Array(_) | ValueRef::Object(_) => w.write(b"null"),
+        }
+    }
+
+    /// `[N]`, `[N|]`, `[N:]`, `[N:|]`…
+    fn bracket<W: Sink + ?Sized>(&self, w: &mut W, n: usize, keyed: bool) {
+        w.write_byte(b'[');
+        crate::num::write_u64(w, n as u64);
+        if keyed {
+            w.write_byte(b':');
+        }
+        if self.delim != b',' {
+            w.write_byte(self.delim);
+        }
+        w.write_byte(b']');
+    }
+
+    fn fields<W: Sink + ?Sized>(&self, w: &mut W, fields: &[Field<'_>]) {
+        w.write_byte(b'{');
+        let mut i = 0;
+        while i < fields.len() {
+            if i > 0 {
+                w.write_byte(self.delim);
+            }
+            let f = fields[i];
+            write_key(w, f.key);
+            let span = f.span as usize;
+            if span > 1 {
+                self.fields(w, &fields[i + 1..i + span]);
+            }
+            i += span;
+        }
+        w.write_byte(b'}');
+    }
+
+    /// The cells of one row, depth-first through nested groups.
+    fn cells<W: Sink + ?Sized>(
+        &self,
+        w: &mut W,
+        obj: Object<'_>,
+        fields: &[Field<'_>],
+        ordered: bool,
+        first: &mut bool,
+    ) {
+        let mut members = obj.iter();
+        let mut i = 0;
+        while i < fields.len() {
+            let f = fields[i];
+            let span = f.span as usize;
+            let v = if ordered {
+                members.next().map(|(_, v)| v)
+            } else {
+                obj.get(f.key)
+            };
+            if span == 1 {
+                if !*first {
+                    w.write_byte(self.delim);
+                }
+                *first = false;
+                match v {
+                    Some(v) => self.primitive(w, v),
+                    None => w.write(b"null"),
+                }
+            } else if let Some(o) = v.and_then(|v| v.as_object()) {
+                self.cells(w, o, &fields[i + 1..i + span], ordered, first);
+            }
+            i += span;
+        }
+    }
+
+    /// `count` rows from `rows`, one line each at `depth`.
+    fn rows<'d, W: Sink + ?Sized, I: Iterator<Item = Value<'d>>>(
+        &mut self,
+        w: &mut W,
+        rows: I,
+        shape: &Shape<'_>,
+        depth: usize,
+    ) {
+        for row in rows {
+            self.line(w, depth);
+            if let Some(o) = row.as_object() {
+                self.cells(w, o, &shape.fields, shape.ordered, &mut true);
+            }
+        }
+    }
+
+    /// Rows of a large tabular array, encoded in parallel chunks and stitched in order.
+    fn rows_parallel<W: Sink + ?Sized>(
+        &mut self,
+        w: &mut W,
+        arr: Array<'_>,
+        shape: &Shape<'_>,
+        depth: usize,
+    ) {
+        let chunk = (self.opts.parallel_threshold / 2).clamp(1, 4096);
+        let mut starts = Vec::with_capacity(arr.len().div_ceil(chunk));
+        let mut it = arr.iter();
+        let mut left = arr.len();
+        while left > 0 {
+            let n = left.min(chunk);
+            starts.push((it.clone(), n));
+            for _ in 0..n {
+                it.next();
+            }
+            left -= n;
+        }
+        let batch = rayon::current_num_threads().max(1) * 4;
+        let mut bufs: Vec<Vec<u8>> = vec![Vec::new(); batch.min(starts.len())];
+        let opts = self.opts;
+        for group in starts.chunks(batch) {
+            bufs.par_iter_mut()
+                .zip(group.par_iter())
+                .for_each(|(buf, (start, n))| {
+                    buf.clear();
+                    let mut enc = Enc::new(opts, true);
+                    enc.rows(buf, start.clone().take(*n), shape, depth);
+                });
+            for buf in &bufs[..group.len()] {
+                w.write(buf);
+            }
+        }
+        self.started = true;
+    }
+
+    fn root<W: Sink + ?Sized>(&mut self, w: &mut W, v: Value<'_>) {
+        match v.get() {
+            ValueRef::Array(a) => self.array(w, None, a, Lead::Plain(0), 1, false),
+            ValueRef::Object(o) => {
+                if o.is_empty() {
+                    return;
+                }
+                if let Some(shape) = keyed_shape(o) {
+                    self.keyed(w, None, o, &shape, Lead::Plain(0), 1);
+                } else {
+                    for (k, v) in o {
+                        self.member(w, k.as_bytes(), v, Lead::Plain(0), 0);
+                    }
+                }
+            }
+            ValueRef::String(s) => {
+                let s = s.as_bytes();
+                if s.starts_with("\u{feff}".as_bytes()) {
+                    write_quoted(w, s);
+                } else {
+                    self.string(w, s);
+                }
+            }
+            _ => self.primitive(w, v),
+        }
+    }
+
+    /// One object member whose key line is at `depth` and starts as `lead` says.
+    fn member<W: Sink + ?Sized>(
+        &mut self,
+        w: &mut W,
+        key: &[u8],
+        v: Value<'_>,
+        lead: Lead,
+        depth: usize,
+    ) {
+        match v.get() {
+            ValueRef::Array(a) => self.array(w, Some(key), a, lead, depth + 1, false),
+            ValueRef::Object(o) => {
+                if let Some(shape) = keyed_shape(o) {
+                    self.keyed(w, Some(key), o, &shape, lead, depth + 1);
+                } else {
+                    self.lead(w, lead);
+                    write_key(w, key);
+                    w.write_byte(b':');
+                    for (k, v) in o {
+                        self.member(w, k.as_bytes(), v, Lead::Plain(depth + 1), depth + 1);
+                    }
+                }
+            }
+            _ => {
+                self.lead(w, lead);
+                write_key(w, key);
+                w.write(b": ");
+                self.primitive(w, v);
+            }
+        }
+    }
+
+    /// A keyed tabular object: header, then one `entry: cells` row per entry at `body`.
+    fn keyed<W: Sink + ?Sized>(
+        &mut self,
+        w: &mut W,
+        key: Option<&[u8]>,
+        obj: Object<'_>,
+        shape: &Shape<'_>,
+        lead: Lead,
+        body: usize,
+    ) {
+        self.lead(w, lead);
+        if let Some(k) = key {
+            write_key(w, k);
+        }
+        self.bracket(w, obj.len(), true);
+        self.fields(w, &shape.fields);
+        w.write_byte(b':');
+        for (k, v) in obj {
+            self.line(w, body);
+            write_key(w, k.as_bytes());
+            w.write(b": ");
+            if let Some(o) = v.as_object() {
+                self.cells(w, o, &shape.fields, shape.ordered, &mut true);
+            }
+        }
+    }
+
+    /// An array whose header line starts as `lead`; rows or list items go at depth `body`.
+    /// `anon`: the array is itself a list item (never tabular, `[0]:` when empty).
+    fn array<W: Sink + ?Sized>(
+        &mut self,
+        w: &mut W,
+        key: Option<&[u8]>,
+        arr: Array<'_>,
+        lead: Lead,
+        body: usize,
+        anon: bool,
+    ) {
+        let n = arr.len();
+        self.lead(w, lead);
+        if let Some(k) = key {
+            write_key(w, k);
+        }
+        if n == 0 && !anon {
+            w.write(if key.is_some() { b": []" } else { b"[]" });
+            return;
+        }
+        if arr.iter().all(|v| v.is_primitive()) {
+            self.bracket(w, n, false);
+            w.write_byte(b':');
+            for (i, v) in arr.iter().enumerate() {
+                w.write_byte(if i == 0 { b' ' } else { self.delim });
+                self.primitive(w, v);
+            }
+            return;
+        }
+        if !anon {
+            if let Some(shape) = tabular_shape(arr) {
+                self.bracket(w, n, false);
+                self.fields(w, &shape.fields);
+                w.write_byte(b':');
+                if self.opts.parallel
+                    && n >= self.opts.parallel_threshold
+                    && rayon::current_num_threads() > 1
+                {
+                    self.rows_parallel(w, arr, &shape, body);
+                } else {
+                    self.rows(w, arr.iter(), &shape, body);
+                }
+                return;
+            }
+        }
+        self.bracket(w, n, false);
+        w.write_byte(b':');
+        for v in arr {
+            self.list_item(w, v, body);
+        }
+    }
+
+    /// One `- …` item of a list-form array at depth `depth`.
+    fn list_item<W: Sink + ?Sized>(&mut self, w: &mut W, v: Value<'_>, depth: usize) {
+        match v.get() {
+            ValueRef::Array(a) => self.array(w, None, a, Lead::Hyphen(depth + 1), depth + 1, true),
+            ValueRef::Object(o) => {
+                if o.is_empty() {
+                    self.line(w, depth);
+                    w.write_byte(b'-');
+                    return;
+                }
+                for (i, (k, v)) in o.iter().enumerate() {
+                    let lead = if i == 0 {
+                        Lead::Hyphen(depth + 1)
+                    } else {
+                        Lead::Plain(depth + 1)
+                    };
+                    self.member(w, k.as_bytes(), v, lead, depth + 1);
+                }
+            }
+            _ => {
+                self.line(w, depth);
+                w.write(b"- ");
+                self.primitive(w, v);
+            }
+        }
+    }
 }
