@@ -117,6 +117,12 @@ impl<'s> Doc<'s> {
         &self.heap[span.range()]
     }
 
+    /// The tape itself, for encoders' hot loops.
+    #[inline]
+    pub(crate) fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
     /// Index just past the subtree that starts at `idx`.
     #[inline]
     pub(crate) fn next_sibling(&self, idx: usize) -> usize {

@@ -414,15 +414,22 @@ fn lone_surrogates_are_encode_errors_and_write_nothing() {
     );
 }
 
-fn nested_arrays(levels: usize) -> toolwire::Doc<'static> {
+fn nested_arrays_around(levels: usize, inner: &[u8]) -> toolwire::Doc<'static> {
     let mut b = DocBuilder::new(b"");
     let marks: Vec<_> = (0..levels).map(|_| b.begin_array()).collect();
-    b.i64(7);
-    for (i, m) in marks.into_iter().enumerate().rev() {
-        let _ = i;
+    if inner.is_empty() {
+        b.i64(7);
+    } else {
+        b.string(inner);
+    }
+    for m in marks.into_iter().rev() {
         b.end_array(m, 1);
     }
     b.finish()
+}
+
+fn nested_arrays(levels: usize) -> toolwire::Doc<'static> {
+    nested_arrays_around(levels, b"")
 }
 
 #[test]
@@ -455,6 +462,30 @@ fn depth_limit_is_an_error_not_a_stack_overflow() {
     assert_eq!(
         toon::to_string(nested_arrays(0).root(), &EncodeOptions::new().max_depth(0)).unwrap(),
         "7"
+    );
+    // The same limits on the path taken when the document flags a lone surrogate.
+    let flagged = nested_arrays_around(4, b"\xED\xB0\x80");
+    let e = toon::check(flagged.root(), &opts).unwrap_err();
+    assert_eq!(e.classify(), Category::Depth);
+    assert_eq!(
+        e.message(),
+        "toon: values nest deeper than max_depth (3 levels)"
+    );
+    let e = toon::check(flagged.root(), &EncodeOptions::new()).unwrap_err();
+    assert_eq!(e.classify(), Category::Encode);
+    // Flagged document (the flag covers the whole input), clean value: encodes.
+    let mut b = DocBuilder::new(b"");
+    b.mark_lone_surrogate();
+    let outer = b.begin_array();
+    let inner = b.begin_array();
+    b.string("x\u{1F680}".as_bytes());
+    b.end_array(inner, 1);
+    b.end_array(outer, 1);
+    let flagged_ok = b.finish();
+    assert!(flagged_ok.has_lone_surrogate());
+    assert_eq!(
+        toon::to_string(flagged_ok.root(), &opts).unwrap(),
+        "[1]:\n  - [1]: x\u{1F680}"
     );
 }
 

@@ -50,7 +50,7 @@
 
 use rayon::prelude::*;
 
-use crate::doc::{Array, Elements, Members, Number, Object, Value, ValueRef};
+use crate::doc::{Array, Doc, Elements, Members, Node, Number, Object, Value, ValueRef};
 use crate::error::{Category, Error, Result};
 use crate::sink::Sink;
 
@@ -185,8 +185,12 @@ pub fn check(value: Value<'_>, opts: &EncodeOptions) -> Result<()> {
             "toon: indent must be at least 1 space",
         ));
     }
-    let scan = value.doc().has_lone_surrogate();
     let max = opts.max_depth.min(MAX_DEPTH_LIMIT);
+    if !value.doc().has_lone_surrogate() {
+        // The common case: only the depth can fail; one pass over the tape.
+        return check_depth(value, max);
+    }
+    // The document holds a lone surrogate somewhere (maybe outside `value`): walk the values.
 
     enum Frame<'d> {
         Arr(Elements<'d>),
@@ -198,10 +202,8 @@ pub fn check(value: Value<'_>, opts: &EncodeOptions) -> Result<()> {
     loop {
         if let Some(v) = next.take() {
             match v.get() {
-                ValueRef::String(s) => {
-                    if scan && crate::json::escape::has_lone_surrogate(s.as_bytes()) {
-                        return Err(surrogate_error("string"));
-                    }
+                ValueRef::String(s) if crate::json::escape::has_lone_surrogate(s.as_bytes()) => {
+                    return Err(surrogate_error("string"));
                 }
                 ValueRef::Array(a) => {
                     if stack.len() >= max {
@@ -230,7 +232,7 @@ pub fn check(value: Value<'_>, opts: &EncodeOptions) -> Result<()> {
             },
             Frame::Obj(it) => match it.next() {
                 Some((k, v)) => {
-                    if scan && crate::json::escape::has_lone_surrogate(k.as_bytes()) {
+                    if crate::json::escape::has_lone_surrogate(k.as_bytes()) {
                         return Err(surrogate_error("key"));
                     }
                     next = Some(v);
@@ -241,6 +243,29 @@ pub fn check(value: Value<'_>, opts: &EncodeOptions) -> Result<()> {
             },
         }
     }
+}
+
+/// The depth check alone, as one sequential pass over the tape: `ends` holds the end index of
+/// every open container, so its length is the nesting level.
+fn check_depth(value: Value<'_>, max: usize) -> Result<()> {
+    let doc = value.doc();
+    let nodes = doc.nodes();
+    let start = value.index();
+    let end = doc.next_sibling(start);
+    let mut ends: Vec<u32> = Vec::new();
+    for (i, node) in nodes[start..end].iter().enumerate() {
+        let i = (start + i) as u32;
+        while ends.last() == Some(&i) {
+            ends.pop();
+        }
+        if let Node::Array { end, .. } | Node::Object { end, .. } = *node {
+            if ends.len() >= max {
+                return Err(depth_error(max));
+            }
+            ends.push(end);
+        }
+    }
+    Ok(())
 }
 
 #[cold]
@@ -503,16 +528,18 @@ where
     }
     let keys: Vec<&'d [u8]> = first.iter().map(|(key, _)| key.as_bytes()).collect();
     let mut kinds = vec![Kind::Unknown; k];
+    let doc = first.as_value().doc();
+    let nodes = doc.nodes();
     for row in rows.clone() {
-        let Some(obj) = row.as_object() else {
-            return false;
-        };
-        if obj.len() != k {
-            return false;
+        let ri = row.index();
+        match nodes[ri] {
+            Node::Object { len, .. } if len as usize == k => {}
+            _ => return false,
         }
-        for (j, (key, v)) in obj.iter().enumerate() {
-            let key = key.as_bytes();
-            let col = if keys[j] == key {
+        let mut i = ri + 1;
+        for j in 0..k {
+            let key = key_at(doc, i);
+            let col = if key_eq(keys[j], key) {
                 j
             } else {
                 shape.ordered = false;
@@ -521,11 +548,17 @@ where
                     None => return false,
                 }
             };
-            let kind = match v.get() {
-                ValueRef::Array(_) => return false,
-                ValueRef::Object(o) if o.is_empty() => return false,
-                ValueRef::Object(_) => Kind::Group,
-                _ => Kind::Leaf,
+            let v = i + 1;
+            let kind = match nodes[v] {
+                Node::Array { .. } | Node::Object { len: 0, .. } => return false,
+                Node::Object { end, .. } => {
+                    i = end as usize;
+                    Kind::Group
+                }
+                _ => {
+                    i = v + 1;
+                    Kind::Leaf
+                }
             };
             if kinds[col] == Kind::Unknown {
                 kinds[col] = kind;
@@ -549,6 +582,32 @@ where
         }
     }
     true
+}
+
+/// The bytes of the key node at tape index `i`.
+#[inline]
+fn key_at<'d>(doc: &'d Doc<'d>, i: usize) -> &'d [u8] {
+    match doc.nodes()[i] {
+        Node::StrSrc(s) => doc.src_bytes(s),
+        Node::StrHeap(s) => doc.heap_bytes(s),
+        _ => b"",
+    }
+}
+
+/// Slice equality without a `memcmp` call for the short keys of table rows.
+#[inline]
+fn key_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() <= 16 {
+        let mut diff = 0u8;
+        for (x, y) in a.iter().zip(b) {
+            diff |= x ^ y;
+        }
+        return diff == 0;
+    }
+    a == b
 }
 
 /// The value of `key`, expected at position `j`.
@@ -583,7 +642,7 @@ fn keyed_shape<'d>(obj: Object<'d>) -> Option<Shape<'d>> {
     // Cheap rejection before any allocation: the common object has primitive values.
     if obj
         .iter()
-        .any(|(_, v)| !v.as_object().is_some_and(|o| !o.is_empty()))
+        .any(|(_, v)| v.as_object().is_none_or(|o| o.is_empty()))
     {
         return None;
     }
@@ -749,6 +808,53 @@ impl<'o> Enc<'o> {
         }
     }
 
+    /// A primitive tape node.
+    #[inline]
+    fn node<W: Sink + ?Sized>(&self, w: &mut W, doc: &Doc<'_>, node: Node) {
+        match node {
+            Node::Null => w.write(b"null"),
+            Node::Bool(true) => w.write(b"true"),
+            Node::Bool(false) => w.write(b"false"),
+            Node::IntSrc(s) => crate::num::write_int_lexeme(w, doc.src_bytes(s)),
+            Node::IntHeap(s) => crate::num::write_int_lexeme(w, doc.heap_bytes(s)),
+            Node::Float(x) => crate::num::write_f64(w, x),
+            Node::StrSrc(s) => self.string(w, doc.src_bytes(s)),
+            Node::StrHeap(s) => self.string(w, doc.heap_bytes(s)),
+            // Only primitives reach here.
+            Node::Array { .. } | Node::Object { .. } => w.write(b"null"),
+        }
+    }
+
+    /// [`Enc::cells`] for a row whose keys are in header order, straight off the tape.
+    fn cells_tape<W: Sink + ?Sized>(
+        &self,
+        w: &mut W,
+        doc: &Doc<'_>,
+        obj: usize,
+        fields: &[Field<'_>],
+        first: &mut bool,
+    ) {
+        let nodes = doc.nodes();
+        let mut i = obj + 1;
+        let mut f = 0;
+        while f < fields.len() {
+            let span = fields[f].span as usize;
+            let v = i + 1;
+            if span == 1 {
+                if !*first {
+                    w.write_byte(self.delim);
+                }
+                *first = false;
+                self.node(w, doc, nodes[v]);
+                i = v + 1;
+            } else {
+                self.cells_tape(w, doc, v, &fields[f + 1..f + span], first);
+                i = doc.next_sibling(v);
+            }
+            f += span;
+        }
+    }
+
     /// `count` rows from `rows`, one line each at `depth`.
     fn rows<'d, W: Sink + ?Sized, I: Iterator<Item = Value<'d>>>(
         &mut self,
@@ -759,8 +865,10 @@ impl<'o> Enc<'o> {
     ) {
         for row in rows {
             self.line(w, depth);
-            if let Some(o) = row.as_object() {
-                self.cells(w, o, &shape.fields, shape.ordered, &mut true);
+            if shape.ordered {
+                self.cells_tape(w, row.doc(), row.index(), &shape.fields, &mut true);
+            } else if let Some(o) = row.as_object() {
+                self.cells(w, o, &shape.fields, false, &mut true);
             }
         }
     }
