@@ -542,3 +542,39 @@ fn parallel_tabular_matches_sequential() {
         assert_eq!(a.lines().count(), 1001);
     }
 }
+
+#[test]
+fn deepest_allowed_nesting_encodes_without_overflow() {
+    let opts = EncodeOptions::new().max_depth(toon::MAX_DEPTH_LIMIT);
+    // Arrays of arrays of objects, alternating, as deep as the limit allows.
+    let mut b = DocBuilder::new(b"");
+    let mut marks = Vec::new();
+    for i in 0..toon::MAX_DEPTH_LIMIT {
+        if i % 2 == 0 {
+            marks.push((true, b.begin_array()));
+        } else {
+            marks.push((false, b.begin_object()));
+            b.string(b"k");
+        }
+    }
+    b.i64(1);
+    for (is_array, m) in marks.into_iter().rev() {
+        if is_array {
+            b.end_array(m, 1);
+        } else {
+            b.end_object(m, 1);
+        }
+    }
+    let doc = b.finish();
+    let out = toon::to_string(doc.root(), &opts).unwrap();
+    // `[1]:`, then `- [1]:` / `- k[1]:` lines, and the innermost array (a member value whose
+    // element is `{"k": 1}`) in tabular form.
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), toon::MAX_DEPTH_LIMIT / 2 + 1);
+    assert_eq!(lines[0], "[1]:");
+    assert_eq!(lines[1], "  - k[1]:");
+    assert_eq!(lines[lines.len() - 2].trim_start(), "- k[1]{k}:");
+    assert_eq!(lines[lines.len() - 1].trim_start(), "1");
+    let e = toon::check(doc.root(), &opts.clone().max_depth(999)).unwrap_err();
+    assert_eq!(e.classify(), Category::Depth);
+}

@@ -45,7 +45,7 @@
 //! to the sink in order, so the output is byte-identical to the sequential encoder. Chunks are
 //! processed in batches of `4 × threads`, and their buffers are reused from batch to batch:
 //! extra memory is bounded by one batch of encoded rows (`4 × threads × chunk rows × row size`,
-//! about 8k rows per thread with the defaults) plus one 24-byte cursor per chunk, and the sink
+//! about 8k rows per thread with the defaults) plus one small cursor (32 bytes) per chunk, and the sink
 //! receives the first rows after the first batch, not after the whole array.
 
 use rayon::prelude::*;
