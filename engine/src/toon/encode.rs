@@ -45,8 +45,8 @@
 //! to the sink in order, so the output is byte-identical to the sequential encoder. Chunks are
 //! processed in batches of `4 × threads`, and their buffers are reused from batch to batch:
 //! extra memory is bounded by one batch of encoded rows (`4 × threads × chunk rows × row size`,
-//! about 8k rows per thread with the defaults) plus one small cursor (32 bytes) per chunk, and the sink
-//! receives the first rows after the first batch, not after the whole array.
+//! about 8k rows per thread with the defaults) plus one 32-byte cursor per chunk, and the
+//! sink receives the first rows after the first batch, not after the whole array.
 
 use rayon::prelude::*;
 
@@ -253,16 +253,20 @@ fn check_depth(value: Value<'_>, max: usize) -> Result<()> {
     let start = value.index();
     let end = doc.next_sibling(start);
     let mut ends: Vec<u32> = Vec::new();
+    // End of the innermost open container (cached: most nodes are not one).
+    let mut top = u32::MAX;
     for (i, node) in nodes[start..end].iter().enumerate() {
         let i = (start + i) as u32;
-        while ends.last() == Some(&i) {
+        while i == top {
             ends.pop();
+            top = ends.last().copied().unwrap_or(u32::MAX);
         }
         if let Node::Array { end, .. } | Node::Object { end, .. } = *node {
             if ends.len() >= max {
                 return Err(depth_error(max));
             }
             ends.push(end);
+            top = end;
         }
     }
     Ok(())
@@ -594,20 +598,37 @@ fn key_at<'d>(doc: &'d Doc<'d>, i: usize) -> &'d [u8] {
     }
 }
 
-/// Slice equality without a `memcmp` call for the short keys of table rows.
+/// Slice equality without a `memcmp` call for the short keys of table rows: two overlapping
+/// word loads cover 4..=16 bytes.
 #[inline]
 fn key_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
+    let n = a.len();
+    if n != b.len() {
         return false;
     }
-    if a.len() <= 16 {
-        let mut diff = 0u8;
-        for (x, y) in a.iter().zip(b) {
-            diff |= x ^ y;
-        }
-        return diff == 0;
+    #[inline(always)]
+    fn w8(s: &[u8], i: usize) -> u64 {
+        u64::from_le_bytes([
+            s[i],
+            s[i + 1],
+            s[i + 2],
+            s[i + 3],
+            s[i + 4],
+            s[i + 5],
+            s[i + 6],
+            s[i + 7],
+        ])
     }
-    a == b
+    #[inline(always)]
+    fn w4(s: &[u8], i: usize) -> u32 {
+        u32::from_le_bytes([s[i], s[i + 1], s[i + 2], s[i + 3]])
+    }
+    match n {
+        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..=7 => w4(a, 0) == w4(b, 0) && w4(a, n - 4) == w4(b, n - 4),
+        8..=16 => w8(a, 0) == w8(b, 0) && w8(a, n - 8) == w8(b, n - 8),
+        _ => a == b,
+    }
 }
 
 /// The value of `key`, expected at position `j`.
@@ -1073,6 +1094,61 @@ impl<'o> Enc<'o> {
                 w.write(b"- ");
                 self.primitive(w, v);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_eq_matches_slice_equality_at_every_length_and_position() {
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n as u8).map(|i| b'a' + i % 26).collect();
+            assert!(key_eq(&a, &a.clone()), "len {n}");
+            for p in 0..n {
+                let mut b = a.clone();
+                b[p] ^= 0x20;
+                assert!(!key_eq(&a, &b), "len {n}, byte {p}");
+            }
+            let longer = [a.as_slice(), b"x"].concat();
+            assert!(!key_eq(&a, &longer), "len {n} vs {}", n + 1);
+        }
+    }
+
+    #[test]
+    fn numeric_like_grammar() {
+        for yes in [
+            "0", "05", "+1", "-1", "1.5", "1e5", "1E+5", "1.5e-05", "00.00",
+        ] {
+            assert!(is_numeric_like(yes.as_bytes()), "{yes}");
+        }
+        for no in [
+            "", "+", "-", "1.", ".5", "1e", "1e+", "1.e5", "1x", "0x10", "1_0", "١",
+        ] {
+            assert!(!is_numeric_like(no.as_bytes()), "{no}");
+        }
+    }
+
+    #[test]
+    fn tables_hold_exactly_the_spec_bytes() {
+        for (table, delim) in [
+            (&QUOTE_COMMA, b','),
+            (&QUOTE_TAB, b'\t'),
+            (&QUOTE_PIPE, b'|'),
+        ] {
+            for b in 0..=255u8 {
+                let want = b < 0x20 || b":\"\\[]{}".contains(&b) || b == delim;
+                assert_eq!(
+                    table[b as usize], want,
+                    "byte {b:#04x}, delimiter {delim:#04x}"
+                );
+            }
+        }
+        for b in 0..=255u8 {
+            let want = b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
+            assert_eq!(KEY_REST[b as usize], want, "byte {b:#04x}");
         }
     }
 }
