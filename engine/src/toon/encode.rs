@@ -516,9 +516,13 @@ enum Kind {
     Group,
 }
 
+/// Row chunks `(first row, row count)` of a large array, for the parallel paths.
+type Chunks<'d> = [(Elements<'d>, usize)];
+
 /// Analyses `rows` (values that must all be objects with one key set): appends the fields of
 /// this level, and recursively of nested groups, to `shape.fields`. False when not uniform.
-fn analyze<'d, I>(rows: I, shape: &mut Shape<'d>) -> bool
+/// With `chunks` (the same rows, cut up), the row scan of this level runs in parallel.
+fn analyze<'d, I>(rows: I, chunks: Option<&Chunks<'d>>, shape: &mut Shape<'d>) -> bool
 where
     I: Iterator<Item = Value<'d>> + Clone,
 {
@@ -531,10 +535,69 @@ where
         return false;
     }
     let keys: Vec<&'d [u8]> = first.iter().map(|(key, _)| key.as_bytes()).collect();
-    let mut kinds = vec![Kind::Unknown; k];
     let doc = first.as_value().doc();
+    let mut kinds = vec![Kind::Unknown; k];
+    let uniform = match chunks {
+        None => scan_rows(doc, rows.clone(), &keys, &mut kinds, &mut shape.ordered),
+        Some(chunks) => {
+            let parts: Option<Vec<(Vec<Kind>, bool)>> = chunks
+                .par_iter()
+                .map(|(start, n)| {
+                    let mut kinds = vec![Kind::Unknown; k];
+                    let mut ordered = true;
+                    scan_rows(doc, start.clone().take(*n), &keys, &mut kinds, &mut ordered)
+                        .then_some((kinds, ordered))
+                })
+                .collect();
+            parts.is_some_and(|parts| {
+                parts.into_iter().all(|(part, ordered)| {
+                    shape.ordered &= ordered;
+                    kinds.iter_mut().zip(part).all(|(a, b)| {
+                        if *a == Kind::Unknown {
+                            *a = b;
+                        }
+                        b == Kind::Unknown || *a == b
+                    })
+                })
+            })
+        }
+    };
+    if !uniform {
+        return false;
+    }
+    for (j, &key) in keys.iter().enumerate() {
+        let at = shape.fields.len();
+        shape.fields.push(Field { key, span: 1 });
+        if kinds[j] == Kind::Group {
+            let column: Vec<Value<'d>> = rows
+                .clone()
+                .filter_map(|row| row.as_object().and_then(|o| member(o, j, key)))
+                .collect();
+            if !analyze(column.iter().copied(), None, shape) {
+                return false;
+            }
+            shape.fields[at].span = (shape.fields.len() - at) as u32;
+        }
+    }
+    true
+}
+
+/// Checks that every row is an object with exactly the key set `keys` and that each column
+/// holds only primitives or only non-empty objects, recording the column kinds. Clears
+/// `ordered` when some row lists its keys in another order.
+fn scan_rows<'d, I>(
+    doc: &'d Doc<'d>,
+    rows: I,
+    keys: &[&'d [u8]],
+    kinds: &mut [Kind],
+    ordered: &mut bool,
+) -> bool
+where
+    I: Iterator<Item = Value<'d>>,
+{
+    let k = keys.len();
     let nodes = doc.nodes();
-    for row in rows.clone() {
+    for row in rows {
         let ri = row.index();
         match nodes[ri] {
             Node::Object { len, .. } if len as usize == k => {}
@@ -546,7 +609,7 @@ where
             let col = if key_eq(keys[j], key) {
                 j
             } else {
-                shape.ordered = false;
+                *ordered = false;
                 match keys.iter().position(|&x| x == key) {
                     Some(c) => c,
                     None => return false,
@@ -569,20 +632,6 @@ where
             } else if kinds[col] != kind {
                 return false;
             }
-        }
-    }
-    for (j, &key) in keys.iter().enumerate() {
-        let at = shape.fields.len();
-        shape.fields.push(Field { key, span: 1 });
-        if kinds[j] == Kind::Group {
-            let column: Vec<Value<'d>> = rows
-                .clone()
-                .filter_map(|row| row.as_object().and_then(|o| member(o, j, key)))
-                .collect();
-            if !analyze(column.iter().copied(), shape) {
-                return false;
-            }
-            shape.fields[at].span = (shape.fields.len() - at) as u32;
         }
     }
     true
@@ -640,8 +689,8 @@ fn member<'d>(o: Object<'d>, j: usize, key: &[u8]) -> Option<Value<'d>> {
     }
 }
 
-/// The tabular shape of an array, if it has one.
-fn tabular_shape<'d>(arr: Array<'d>) -> Option<Shape<'d>> {
+/// The tabular shape of an array, if it has one (row scan in parallel with `chunks`).
+fn tabular_shape<'d>(arr: Array<'d>, chunks: Option<&Chunks<'d>>) -> Option<Shape<'d>> {
     // Cheap rejection before any allocation.
     let first = arr.iter().next()?.as_object()?;
     if first.is_empty() {
@@ -651,7 +700,24 @@ fn tabular_shape<'d>(arr: Array<'d>) -> Option<Shape<'d>> {
         fields: Vec::new(),
         ordered: true,
     };
-    analyze(arr.iter(), &mut shape).then_some(shape)
+    analyze(arr.iter(), chunks, &mut shape).then_some(shape)
+}
+
+/// Cuts `arr` into chunks of `clamp(threshold / 2, 1, 4096)` rows.
+fn chunks(arr: Array<'_>, threshold: usize) -> Vec<(Elements<'_>, usize)> {
+    let chunk = (threshold / 2).clamp(1, 4096);
+    let mut starts = Vec::with_capacity(arr.len().div_ceil(chunk));
+    let mut it = arr.iter();
+    let mut left = arr.len();
+    while left > 0 {
+        let n = left.min(chunk);
+        starts.push((it.clone(), n));
+        for _ in 0..n {
+            it.next();
+        }
+        left -= n;
+    }
+    starts
 }
 
 /// The keyed tabular shape of an object, if it has one: at least two entries, every value a
@@ -671,7 +737,7 @@ fn keyed_shape<'d>(obj: Object<'d>) -> Option<Shape<'d>> {
         fields: Vec::new(),
         ordered: true,
     };
-    analyze(obj.iter().map(|(_, v)| v), &mut shape).then_some(shape)
+    analyze(obj.iter().map(|(_, v)| v), None, &mut shape).then_some(shape)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -895,25 +961,13 @@ impl<'o> Enc<'o> {
     }
 
     /// Rows of a large tabular array, encoded in parallel chunks and stitched in order.
-    fn rows_parallel<W: Sink + ?Sized>(
+    fn rows_parallel<'d, W: Sink + ?Sized>(
         &mut self,
         w: &mut W,
-        arr: Array<'_>,
+        starts: &Chunks<'d>,
         shape: &Shape<'_>,
         depth: usize,
     ) {
-        let chunk = (self.opts.parallel_threshold / 2).clamp(1, 4096);
-        let mut starts = Vec::with_capacity(arr.len().div_ceil(chunk));
-        let mut it = arr.iter();
-        let mut left = arr.len();
-        while left > 0 {
-            let n = left.min(chunk);
-            starts.push((it.clone(), n));
-            for _ in 0..n {
-                it.next();
-            }
-            left -= n;
-        }
         let batch = rayon::current_num_threads().max(1) * 4;
         let mut bufs: Vec<Vec<u8>> = vec![Vec::new(); batch.min(starts.len())];
         let opts = self.opts;
@@ -1048,17 +1102,22 @@ impl<'o> Enc<'o> {
             return;
         }
         if !anon {
-            if let Some(shape) = tabular_shape(arr) {
+            let chunks = (self.opts.parallel
+                && n >= self.opts.parallel_threshold
+                && rayon::current_num_threads() > 1
+                && arr
+                    .iter()
+                    .next()
+                    .and_then(|v| v.as_object())
+                    .is_some_and(|o| !o.is_empty()))
+            .then(|| chunks(arr, self.opts.parallel_threshold));
+            if let Some(shape) = tabular_shape(arr, chunks.as_deref()) {
                 self.bracket(w, n, false);
                 self.fields(w, &shape.fields);
                 w.write_byte(b':');
-                if self.opts.parallel
-                    && n >= self.opts.parallel_threshold
-                    && rayon::current_num_threads() > 1
-                {
-                    self.rows_parallel(w, arr, &shape, body);
-                } else {
-                    self.rows(w, arr.iter(), &shape, body);
+                match &chunks {
+                    Some(chunks) => self.rows_parallel(w, chunks, &shape, body),
+                    None => self.rows(w, arr.iter(), &shape, body),
                 }
                 return;
             }
