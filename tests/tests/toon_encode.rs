@@ -522,7 +522,8 @@ fn options_builder_and_defaults() {
 fn parallel_tabular_matches_sequential() {
     let rows: Vec<serde_json::Value> = (0..1000)
         .map(|i| {
-            serde_json::json!({"id": i, "name": format!("n{i}"), "tag": if i % 7 == 0 { "a,b" } else { "x" },
+            let tag = if i % 7 == 0 { "a,b" } else { "x" };
+            serde_json::json!({"id": i, "name": format!("n{i}"), "tag": tag,
                                "geo": {"lat": i as f64 / 4.0, "lon": -i}})
         })
         .collect();

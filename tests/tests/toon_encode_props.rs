@@ -147,7 +147,7 @@ proptest! {
             let out = toon::to_string(doc.root(), &opts).unwrap();
             let v = out.strip_prefix("k: ").expect("field line");
             let must = oracle_must_quote(&s, dc, false);
-            // `unquote` fails unless the text is wrapped in quotes; unquoted text must be `s` itself.
+            // `unquote` fails unless the text is wrapped in quotes; unquoted text must be `s`.
             if must {
                 prop_assert_eq!(unquote(v), s.clone());
             } else {
@@ -165,8 +165,16 @@ proptest! {
             // As an inline array element (the active delimiter is the document's).
             let doc = doc_from_serde(&serde_json::json!([s, 1]));
             let out = toon::to_string(doc.root(), &opts).unwrap();
-            let head = match d { Delimiter::Comma => "[2]: ", Delimiter::Tab => "[2\t]: ", Delimiter::Pipe => "[2|]: " };
-            let cell = out.strip_prefix(head).and_then(|r| r.strip_suffix(&format!("{dc}1"))).expect("inline array");
+            let head = match d {
+                Delimiter::Comma => "[2]: ",
+                Delimiter::Tab => "[2\t]: ",
+                Delimiter::Pipe => "[2|]: ",
+            };
+            let tail = format!("{dc}1");
+            let cell = out
+                .strip_prefix(head)
+                .and_then(|r| r.strip_suffix(&tail))
+                .expect("inline array");
             if oracle_must_quote(&s, dc, false) {
                 prop_assert_eq!(unquote(cell), s.clone());
             } else {
@@ -251,7 +259,8 @@ proptest! {
                     // A whole suffix turns column `x` into objects: whole chunks then agree
                     // among themselves and only the merge of chunk results can see the clash.
                     for row in &mut rows[i..] {
-                        row.as_object_mut().unwrap().insert("x".into(), serde_json::json!({"q": 1}));
+                        let row = row.as_object_mut().unwrap();
+                        row.insert("x".into(), serde_json::json!({"q": 1}));
                     }
                 }
                 let broken_suffix = how == 4 && i > 0;
@@ -270,9 +279,11 @@ proptest! {
         let doc = doc_from_serde(&serde_json::json!({ "t": rows, "after": 1 }));
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         for (d, _) in DELIMS {
-            let seq = toon::to_string(doc.root(), &EncodeOptions::new().delimiter(d).parallel(false)).unwrap();
+            let seq_opts = EncodeOptions::new().delimiter(d).parallel(false);
+            let par_opts = EncodeOptions::new().delimiter(d).parallel_threshold(8);
+            let seq = toon::to_string(doc.root(), &seq_opts).unwrap();
             let par = pool.install(|| {
-                toon::to_string(doc.root(), &EncodeOptions::new().delimiter(d).parallel_threshold(8)).unwrap()
+                toon::to_string(doc.root(), &par_opts).unwrap()
             });
             prop_assert_eq!(&par, &seq, "rows {}", n);
             // Sequential output is itself tabular (or `t: []`), then the trailing member.

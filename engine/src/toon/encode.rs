@@ -24,7 +24,12 @@
 //!   `- key:` with members two levels deeper) and the other members follow one level deeper.
 //!
 //! Field order of tabular headers is the first row's; other rows may order their keys
-//! differently (a per-row lookup is then used instead of the positional fast path).
+//! differently (a per-row lookup is then used instead of the positional fast path). One
+//! delimiter, the document's, governs every quoting decision and every header.
+//!
+//! The shape analysis of a table reads the tape directly: per row, it compares each key with
+//! the first row's (word loads, no `memcmp` call) and classifies each cell; rows are then
+//! written straight off the tape when every row has the first row's key order.
 //!
 //! # Errors and the `check` contract
 //!
@@ -39,9 +44,11 @@
 //!
 //! # Parallel tabular arrays
 //!
-//! A tabular array with at least [`EncodeOptions::parallel_threshold`] rows is cut into chunks
-//! of `clamp(threshold / 2, 1, 4096)` rows, each encoded by a rayon task of the *current* pool
-//! (scope it with `ThreadPool::install`) into its own `Vec<u8>`; the chunk buffers are appended
+//! An array of at least [`EncodeOptions::parallel_threshold`] objects is cut into chunks of
+//! `clamp(threshold / 2, 1, 4096)` rows (one sequential pass over the row cursors). The shape
+//! analysis scans the chunks in parallel and merges their column kinds; if the array is tabular,
+//! each chunk is encoded by a rayon task of the *current* pool (scope it with
+//! `ThreadPool::install`) into its own `Vec<u8>`, and the chunk buffers are appended
 //! to the sink in order, so the output is byte-identical to the sequential encoder. Chunks are
 //! processed in batches of `4 × threads`, and their buffers are reused from batch to batch:
 //! extra memory is bounded by one batch of encoded rows (`4 × threads × chunk rows × row size`,
