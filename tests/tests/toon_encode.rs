@@ -490,11 +490,22 @@ fn depth_limit_is_an_error_not_a_stack_overflow() {
 }
 
 #[test]
-fn zero_indent_is_rejected() {
-    let doc = doc_from_serde(&serde_json::json!({"a": 1}));
-    let e = toon::check(doc.root(), &EncodeOptions::new().indent(0)).unwrap_err();
-    assert_eq!(e.classify(), Category::Encode);
-    assert_eq!(e.message(), "toon: indent must be at least 1 space");
+fn indent_out_of_range_is_rejected() {
+    let doc = doc_from_serde(&serde_json::json!({"a": {"b": 1}}));
+    for bad in [0, toon::MAX_INDENT + 1, usize::MAX] {
+        let opts = EncodeOptions::new().indent(bad);
+        let e = toon::check(doc.root(), &opts).unwrap_err();
+        assert_eq!(e.classify(), Category::Encode);
+        assert_eq!(e.message(), "toon: indent must be between 1 and 64 spaces");
+        let mut out = Vec::new();
+        assert!(toon::encode(doc.root(), &opts, &mut out).is_err());
+        assert!(out.is_empty());
+    }
+    let wide = EncodeOptions::new().indent(toon::MAX_INDENT);
+    assert_eq!(
+        toon::to_string(doc.root(), &wide).unwrap(),
+        format!("a:\n{}b: 1", " ".repeat(64))
+    );
 }
 
 #[test]

@@ -67,6 +67,9 @@ use super::Delimiter;
 /// recursive encoder stays far from the stack limit of a 2 MiB thread.
 pub const MAX_DEPTH_LIMIT: usize = 1000;
 
+/// The largest accepted [`EncodeOptions::indent`] (bounds the output size per nesting level).
+pub const MAX_INDENT: usize = 64;
+
 /// Default [`EncodeOptions::max_depth`].
 pub const DEFAULT_MAX_DEPTH: usize = 128;
 
@@ -121,7 +124,7 @@ impl EncodeOptions {
         self
     }
 
-    /// Spaces per indentation level (`indentSize`); must be at least 1 ([`check`] rejects 0).
+    /// Spaces per indentation level (`indentSize`); [`check`] accepts 1 to [`MAX_INDENT`].
     #[must_use]
     pub fn indent(mut self, spaces: usize) -> Self {
         self.indent = spaces;
@@ -183,13 +186,14 @@ impl EncodeOptions {
 ///
 /// # Errors
 ///
-/// * [`Category::Encode`]: the indent is 0, or a string or key holds a lone surrogate.
+/// * [`Category::Encode`]: the indent is 0 or above [`MAX_INDENT`], or a string or key holds a
+///   lone surrogate.
 /// * [`Category::Depth`]: containers nest deeper than [`EncodeOptions::max_depth`].
 pub fn check(value: Value<'_>, opts: &EncodeOptions) -> Result<()> {
-    if opts.indent == 0 {
+    if !(1..=MAX_INDENT).contains(&opts.indent) {
         return Err(Error::new(
             Category::Encode,
-            "toon: indent must be at least 1 space",
+            "toon: indent must be between 1 and 64 spaces",
         ));
     }
     let max = opts.max_depth.min(MAX_DEPTH_LIMIT);

@@ -5,8 +5,8 @@ mod encode;
 
 pub use decode::{DecodeOptions, decode};
 pub use encode::{
-    DEFAULT_MAX_DEPTH, DEFAULT_PARALLEL_THRESHOLD, EncodeOptions, MAX_DEPTH_LIMIT, check, encode,
-    to_string, to_vec,
+    DEFAULT_MAX_DEPTH, DEFAULT_PARALLEL_THRESHOLD, EncodeOptions, MAX_DEPTH_LIMIT, MAX_INDENT,
+    check, encode, to_string, to_vec,
 };
 
 /// The delimiter of TOON array rows and inline arrays (TOON spec §11). Declared in every
