@@ -117,7 +117,7 @@ impl<'s> Doc<'s> {
         &self.heap[span.range()]
     }
 
-    /// The tape, for encoders that walk it linearly (the JSON writers).
+    /// The tape itself, for encoders' hot loops (the JSON writers, the TOON encoder).
     #[inline]
     pub(crate) fn nodes(&self) -> &[Node] {
         &self.nodes

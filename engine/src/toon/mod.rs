@@ -5,7 +5,10 @@ mod decode_scan;
 mod encode;
 
 pub use decode::{DecodeOptions, decode};
-pub use encode::{EncodeOptions, check, encode, to_string, to_vec};
+pub use encode::{
+    DEFAULT_MAX_DEPTH, DEFAULT_PARALLEL_THRESHOLD, EncodeOptions, MAX_DEPTH_LIMIT, MAX_INDENT,
+    check, encode, to_string, to_vec,
+};
 
 /// The delimiter of TOON array rows and inline arrays (TOON spec §11). Declared in every
 /// array header except for the default comma.
