@@ -24,6 +24,7 @@
 
 pub mod doc;
 pub mod error;
+pub mod frame;
 pub mod json;
 pub mod num;
 #[cfg(feature = "serde")]
@@ -31,6 +32,7 @@ pub mod ser;
 pub mod sink;
 pub mod tag;
 pub mod toon;
+pub mod wire;
 
 #[doc(inline)]
 pub use crate::doc::{Doc, DocBuilder, Value, ValueRef};

@@ -188,6 +188,42 @@ fn write_body_from<W: Sink + ?Sized>(out: &mut W, s: &[u8], mut i: usize) {
     }
 }
 
+/// Writes the escaped body of valid UTF-8 text for use inside a JSON string, without the
+/// reserved-tag rule (used by framing, where block texts are already tag-safe and may legitimately
+/// hold the builder's own tags).
+pub fn write_json_string_body_plain<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
+    let mut start = 0;
+    let mut i = 0;
+    while i < s.len() {
+        let class = ESCAPE[s[i] as usize];
+        if class == NO || class == LT || class == ED {
+            i += 1;
+            continue;
+        }
+        if start < i {
+            out.write(&s[start..i]);
+        }
+        if class == U {
+            let b = s[i];
+            out.write(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 0xF) as usize],
+            ]);
+        } else {
+            out.write(&[b'\\', class]);
+        }
+        i += 1;
+        start = i;
+    }
+    if start < s.len() {
+        out.write(&s[start..]);
+    }
+}
+
 /// Encodes a lone surrogate code point (`0xD800..=0xDFFF`) as the 3 WTF-8 bytes the crate
 /// stores for it.
 #[inline]

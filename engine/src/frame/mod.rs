@@ -1,0 +1,152 @@
+//! JSON-RPC framing (WIRE.md §11): one tool response as one line of JSON-RPC 2.0.
+//!
+//! Block texts are written directly in their JSON-string-escaped form: each block is encoded
+//! through an [`EscapingSink`] that escapes bytes on their way into the frame, so the TOON or
+//! JSON text of a large collection never exists unescaped in memory.
+
+use std::mem::MaybeUninit;
+
+use crate::sink::Sink;
+use crate::wire::ToolResponse;
+
+/// The JSON-RPC request id a response answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Id {
+    /// A numeric id, kept as its integer lexeme.
+    Number(String),
+    /// A string id.
+    String(String),
+}
+
+impl Id {
+    /// The id as the CLI's `--frame ID` reads it: a JSON number when it matches
+    /// `-?(0|[1-9][0-9]{0,17})`, otherwise a string.
+    pub fn from_cli(s: &str) -> Id {
+        let digits = s.strip_prefix('-').unwrap_or(s);
+        let numeric = match digits.as_bytes() {
+            [b'0'] => true,
+            [b'1'..=b'9', rest @ ..] => rest.len() <= 17 && rest.iter().all(u8::is_ascii_digit),
+            _ => false,
+        };
+        if numeric {
+            Id::Number(s.to_owned())
+        } else {
+            Id::String(s.to_owned())
+        }
+    }
+}
+
+/// MCP protocol revisions that change the result's shape.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Protocol {
+    /// Before 2026-07-28 (the default, `2025-11-25`): no `resultType`.
+    #[default]
+    Before20260728,
+    /// 2026-07-28 or later: `resultType: "complete"` is written.
+    Since20260728,
+}
+
+impl Protocol {
+    /// The protocol for a negotiated revision string `YYYY-MM-DD` (compared as dates).
+    pub fn from_revision(rev: &str) -> Protocol {
+        if rev >= "2026-07-28" {
+            Protocol::Since20260728
+        } else {
+            Protocol::Before20260728
+        }
+    }
+}
+
+/// A sink adapter that writes everything it receives as the body of a JSON string (quotes
+/// not included) into the inner sink.
+pub struct EscapingSink<'a, S: Sink + ?Sized> {
+    inner: &'a mut S,
+    scratch: Vec<u8>,
+    written: usize,
+}
+
+impl<'a, S: Sink + ?Sized> EscapingSink<'a, S> {
+    /// Wraps `inner`.
+    pub fn new(inner: &'a mut S) -> Self {
+        EscapingSink {
+            inner,
+            scratch: Vec::new(),
+            written: 0,
+        }
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for EscapingSink<'_, S> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.written += bytes.len();
+        crate::json::escape::write_json_string_body_plain(self.inner, bytes);
+    }
+
+    fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
+        self.scratch.clear();
+        self.scratch.reserve(n);
+        self.scratch.spare_capacity_mut()
+    }
+
+    unsafe fn advance(&mut self, n: usize) {
+        debug_assert!(n <= self.scratch.capacity());
+        // SAFETY: the caller initialised the first `n` bytes of the slice `spare` returned,
+        // which is the scratch vector's spare capacity starting at length 0.
+        unsafe { self.scratch.set_len(n) };
+        self.written += n;
+        crate::json::escape::write_json_string_body_plain(self.inner, &self.scratch);
+    }
+
+    #[inline]
+    fn written(&self) -> usize {
+        self.written
+    }
+}
+
+/// Writes `response` as one JSON-RPC 2.0 response line (LF-terminated) into `out`.
+pub fn frame<W: Sink + ?Sized>(
+    id: &Id,
+    response: &ToolResponse<'_>,
+    protocol: Protocol,
+    out: &mut W,
+) {
+    out.write(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    match id {
+        Id::Number(n) => out.write(n.as_bytes()),
+        Id::String(s) => crate::json::escape::write_json_string(out, s.as_bytes()),
+    }
+    out.write(b",\"result\":");
+    write_result(response, protocol, out);
+    out.write(b"}\n");
+}
+
+/// Writes the `CallToolResult` object alone (compact, keys `content`, `isError`,
+/// `resultType` in that order, absent ones omitted).
+pub fn write_result<W: Sink + ?Sized>(
+    response: &ToolResponse<'_>,
+    protocol: Protocol,
+    out: &mut W,
+) {
+    out.write(b"{\"content\":[");
+    for i in 0..response.block_count() {
+        if i > 0 {
+            out.write_byte(b',');
+        }
+        out.write(b"{\"type\":\"text\",\"text\":\"");
+        response.write_block(i, &mut EscapingSink::new(out));
+        out.write(b"\"}");
+    }
+    out.write_byte(b']');
+    if let Some(e) = response.is_error() {
+        out.write(if e {
+            b",\"isError\":true"
+        } else {
+            b",\"isError\":false"
+        });
+    }
+    if protocol == Protocol::Since20260728 {
+        out.write(b",\"resultType\":\"complete\"");
+    }
+    out.write_byte(b'}');
+}

@@ -1,0 +1,18 @@
+//! The wire: block texts, tag safety and error envelopes (WIRE.md §1–3, §8).
+//!
+//! Every untrusted string passes through [`escape`]; the block writers in this module are the
+//! only code that writes block tags.
+
+pub mod escape;
+pub mod ui;
+
+mod blocks;
+mod response;
+
+pub use blocks::{
+    FieldProblem, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, you_sent_string,
+};
+pub use response::{
+    Data, Format, Meta, ResponseBuilder, ToolResponse, error, error_with_code, required, response,
+    success, toon_success, validation_error,
+};

@@ -1,0 +1,376 @@
+//! [`ResponseBuilder`] and [`ToolResponse`]: the ordered blocks of one tool call
+//! (WIRE.md §1, §8, §9, §10).
+//!
+//! Building validates everything that can fail (TOON depth, lone surrogates, the reserved-tag
+//! fallback of WIRE.md §2) before any data byte is written; afterwards writing a block cannot
+//! fail, so a streamed or framed response is never half-written.
+
+use std::borrow::Cow;
+
+use super::blocks::{
+    FieldProblem, Suggestion, ToolError, UiBlock, write_bullets, write_required,
+    write_simple_error, write_suggestions, write_validation_error,
+};
+use crate::doc::Value;
+use crate::error::Result;
+use crate::sink::Sink;
+use crate::toon::Delimiter;
+
+/// The data block's serialization (WIRE.md §1.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// `JSON.stringify(data, null, 2)` (the default, parity).
+    #[default]
+    Pretty,
+    /// `JSON.stringify(data)`.
+    Compact,
+    /// TOON 4.4 with the given delimiter (`toon_success` uses `|`).
+    Toon(Delimiter),
+}
+
+/// What a handler returned, as the data block sees it.
+#[derive(Clone, Copy, Debug)]
+pub enum Data<'d> {
+    /// "No value" (Rust `()`/`None`): the data block is `OK`.
+    None,
+    /// A string result: used verbatim in every format; the empty string becomes `OK`.
+    Text(&'d str),
+    /// Anything else: serialized in the response's format.
+    Value(Value<'d>),
+}
+
+impl<'d> From<Value<'d>> for Data<'d> {
+    fn from(v: Value<'d>) -> Data<'d> {
+        Data::Value(v)
+    }
+}
+
+impl<'d> From<&'d str> for Data<'d> {
+    fn from(s: &'d str) -> Data<'d> {
+        Data::Text(s)
+    }
+}
+
+impl From<()> for Data<'_> {
+    fn from((): ()) -> Self {
+        Data::None
+    }
+}
+
+/// Starts a response whose data block is `data` (WIRE.md §1).
+pub fn response<'d>(data: impl Into<Data<'d>>) -> ResponseBuilder<'d> {
+    ResponseBuilder {
+        data: data.into(),
+        format: Format::Pretty,
+        ui: Vec::new(),
+        embedded: Vec::new(),
+        raw: Vec::new(),
+        hints: Vec::new(),
+        rules: Vec::new(),
+        suggestions: Vec::new(),
+    }
+}
+
+/// A success response with only a data block, pretty JSON (`success(data)`).
+///
+/// # Errors
+///
+/// See [`ResponseBuilder::build`].
+pub fn success<'d>(data: impl Into<Data<'d>>) -> Result<ToolResponse<'d>> {
+    response(data).build()
+}
+
+/// A success response whose data block is TOON with delimiter `|` (`toon_success(data)`).
+///
+/// # Errors
+///
+/// See [`ResponseBuilder::build`].
+pub fn toon_success<'d>(data: impl Into<Data<'d>>) -> Result<ToolResponse<'d>> {
+    response(data).format(Format::Toon(Delimiter::Pipe)).build()
+}
+
+/// `error(message)`: `<tool_error>` LF `<message>…</message>` LF `</tool_error>`, `isError: true`.
+pub fn error(message: &str) -> ToolResponse<'static> {
+    let mut text = Vec::new();
+    write_simple_error(&mut text, None, message);
+    ToolResponse::error_text(text, true)
+}
+
+/// `error(message)` with a code: `<tool_error code="…">`.
+pub fn error_with_code(code: &str, message: &str) -> ToolResponse<'static> {
+    let mut text = Vec::new();
+    write_simple_error(&mut text, Some(code), message);
+    ToolResponse::error_text(text, true)
+}
+
+/// `required(field)`: the `MISSING_REQUIRED_FIELD` envelope.
+pub fn required(field: &str) -> ToolResponse<'static> {
+    let mut text = Vec::new();
+    write_required(&mut text, field);
+    ToolResponse::error_text(text, true)
+}
+
+/// An input validation error: `<validation_error action="tool/action">` with one field per
+/// problem.
+pub fn validation_error(action: &str, problems: &[FieldProblem]) -> ToolResponse<'static> {
+    let mut text = Vec::new();
+    write_validation_error(&mut text, action, problems);
+    ToolResponse::error_text(text, true)
+}
+
+impl ToolError {
+    /// The response carrying this error; `isError` is `false` only for warnings.
+    pub fn into_response(self) -> ToolResponse<'static> {
+        let mut text = Vec::new();
+        self.write(&mut text);
+        let is_error = self.is_error();
+        ToolResponse::error_text(text, is_error)
+    }
+}
+
+/// Collects the blocks of a response in any order; [`ResponseBuilder::build`] emits them in
+/// the fixed order of WIRE.md §1.1.
+#[derive(Clone, Debug)]
+pub struct ResponseBuilder<'d> {
+    data: Data<'d>,
+    format: Format,
+    ui: Vec<UiBlock>,
+    embedded: Vec<UiBlock>,
+    raw: Vec<String>,
+    hints: Vec<String>,
+    rules: Vec<String>,
+    suggestions: Vec<Suggestion>,
+}
+
+impl<'d> ResponseBuilder<'d> {
+    /// Sets the data format.
+    pub fn format(mut self, format: Format) -> Self {
+        self.format = format;
+        self
+    }
+
+    /// Adds a UI block (after any already added).
+    pub fn ui_block(mut self, block: UiBlock) -> Self {
+        self.ui.push(block);
+        self
+    }
+
+    /// Adds UI blocks in order.
+    pub fn ui_blocks(mut self, blocks: impl IntoIterator<Item = UiBlock>) -> Self {
+        self.ui.extend(blocks);
+        self
+    }
+
+    /// Adds an embedded block (UI of an embedded child Presenter), after the UI blocks.
+    pub fn embedded_block(mut self, block: UiBlock) -> Self {
+        self.embedded.push(block);
+        self
+    }
+
+    /// Adds a raw block: verbatim trusted text, not escaped, outside the tag-safety invariant.
+    pub fn raw_block(mut self, text: impl Into<String>) -> Self {
+        self.raw.push(text.into());
+        self
+    }
+
+    /// Adds a directive to `<llm_directives>`.
+    pub fn llm_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hints.push(hint.into());
+        self
+    }
+
+    /// Adds rules to `<domain_rules>`.
+    pub fn system_rules<I: IntoIterator<Item = S>, S: Into<String>>(mut self, rules: I) -> Self {
+        self.rules.extend(rules.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds suggestions to `<action_suggestions>`.
+    pub fn system_hint(mut self, suggestions: impl IntoIterator<Item = Suggestion>) -> Self {
+        self.suggestions.extend(suggestions);
+        self
+    }
+
+    /// Validates and assembles the response. After this succeeds, writing any block cannot fail.
+    ///
+    /// TOON data whose document holds a reserved tag sequence or a lone surrogate falls back to
+    /// compact JSON (WIRE.md §2); the side door's `format` says so.
+    ///
+    /// # Errors
+    ///
+    /// The data cannot be encoded in the chosen format (for example nested deeper than the
+    /// encoder's limit).
+    pub fn build(self) -> Result<ToolResponse<'d>> {
+        let format = match (self.data, self.format) {
+            (Data::Value(v), Format::Toon(delimiter)) => {
+                let doc = v.doc();
+                if doc.has_reserved_tag() || doc.has_lone_surrogate() {
+                    Format::Compact
+                } else {
+                    crate::toon::check(v, &crate::toon::EncodeOptions::new().delimiter(delimiter))?;
+                    Format::Toon(delimiter)
+                }
+            }
+            (_, f) => f,
+        };
+        let data = match self.data {
+            Data::None => DataBlock::Text(Cow::Borrowed("OK")),
+            Data::Text("") => DataBlock::Text(Cow::Borrowed("OK")),
+            Data::Text(s) => DataBlock::Text(Cow::Borrowed(s)),
+            Data::Value(v) => DataBlock::Encoded(v, format),
+        };
+        let mut blocks = Vec::new();
+        for b in self.ui.iter().chain(&self.embedded) {
+            let mut t = Vec::new();
+            b.write(&mut t);
+            blocks.push(t);
+        }
+        blocks.extend(self.raw.iter().map(|r| r.as_bytes().to_vec()));
+        let mut t = Vec::new();
+        if write_bullets(&mut t, "llm_directives", &self.hints) {
+            blocks.push(std::mem::take(&mut t));
+        }
+        if write_bullets(&mut t, "domain_rules", &self.rules) {
+            blocks.push(std::mem::take(&mut t));
+        }
+        if write_suggestions(&mut t, &self.suggestions) {
+            blocks.push(t);
+        }
+        let meta = Meta {
+            data: match self.data {
+                Data::Value(v) => Some(v),
+                _ => None,
+            },
+            rules: self.rules,
+            ui_blocks: self.ui.into_iter().chain(self.embedded).collect(),
+            hints: self.hints,
+            suggestions: self.suggestions,
+            format,
+        };
+        Ok(ToolResponse {
+            data,
+            blocks,
+            is_error: None,
+            meta,
+        })
+    }
+}
+
+/// The data block: verbatim text, or a value encoded on demand.
+#[derive(Clone, Debug)]
+enum DataBlock<'d> {
+    Text(Cow<'d, str>),
+    Encoded(Value<'d>, Format),
+}
+
+/// The testing side door (WIRE.md §10): what the response's blocks were built from. Never
+/// serialized.
+#[derive(Clone, Debug)]
+pub struct Meta<'d> {
+    /// Exactly what the data block encodes (`None` for text results and errors).
+    pub data: Option<Value<'d>>,
+    /// The rules, merged child rules included.
+    pub rules: Vec<String>,
+    /// The UI blocks, embedded ones included, in block order.
+    pub ui_blocks: Vec<UiBlock>,
+    /// The directives.
+    pub hints: Vec<String>,
+    /// The suggestions.
+    pub suggestions: Vec<Suggestion>,
+    /// The format the data block was actually written in.
+    pub format: Format,
+}
+
+/// A built MCP `CallToolResult`: the ordered text blocks, `isError`, and the side door.
+#[derive(Clone, Debug)]
+pub struct ToolResponse<'d> {
+    data: DataBlock<'d>,
+    blocks: Vec<Vec<u8>>,
+    is_error: Option<bool>,
+    meta: Meta<'d>,
+}
+
+impl<'d> ToolResponse<'d> {
+    fn error_text(text: Vec<u8>, is_error: bool) -> ToolResponse<'static> {
+        // Block writers only write valid UTF-8 from `&str` inputs.
+        let text = String::from_utf8(text).unwrap_or_default();
+        ToolResponse {
+            data: DataBlock::Text(Cow::Owned(text)),
+            blocks: Vec::new(),
+            is_error: Some(is_error),
+            meta: Meta {
+                data: None,
+                rules: Vec::new(),
+                ui_blocks: Vec::new(),
+                hints: Vec::new(),
+                suggestions: Vec::new(),
+                format: Format::Pretty,
+            },
+        }
+    }
+
+    /// Number of content blocks (never 0).
+    pub fn block_count(&self) -> usize {
+        1 + self.blocks.len()
+    }
+
+    /// `isError`: absent on success, `true` for errors, `false` written for warnings.
+    pub fn is_error(&self) -> Option<bool> {
+        self.is_error
+    }
+
+    /// The side door.
+    pub fn meta(&self) -> &Meta<'d> {
+        &self.meta
+    }
+
+    /// Writes the text of block `i` (0 is the data block) into `out`.
+    ///
+    /// # Panics
+    ///
+    /// When `i >= self.block_count()`.
+    pub fn write_block<W: Sink + ?Sized>(&self, i: usize, out: &mut W) {
+        if i > 0 {
+            out.write(&self.blocks[i - 1]);
+            return;
+        }
+        match &self.data {
+            DataBlock::Text(t) => out.write(t.as_bytes()),
+            DataBlock::Encoded(v, format) => write_data(*v, *format, out),
+        }
+    }
+
+    /// The text of block `i`.
+    ///
+    /// # Panics
+    ///
+    /// When `i >= self.block_count()`.
+    pub fn block_text(&self, i: usize) -> String {
+        let mut v = Vec::new();
+        self.write_block(i, &mut v);
+        // Every block is UTF-8: data encoders write UTF-8 (lone surrogates are escaped or
+        // rejected at build time) and the other blocks come from `&str`s.
+        String::from_utf8(v).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+
+    /// All block texts in order.
+    pub fn texts(&self) -> Vec<String> {
+        (0..self.block_count())
+            .map(|i| self.block_text(i))
+            .collect()
+    }
+}
+
+fn write_data<W: Sink + ?Sized>(v: Value<'_>, format: Format, out: &mut W) {
+    match format {
+        Format::Pretty => crate::json::write_pretty(v, out),
+        Format::Compact => crate::json::write_compact(v, out),
+        Format::Toon(delimiter) => {
+            let opts = crate::toon::EncodeOptions::new().delimiter(delimiter);
+            // `build` ran `toon::check` with these options, so encoding cannot fail here.
+            if crate::toon::encode(v, &opts, out).is_err() {
+                debug_assert!(false, "toon::encode failed after toon::check succeeded");
+            }
+        }
+    }
+}
