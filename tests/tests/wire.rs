@@ -68,6 +68,14 @@ fn data_block_forms() {
     assert_eq!(toon.meta().format, Format::Toon(Delimiter::Pipe));
     let n = doc("null");
     assert_eq!(wire::success(n.root()).unwrap().texts(), ["null"]);
+    // An owned document (what a Presenter hands over) encodes like a borrowed value.
+    let owned = wire::response(doc(r#"{"x":[true]}"#))
+        .format(Format::Compact)
+        .build()
+        .unwrap();
+    assert_eq!(owned.texts(), [r#"{"x":[true]}"#]);
+    assert_eq!(format!("{:?}", owned.data().unwrap()), r#"{"x": [true]}"#);
+    assert!(wire::success("text").unwrap().data().is_none());
 }
 
 #[test]

@@ -11,7 +11,7 @@ use super::blocks::{
     FieldProblem, Suggestion, ToolError, UiBlock, write_bullets, write_required,
     write_simple_error, write_suggestions, write_validation_error,
 };
-use crate::doc::Value;
+use crate::doc::{Doc, Value};
 use crate::error::Result;
 use crate::sink::Sink;
 use crate::toon::Delimiter;
@@ -29,7 +29,7 @@ pub enum Format {
 }
 
 /// What a handler returned, as the data block sees it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum Data<'d> {
     /// "No value" (Rust `()`/`None`): the data block is `OK`.
     None,
@@ -37,6 +37,15 @@ pub enum Data<'d> {
     Text(&'d str),
     /// Anything else: serialized in the response's format.
     Value(Value<'d>),
+    /// A document the response owns (for example the output of a Presenter: stripped,
+    /// redacted, truncated, selected), serialized like [`Data::Value`] of its root.
+    Doc(Doc<'d>),
+}
+
+impl<'d> From<Doc<'d>> for Data<'d> {
+    fn from(d: Doc<'d>) -> Data<'d> {
+        Data::Doc(d)
+    }
 }
 
 impl<'d> From<Value<'d>> for Data<'d> {
@@ -201,23 +210,16 @@ impl<'d> ResponseBuilder<'d> {
     /// The data cannot be encoded in the chosen format (for example nested deeper than the
     /// encoder's limit).
     pub fn build(self) -> Result<ToolResponse<'d>> {
-        let format = match (self.data, self.format) {
-            (Data::Value(v), Format::Toon(delimiter)) => {
-                let doc = v.doc();
-                if doc.has_reserved_tag() || doc.has_lone_surrogate() {
-                    Format::Compact
-                } else {
-                    crate::toon::check(v, &crate::toon::EncodeOptions::new().delimiter(delimiter))?;
-                    Format::Toon(delimiter)
-                }
-            }
+        let format = match (&self.data, self.format) {
+            (Data::Value(v), Format::Toon(delimiter)) => toon_or_fallback(*v, delimiter)?,
+            (Data::Doc(d), Format::Toon(delimiter)) => toon_or_fallback(d.root(), delimiter)?,
             (_, f) => f,
         };
         let data = match self.data {
-            Data::None => DataBlock::Text(Cow::Borrowed("OK")),
-            Data::Text("") => DataBlock::Text(Cow::Borrowed("OK")),
+            Data::None | Data::Text("") => DataBlock::Text(Cow::Borrowed("OK")),
             Data::Text(s) => DataBlock::Text(Cow::Borrowed(s)),
             Data::Value(v) => DataBlock::Encoded(v, format),
+            Data::Doc(d) => DataBlock::Owned(Box::new(d), format),
         };
         let mut blocks = Vec::new();
         for b in self.ui.iter().chain(&self.embedded) {
@@ -237,10 +239,6 @@ impl<'d> ResponseBuilder<'d> {
             blocks.push(t);
         }
         let meta = Meta {
-            data: match self.data {
-                Data::Value(v) => Some(v),
-                _ => None,
-            },
             rules: self.rules,
             ui_blocks: self.ui.into_iter().chain(self.embedded).collect(),
             hints: self.hints,
@@ -256,19 +254,29 @@ impl<'d> ResponseBuilder<'d> {
     }
 }
 
+/// The format TOON data is really written in: compact JSON when the document holds a reserved
+/// tag sequence or a lone surrogate (WIRE.md §2), else TOON after [`crate::toon::check`].
+fn toon_or_fallback(v: Value<'_>, delimiter: Delimiter) -> Result<Format> {
+    let doc = v.doc();
+    if doc.has_reserved_tag() || doc.has_lone_surrogate() {
+        return Ok(Format::Compact);
+    }
+    crate::toon::check(v, &crate::toon::EncodeOptions::new().delimiter(delimiter))?;
+    Ok(Format::Toon(delimiter))
+}
+
 /// The data block: verbatim text, or a value encoded on demand.
 #[derive(Clone, Debug)]
 enum DataBlock<'d> {
     Text(Cow<'d, str>),
     Encoded(Value<'d>, Format),
+    Owned(Box<Doc<'d>>, Format),
 }
 
 /// The testing side door (WIRE.md §10): what the response's blocks were built from. Never
 /// serialized.
 #[derive(Clone, Debug)]
-pub struct Meta<'d> {
-    /// Exactly what the data block encodes (`None` for text results and errors).
-    pub data: Option<Value<'d>>,
+pub struct Meta {
     /// The rules, merged child rules included.
     pub rules: Vec<String>,
     /// The UI blocks, embedded ones included, in block order.
@@ -287,7 +295,7 @@ pub struct ToolResponse<'d> {
     data: DataBlock<'d>,
     blocks: Vec<Vec<u8>>,
     is_error: Option<bool>,
-    meta: Meta<'d>,
+    meta: Meta,
 }
 
 impl<'d> ToolResponse<'d> {
@@ -299,7 +307,6 @@ impl<'d> ToolResponse<'d> {
             blocks: Vec::new(),
             is_error: Some(is_error),
             meta: Meta {
-                data: None,
                 rules: Vec::new(),
                 ui_blocks: Vec::new(),
                 hints: Vec::new(),
@@ -320,8 +327,17 @@ impl<'d> ToolResponse<'d> {
     }
 
     /// The side door.
-    pub fn meta(&self) -> &Meta<'d> {
+    pub fn meta(&self) -> &Meta {
         &self.meta
+    }
+
+    /// Side door: exactly what the data block encodes (`None` for text results and errors).
+    pub fn data(&self) -> Option<Value<'_>> {
+        match &self.data {
+            DataBlock::Text(_) => None,
+            DataBlock::Encoded(v, _) => Some(*v),
+            DataBlock::Owned(d, _) => Some(d.root()),
+        }
     }
 
     /// Writes the text of block `i` (0 is the data block) into `out`.
@@ -337,6 +353,7 @@ impl<'d> ToolResponse<'d> {
         match &self.data {
             DataBlock::Text(t) => out.write(t.as_bytes()),
             DataBlock::Encoded(v, format) => write_data(*v, *format, out),
+            DataBlock::Owned(d, format) => write_data(d.root(), *format, out),
         }
     }
 
