@@ -957,3 +957,7 @@ impl<'s, 'o> Parser<'s, 'o> {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "parse_tests.rs"]
+mod tests;
