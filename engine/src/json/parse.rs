@@ -273,6 +273,29 @@ fn scan_run(src: &[u8], mut i: usize) -> (usize, bool, bool) {
     (i, hi, lt)
 }
 
+/// `a == b` for two slices of the same length, without a `memcmp` call for short keys.
+#[inline(always)]
+fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    debug_assert_eq!(a.len(), b.len());
+    let n = a.len();
+    let word = |s: &[u8], i: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[i..i + 8]);
+        u64::from_le_bytes(w)
+    };
+    let half = |s: &[u8], i: usize| {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[i..i + 4]);
+        u32::from_le_bytes(w)
+    };
+    match n {
+        0..=3 => a == b,
+        4..=8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        9..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
+    }
+}
+
 #[inline]
 fn hex_val(b: u8) -> Option<u16> {
     match b {
@@ -541,6 +564,34 @@ impl<'s, 'o> Parser<'s, 'o> {
         Ok(tok)
     }
 
+    /// When the input at the current position (a key's opening quote) is `"` + the key
+    /// `src[start..start + len]` + `"` + optional whitespace + `:`, moves past the `:` and
+    /// returns true. The caller knows that earlier key was lexed without error, so these
+    /// identical bytes are valid and set no new flags. `count` members came before.
+    #[inline(always)]
+    pub(crate) fn repeats_key(&mut self, start: usize, len: usize, count: usize) -> bool {
+        let at = self.pos + 1;
+        let src = self.src;
+        let (Some(new), Some(old)) = (src.get(at..at + len), src.get(start..start + len)) else {
+            return false;
+        };
+        if src.get(at + len) != Some(&b'"')
+            || !bytes_eq(new, old)
+            || count >= self.opts.max_keys_per_object
+        {
+            return false;
+        }
+        let mut i = at + len + 1;
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = src.get(i) {
+            i += 1;
+        }
+        if src.get(i) != Some(&b':') {
+            return false;
+        }
+        self.pos = i + 1;
+        true
+    }
+
     /// Lexes the string whose opening quote is at the current position, validates it, sets
     /// the document flags, and leaves the position after the closing quote.
     #[inline(always)]
@@ -747,9 +798,11 @@ impl<'s, 'o> Parser<'s, 'o> {
         self.unexpected(&format!("invalid literal, expected '{word}'"), i)
     }
 
-    /// A number at the current position (`-` or a digit).
+    /// A number at the current position (`-` or a digit); returns whether it is a
+    /// non-integer. When skipping (`!EMIT`), a non-integer that could overflow is still
+    /// converted and checked, so [`Parser::emit_number`] can later push it infallibly.
     #[inline(always)]
-    fn number<const EMIT: bool>(&mut self) -> Result<()> {
+    pub(crate) fn number<const EMIT: bool>(&mut self) -> Result<bool> {
         let src = self.src;
         let start = self.pos;
         let mut i = start;
@@ -808,7 +861,7 @@ impl<'s, 'o> Parser<'s, 'o> {
             if EMIT {
                 self.b.int_src(start, i - start);
             }
-            return Ok(());
+            return Ok(false);
         }
         // Without an exponent, a number below 10^308 cannot overflow: skipped values only
         // need the (slower) conversion when it could.
@@ -825,7 +878,17 @@ impl<'s, 'o> Parser<'s, 'o> {
                 self.b.float(x);
             }
         }
-        Ok(())
+        Ok(true)
+    }
+
+    /// Pushes the number `src[start..end]` that [`Parser::number`] already validated.
+    #[inline]
+    pub(crate) fn emit_number(&mut self, start: usize, end: usize, is_float: bool) {
+        if is_float {
+            self.b.float(float_value(&self.src[start..end]));
+        } else {
+            self.b.int_src(start, end - start);
+        }
     }
 
     /// Parses (`EMIT`) or validates and skips (`!EMIT`) one complete value at the current
@@ -899,7 +962,9 @@ impl<'s, 'o> Parser<'s, 'o> {
                         self.b.null();
                     }
                 }
-                b'-' | b'0'..=b'9' => self.number::<EMIT>()?,
+                b'-' | b'0'..=b'9' => {
+                    self.number::<EMIT>()?;
+                }
                 _ => return Err(self.unexpected("expected a value", self.pos)),
             }
             // A value is complete: close the containers it completes.

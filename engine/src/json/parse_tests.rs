@@ -532,3 +532,39 @@ fn selector_order_duplicates_missing_and_non_objects() {
     .unwrap();
     assert_eq!(doc.node_count(), 3);
 }
+
+#[test]
+fn selection_over_rows_with_repeating_and_changing_keys() {
+    // Rows reuse the previous row's key lexing when the bytes repeat (see select.rs); keys
+    // that change length, spacing, escaping or position must still be read exactly.
+    let opts = ParseOptions::new();
+    let src = br#"[{"id":1,"n":"x"},{"id" : 2,"n":"y"},{"i":3,"id":4},{"\u0069d":5},{"id":6,"id":7},{"idx":8,"id":9},{"id":10}]"#;
+    let doc = parse_selected(src, &Selector::new(["id"]), &opts).unwrap();
+    assert_eq!(
+        format!("{:?}", doc.root()),
+        r#"[{"id": 1}, {"id": 2}, {"id": 4}, {"id": 5}, {"id": 7}, {"id": 9}, {"id": 10}]"#
+    );
+    let e = parse_selected(
+        br#"[{"a":1},{"a":1,"b":2}]"#,
+        &Selector::new(["a"]),
+        &ParseOptions::new().max_keys_per_object(1),
+    )
+    .unwrap_err();
+    assert_eq!((e.classify(), e.column()), (Category::Limit, 17));
+    // A repeated key after an invalid one is never reached.
+    let e = parse_selected(
+        b"[{\"a\":1},{\"a\":1,\"\xff\":2}]",
+        &Selector::new(["a"]),
+        &opts,
+    )
+    .unwrap_err();
+    assert_eq!((e.classify(), e.column()), (Category::Utf8, 18));
+    // Flags from a repeated flagged key are already set by its first occurrence.
+    let doc = parse_selected(
+        br#"[{"<tool_error>":1},{"<tool_error>":2}]"#,
+        &Selector::new(["a"]),
+        &opts,
+    )
+    .unwrap();
+    assert!(doc.has_reserved_tag());
+}

@@ -6,10 +6,10 @@
 //! flags, but never become nodes or heap bytes.
 //!
 //! How: an object under selection is read twice. The first pass validates every member and
-//! records, for each requested key, where its last value starts (so duplicate keys keep the
-//! last value); skipping is the parser's own lexer with output turned off. The second pass
-//! builds the object in the selector's order by parsing just the recorded values again. The
-//! selected values are thus lexed twice; unselected ones once, without output.
+//! records, for each requested key, where its last value is (so duplicate keys keep the last
+//! value); skipping is the parser's own lexer with output turned off. Plain strings and
+//! numbers are recorded as lexed spans. The second pass builds the object in the selector's
+//! order from those spans, parsing again only selected containers and escaped strings.
 
 use std::collections::HashMap;
 
@@ -104,30 +104,49 @@ pub fn parse_selected<'s>(
     opts: &ParseOptions,
 ) -> Result<Doc<'s>> {
     // Far fewer nodes than a full parse; the vectors grow if needed.
-    let mut p = Parser::new(bytes, opts, (bytes.len() / 64).min(1 << 24))?;
-    let mut slots: Vec<Option<Slot>> = vec![None; selector.len()];
+    let mut p = Parser::new(bytes, opts, (bytes.len() / 16).min(1 << 26))?;
+    let mut st = State {
+        slots: vec![None; selector.len()],
+        shape: Vec::new(),
+    };
     match p.peek() {
-        Some(b'{') => selected_object(&mut p, selector, &mut slots, 0)?,
-        Some(b'[') => selected_array(&mut p, selector, &mut slots)?,
+        Some(b'{') => selected_object(&mut p, selector, &mut st, 0)?,
+        Some(b'[') => selected_array(&mut p, selector, &mut st)?,
         _ => p.value::<true>(0)?,
     }
     p.finish()
 }
 
-/// Where a selected member was found: its key (borrowable from the input or not) and the
-/// offset of its value.
+/// Reused between the objects of a root array.
+struct State {
+    /// Per selected key, where the object has it.
+    slots: Vec<Option<Slot>>,
+    /// The unescaped keys of the previous object, by member position: `(start, len,
+    /// selector index)`.
+    shape: Vec<(usize, usize, Option<usize>)>,
+}
+
+/// Where a selected member was found: its key (borrowable from the input or not) and its
+/// value, already lexed when it is a plain string or a number.
 #[derive(Clone, Copy)]
 struct Slot {
     key: Option<(usize, usize)>,
-    value: usize,
+    value: Lexed,
+}
+
+/// A value seen by the first pass.
+#[derive(Clone, Copy)]
+enum Lexed {
+    /// A string without escapes: `src[start..start + len]`.
+    Str(usize, usize),
+    /// A number `src[start..end]`, and whether it is a non-integer.
+    Num(usize, usize, bool),
+    /// Anything else: parse again from this offset.
+    At(usize),
 }
 
 /// The root array: each object element is selected, other elements are kept whole.
-fn selected_array(
-    p: &mut Parser<'_, '_>,
-    sel: &Selector,
-    slots: &mut [Option<Slot>],
-) -> Result<()> {
+fn selected_array(p: &mut Parser<'_, '_>, sel: &Selector, st: &mut State) -> Result<()> {
     p.check_depth(1)?;
     p.pos += 1;
     let mark = p.b.begin_array();
@@ -139,7 +158,7 @@ fn selected_array(
         loop {
             p.skip_ws();
             if p.peek() == Some(b'{') {
-                selected_object(p, sel, slots, 1)?;
+                selected_object(p, sel, st, 1)?;
             } else {
                 p.value::<true>(1)?;
             }
@@ -165,11 +184,12 @@ fn selected_array(
 fn selected_object(
     p: &mut Parser<'_, '_>,
     sel: &Selector,
-    slots: &mut [Option<Slot>],
+    st: &mut State,
     depth: usize,
 ) -> Result<()> {
     p.check_depth(depth + 1)?;
     p.pos += 1;
+    let State { slots, shape } = st;
     slots.fill(None);
     // Pass 1: validate every member, remember where the selected values are.
     p.skip_ws();
@@ -178,11 +198,44 @@ fn selected_object(
     } else {
         let mut count = 0;
         loop {
-            let tok = p.member_key(count)?;
-            let found = sel.find(p.tok_bytes(tok));
+            // The keys of rows usually repeat: when the bytes at the position are exactly the
+            // key member `count` had in the previous object, that earlier lexing (validity,
+            // flags, selector lookup) holds for them too.
+            let key_at = p.pos + 1;
+            let (tok, found) = match shape.get(count) {
+                Some(&(start, len, found)) if p.repeats_key(start, len, count) => {
+                    (StrTok::Src { start: key_at, len }, found)
+                }
+                _ => {
+                    let tok = p.member_key(count)?;
+                    let found = sel.find(p.tok_bytes(tok));
+                    if let StrTok::Src { start, len } = tok {
+                        shape.truncate(count);
+                        if shape.len() == count {
+                            shape.push((start, len, found));
+                        }
+                    }
+                    (tok, found)
+                }
+            };
             p.skip_ws();
-            let value = p.pos;
-            p.value::<false>(depth + 1)?;
+            let start = p.pos;
+            // Plain strings and numbers (most values) are lexed once; the rest is skipped
+            // and, when selected, parsed again in the second pass.
+            let value = match p.peek() {
+                Some(b'"') => match p.lex_string()? {
+                    StrTok::Src { start, len } => Lexed::Str(start, len),
+                    StrTok::Scratch => Lexed::At(start),
+                },
+                Some(b'-' | b'0'..=b'9') => {
+                    let is_float = p.number::<false>()?;
+                    Lexed::Num(start, p.pos, is_float)
+                }
+                _ => {
+                    p.value::<false>(depth + 1)?;
+                    Lexed::At(start)
+                }
+            };
             if let Some(i) = found {
                 let key = match tok {
                     StrTok::Src { start, len } => Some((start, len)),
@@ -217,8 +270,14 @@ fn selected_object(
             Some((start, len)) => p.b.str_src(start, len),
             None => p.b.str_heap(sel.keys[i].as_bytes()),
         }
-        p.pos = slot.value;
-        p.value::<true>(depth + 1)?;
+        match slot.value {
+            Lexed::Str(start, len) => p.b.str_src(start, len),
+            Lexed::Num(start, end, is_float) => p.emit_number(start, end, is_float),
+            Lexed::At(at) => {
+                p.pos = at;
+                p.value::<true>(depth + 1)?;
+            }
+        }
         n += 1;
     }
     p.b.end_object(mark, n);
