@@ -314,71 +314,52 @@ const POW10: [f64; 23] = [
 
 /// The nearest f64 of a JSON number lexeme (grammar already checked). Infinite on overflow.
 fn float_value(lex: &[u8]) -> f64 {
-    // Clinger's fast path: a significand below 2^53 times/divided by an exact power of ten
-    // ≤ 1e22 is one correctly rounded operation.
     let (neg, digits) = match lex {
         [b'-', rest @ ..] => (true, rest),
         _ => (false, lex),
     };
+    // Clinger's fast path: a significand below 2^53 times/divided by an exact power of ten
+    // ≤ 1e22 is one correctly rounded operation. At most 19 digits cannot overflow u64.
     let mut m: u64 = 0;
-    let mut exp10: i64 = 0;
     let mut i = 0;
-    let mut fast = true;
-    while let Some(&b) = digits.get(i) {
-        match b {
-            b'0'..=b'9' => {
-                if m >= 1 << 49 {
-                    fast = false;
-                    break;
-                }
-                m = m * 10 + (b - b'0') as u64;
-            }
-            b'.' => {
-                i += 1;
-                while let Some(&d @ b'0'..=b'9') = digits.get(i) {
-                    if m >= 1 << 49 {
-                        fast = false;
-                        break;
-                    }
-                    m = m * 10 + (d - b'0') as u64;
-                    exp10 -= 1;
-                    i += 1;
-                }
-                continue;
-            }
-            _ => {
-                // 'e' / 'E'
-                let mut j = i + 1;
-                let eneg = match digits.get(j) {
-                    Some(b'-') => {
-                        j += 1;
-                        true
-                    }
-                    Some(b'+') => {
-                        j += 1;
-                        false
-                    }
-                    _ => false,
-                };
-                let mut e: i64 = 0;
-                while let Some(&d) = digits.get(j) {
-                    if e > 100_000 {
-                        fast = false;
-                        break;
-                    }
-                    e = e * 10 + (d - b'0') as i64;
-                    j += 1;
-                }
-                exp10 += if eneg { -e } else { e };
-                break;
-            }
-        }
-        if !fast {
-            break;
-        }
+    while let Some(&b @ b'0'..=b'9') = digits.get(i) {
+        m = m.wrapping_mul(10).wrapping_add((b - b'0') as u64);
         i += 1;
     }
-    if fast && (-22..=22).contains(&exp10) {
+    let mut n_digits = i;
+    let mut exp10: i64 = 0;
+    if digits.get(i) == Some(&b'.') {
+        i += 1;
+        let frac = i;
+        while let Some(&b @ b'0'..=b'9') = digits.get(i) {
+            m = m.wrapping_mul(10).wrapping_add((b - b'0') as u64);
+            i += 1;
+        }
+        n_digits += i - frac;
+        exp10 = -((i - frac) as i64);
+    }
+    if let Some(b'e' | b'E') = digits.get(i) {
+        i += 1;
+        let eneg = match digits.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let mut e: i64 = 0;
+        while let Some(&b @ b'0'..=b'9') = digits.get(i) {
+            // Saturate: anything this large is far outside the fast path anyway.
+            e = (e * 10 + (b - b'0') as i64).min(1 << 40);
+            i += 1;
+        }
+        exp10 += if eneg { -e } else { e };
+    }
+    if n_digits <= 19 && m < 1 << 53 && (-22..=22).contains(&exp10) {
         let m = m as f64; // exact: m < 2^53
         let x = if exp10 < 0 {
             m / POW10[(-exp10) as usize]
