@@ -6,9 +6,12 @@
 //! integers beyond 64 bits (WIRE.md §1.3 keeps every digit), it rejects lone surrogate
 //! escapes such as `"\ud800"` (valid JSON; we keep them as WTF-8), and its tape cannot skip
 //! unselected subtrees without materialising them (WIRE.md §4 pushes `_select` into the
-//! parser). So this is a small scanner on byte dispatch and SWAR word scans (8 bytes at a
-//! time for the end of a string, no `unsafe`), writing straight into a
-//! [`DocBuilder`](crate::doc::DocBuilder).
+//! parser). So this is a small scanner on byte dispatch, writing straight into a
+//! [`DocBuilder`](crate::doc::DocBuilder). The end of a string is found 16 bytes at a time
+//! with SSE2 on x86_64 (baseline there, so no runtime detection) and 8 bytes at a time with
+//! portable SWAR words elsewhere and for tails; the two are tested against each other.
+//! Measured on 100k flat invoice rows (17 MB, a shared 2-core machine, noisy): SSE2 took
+//! skipping from 7.4 to 6.2 ms and the full parse from about 12 to 11.5 ms.
 //!
 //! # How it works
 //!
@@ -243,6 +246,47 @@ fn control_bytes(v: u64) -> u64 {
 /// exactly when set).
 #[inline(always)]
 fn scan_run(src: &[u8], mut i: usize) -> (usize, bool, bool) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (mut hi16, mut lt16) = (0u32, 0u32);
+        while i + 16 <= src.len() {
+            // SAFETY: `i + 16 <= src.len()`, so the unaligned 16-byte load reads only bytes
+            // of `src`; SSE2 is part of the x86_64 baseline, so every intrinsic is available.
+            let (stop, h, l) = unsafe {
+                use std::arch::x86_64::*;
+                let x = _mm_loadu_si128(src.as_ptr().add(i).cast::<__m128i>());
+                let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+                let backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+                // Unsigned `x < 0x20` as a signed compare with both sides' top bit flipped.
+                let control = _mm_cmplt_epi8(
+                    _mm_xor_si128(x, _mm_set1_epi8(i8::MIN)),
+                    _mm_set1_epi8((0x20u8 ^ 0x80) as i8),
+                );
+                let lt = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'<' as i8));
+                (
+                    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32,
+                    _mm_movemask_epi8(x) as u32,
+                    _mm_movemask_epi8(lt) as u32,
+                )
+            };
+            hi16 |= h;
+            lt16 |= l;
+            if stop != 0 {
+                return (i + stop.trailing_zeros() as usize, hi16 != 0, lt16 != 0);
+            }
+            i += 16;
+        }
+        if hi16 | lt16 != 0 {
+            let (end, hi, lt) = scan_run_words(src, i);
+            return (end, hi || hi16 != 0, lt || lt16 != 0);
+        }
+    }
+    scan_run_words(src, i)
+}
+
+/// The portable part of [`scan_run`]: 8-byte words, then single bytes.
+#[inline(always)]
+fn scan_run_words(src: &[u8], mut i: usize) -> (usize, bool, bool) {
     let mut hi = 0u64;
     let mut lt = 0u64;
     while let Some(chunk) = src.get(i..i + 8) {

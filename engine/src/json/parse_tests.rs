@@ -568,3 +568,39 @@ fn selection_over_rows_with_repeating_and_changing_keys() {
     .unwrap();
     assert!(doc.has_reserved_tag());
 }
+
+#[test]
+fn vector_and_portable_string_scans_agree() {
+    // Every stop byte at every offset and tail length, with non-ASCII and `<` around it:
+    // the x86_64 SSE2 scan and the portable word scan find the same end, and neither
+    // misses a byte >= 0x80 or a `<` before the end (both may over-report, never under).
+    for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+        for len in 0..48 {
+            for tail in 0..20 {
+                for filler in [b'a', 0xC3, b'<'] {
+                    let mut v = vec![b'x'; len];
+                    if len > 0 {
+                        v[len / 2] = filler;
+                    }
+                    v.push(stop);
+                    v.extend(std::iter::repeat_n(b'y', tail));
+                    for (name, (end, hi, lt)) in [
+                        ("vector", super::scan_run(&v, 0)),
+                        ("words", super::scan_run_words(&v, 0)),
+                    ] {
+                        assert_eq!(end, len, "{name} {stop} {len} {tail}");
+                        let run = &v[..end];
+                        assert!(hi || run.is_ascii(), "{name} hi {len} {tail}");
+                        assert!(lt || !run.contains(&b'<'), "{name} lt {len} {tail}");
+                    }
+                }
+            }
+        }
+    }
+    // No stop byte at all: the end of the input.
+    for len in 0..40 {
+        let v = vec![b'z'; len];
+        assert_eq!(super::scan_run(&v, 0).0, len);
+        assert_eq!(super::scan_run_words(&v, 0).0, len);
+    }
+}
