@@ -319,6 +319,15 @@ proptest! {
     }
 
     #[test]
+    fn arbitrary_bytes_never_panic_and_both_entry_points_agree(
+        src in prop::collection::vec(prop::sample::select(INTERESTING), 0..64),
+        keys in selector_keys(),
+    ) {
+        check_against_serde(&src)?;
+        check_selection(&src, &keys)?;
+    }
+
+    #[test]
     fn select_pushdown_rejects_exactly_what_parse_rejects(src in mutated(), keys in selector_keys()) {
         check_selection(&src, &keys)?;
     }
