@@ -189,7 +189,12 @@ impl ParseOptions {
 ///
 /// # Errors
 ///
-/// A positioned [`Error`] for invalid JSON or an exceeded limit (see [`ParseOptions`]).
+/// A positioned [`Error`] for invalid JSON or an exceeded limit (see [`ParseOptions`]):
+/// [`Category::Syntax`], [`Category::Eof`] (the input ended early; an empty or
+/// all-whitespace input is `Eof` too, message `empty input, expected a JSON value`),
+/// [`Category::Utf8`], [`Category::Number`] (a non-integer beyond f64), [`Category::Depth`],
+/// [`Category::Limit`]. When the input has several problems, the first in document order
+/// is reported.
 pub fn parse<'s>(bytes: &'s [u8], opts: &ParseOptions) -> Result<Doc<'s>> {
     // About one node per 6 input bytes on row-shaped data (`"k":123,`); the vectors grow
     // if that is short. Capacity that is never touched costs no physical memory.
