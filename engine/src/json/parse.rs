@@ -40,7 +40,8 @@
 //! [`Syntax`](Category::Syntax), [`Eof`](Category::Eof) (the input ended early; also an
 //! empty or all-whitespace input), [`Utf8`](Category::Utf8), [`Number`](Category::Number),
 //! [`Depth`](Category::Depth), [`Limit`](Category::Limit). When the input has several
-//! problems the first one in document order is reported. A UTF-8 byte order mark at the
+//! problems, the input size is checked first, then the first problem met scanning forward
+//! is reported (a string's length is checked at its closing quote). A UTF-8 byte order mark at the
 //! start is rejected (as `JSON.parse` and serde_json do).
 //!
 //! # Implementation-defined cases (JSONTestSuite `i_` files)
@@ -193,8 +194,8 @@ impl ParseOptions {
 /// [`Category::Syntax`], [`Category::Eof`] (the input ended early; an empty or
 /// all-whitespace input is `Eof` too, message `empty input, expected a JSON value`),
 /// [`Category::Utf8`], [`Category::Number`] (a non-integer beyond f64), [`Category::Depth`],
-/// [`Category::Limit`]. When the input has several problems, the first in document order
-/// is reported.
+/// [`Category::Limit`]. The input size is checked first; otherwise the first problem met
+/// scanning forward is reported (a string's length is checked at its closing quote).
 pub fn parse<'s>(bytes: &'s [u8], opts: &ParseOptions) -> Result<Doc<'s>> {
     // About one node per 6 input bytes on row-shaped data (`"k":123,`); the vectors grow
     // if that is short. Capacity that is never touched costs no physical memory.
