@@ -41,8 +41,8 @@
 //! empty or all-whitespace input), [`Utf8`](Category::Utf8), [`Number`](Category::Number),
 //! [`Depth`](Category::Depth), [`Limit`](Category::Limit). When the input has several
 //! problems, the input size is checked first, then the first problem met scanning forward
-//! is reported (a string's length is checked at its closing quote). A UTF-8 byte order mark at the
-//! start is rejected (as `JSON.parse` and serde_json do).
+//! is reported (a string's length is checked at its closing quote). A UTF-8 byte order
+//! mark at the start is rejected (as `JSON.parse` and serde_json do).
 //!
 //! # Implementation-defined cases (JSONTestSuite `i_` files)
 //!
