@@ -8,7 +8,7 @@
 //! This page is the map of the crate.
 //!
 //! * [`doc`]: [`Doc`], the one document representation, a flat tape of values.
-//! * [`json`]: JSON string escaping as `JSON.stringify` does it.
+//! * [`json`]: JSON parsing with select pushdown, and writers byte-identical to `JSON.stringify`.
 //! * `ser` (feature `serde`): `to_doc`, any `serde::Serialize` value as a [`Doc`].
 //! * [`toon`]: the TOON 4.4 encoder and decoder.
 //! * [`sink`]: [`Sink`], where every encoder writes.

@@ -1,8 +1,18 @@
-//! JSON: escaping as `JSON.stringify` does it.
+//! JSON in and out.
+//!
+//! * [`parse`] / [`parse_selected`]: bytes → [`Doc`](crate::Doc), integers exact, select
+//!   pushdown with a compiled [`Selector`].
+//! * [`write_compact`] / [`write_pretty`]: byte-identical to `JSON.stringify(x)` and
+//!   `JSON.stringify(x, null, 2)` with the three deviations of WIRE.md §1.3.
+//! * [`escape`]: string escaping as `JSON.stringify` does it.
 
 pub mod escape;
+mod parse;
+mod select;
 pub mod write;
 
+pub use parse::{ParseOptions, parse};
+pub use select::{Selector, parse_selected};
 pub use write::{
     CompactFormatter, Formatter, PrettyFormatter, to_string_compact, to_string_pretty,
     to_vec_compact, to_vec_pretty, write_compact, write_pretty, write_with,

@@ -1,0 +1,606 @@
+//! Exact tests of the JSON parser: every error path with category, position and message;
+//! numbers, strings, duplicate keys, limits, flags; and the selection entry point.
+
+use crate::doc::{Number, ValueRef};
+use crate::error::Category;
+use crate::json::{ParseOptions, Selector, parse, parse_selected};
+
+fn show(src: &[u8]) -> String {
+    let doc = parse(src, &ParseOptions::new()).unwrap_or_else(|e| panic!("{e}"));
+    format!("{:?}", doc.root())
+}
+
+/// (input, category, line, column, message): each input fails exactly like this, through
+/// `parse` and through `parse_selected` (with and without matching keys).
+#[rustfmt::skip]
+const ERRORS: &[(&[u8], Category, usize, usize, &str)] = &[
+    (b"", Category::Eof, 1, 1, "empty input, expected a JSON value"),
+    (b"  \n ", Category::Eof, 2, 2, "empty input, expected a JSON value"),
+    (b"}", Category::Syntax, 1, 1, "expected a value, found '}'"),
+    (b"[1,]", Category::Syntax, 1, 4, "expected a value, found ']'"),
+    (b"[1 2]", Category::Syntax, 1, 4, "expected ',' or ']' after an array element, found '2'"),
+    (b"{\"a\":1 \"b\":2}", Category::Syntax, 1, 8, "expected ',' or '}' after an object member, found '\"'"),
+    (b"{\"a\" 1}", Category::Syntax, 1, 6, "expected ':' after an object key, found '1'"),
+    (b"{1:2}", Category::Syntax, 1, 2, "expected a string key, found '1'"),
+    (b"{\"a\":1,}", Category::Syntax, 1, 8, "expected a string key, found '}'"),
+    (b"{\n  \"a\": [1, {\"b\" 2}]\n}", Category::Syntax, 2, 17, "expected ':' after an object key, found '2'"),
+    (b"[1", Category::Eof, 1, 3, "unexpected end of input"),
+    (b"{\"a\":", Category::Eof, 1, 6, "unexpected end of input"),
+    (b"{\"a\"", Category::Eof, 1, 5, "unexpected end of input"),
+    (b"\"abc", Category::Eof, 1, 5, "unexpected end of input"),
+    (b"\"abcdefghijklmnop", Category::Eof, 1, 18, "unexpected end of input"),
+    (b"\"a\\", Category::Eof, 1, 4, "unexpected end of input"),
+    (b"\"a\\n", Category::Eof, 1, 5, "unexpected end of input"),
+    (b"\"\\u12", Category::Eof, 1, 6, "unexpected end of input"),
+    (b"[tru]", Category::Syntax, 1, 5, "invalid literal, expected 'true', found ']'"),
+    (b"[fals", Category::Eof, 1, 6, "unexpected end of input"),
+    (b"nul", Category::Eof, 1, 4, "unexpected end of input"),
+    (b"nulL", Category::Syntax, 1, 4, "invalid literal, expected 'null', found 'L'"),
+    (b"[1] x", Category::Syntax, 1, 5, "trailing characters after the document"),
+    (b"{\"a\":1}}", Category::Syntax, 1, 8, "trailing characters after the document"),
+    (b"truex", Category::Syntax, 1, 5, "trailing characters after the document"),
+    (b"\"a\x01\"", Category::Syntax, 1, 3, "unescaped control character U+0001 in a string"),
+    (b"\"a\nb\"", Category::Syntax, 1, 3, "unescaped control character U+000A in a string"),
+    (b"\"\\n\x1f\"", Category::Syntax, 1, 4, "unescaped control character U+001F in a string"),
+    (b"\"\\x\"", Category::Syntax, 1, 2, "invalid escape sequence '\\x'"),
+    (b"\"\\\xc3\xa9\"", Category::Syntax, 1, 2, "invalid escape sequence"),
+    (b"\"\\u12G4\"", Category::Syntax, 1, 6, "invalid \\u escape, expected 4 hex digits"),
+    (b"\"\\ud800\\u12G4\"", Category::Syntax, 1, 12, "invalid \\u escape, expected 4 hex digits"),
+    (b"01", Category::Syntax, 1, 1, "a number cannot have leading zeros"),
+    (b"[-00]", Category::Syntax, 1, 3, "a number cannot have leading zeros"),
+    (b"-", Category::Eof, 1, 2, "unexpected end of input"),
+    (b"-a", Category::Syntax, 1, 2, "expected a digit after '-', found 'a'"),
+    (b"[.5]", Category::Syntax, 1, 2, "expected a value, found '.'"),
+    (b"[+1]", Category::Syntax, 1, 2, "expected a value, found '+'"),
+    (b"1.", Category::Eof, 1, 3, "unexpected end of input"),
+    (b"1.e5", Category::Syntax, 1, 3, "expected a digit after the decimal point, found 'e'"),
+    (b"1e", Category::Eof, 1, 3, "unexpected end of input"),
+    (b"1e+x", Category::Syntax, 1, 4, "expected a digit in the exponent, found 'x'"),
+    (b"1e400", Category::Number, 1, 1, "number out of the range of a 64-bit float"),
+    (b"[0, -1.5e309]", Category::Number, 1, 5, "number out of the range of a 64-bit float"),
+    (b"\xff", Category::Utf8, 1, 1, "invalid UTF-8"),
+    (b"[1,\xc3]", Category::Utf8, 1, 4, "invalid UTF-8"),
+    (b"\"a\xff\"", Category::Utf8, 1, 3, "invalid UTF-8"),
+    (b"\"\xc3\xa9\xff\"", Category::Utf8, 1, 4, "invalid UTF-8"),
+    (b"\"0123456789\xed\xa0\x80\"", Category::Utf8, 1, 12, "invalid UTF-8"),
+    (b"\"\\u00e9\xe9\"", Category::Utf8, 1, 8, "invalid UTF-8"),
+    (b"\xef\xbb\xbf{}", Category::Syntax, 1, 1, "unexpected byte order mark (U+FEFF) at the start of the input"),
+    (b"[\xc3\xa9]", Category::Syntax, 1, 2, "expected a value, found 'é'"),
+    (b"[\x00]", Category::Syntax, 1, 2, "expected a value, found '\\0'"),
+    (b"[\r\n1,\r\n]", Category::Syntax, 3, 1, "expected a value, found ']'"),
+];
+
+#[test]
+fn every_error_path_is_positioned_and_exact() {
+    let opts = ParseOptions::new();
+    for &(input, cat, line, column, msg) in ERRORS {
+        let shown = String::from_utf8_lossy(input);
+        let sels = [Selector::new(["a", "b"]), Selector::new(Vec::<&str>::new())];
+        let results = std::iter::once(parse(input, &opts))
+            .chain(sels.iter().map(|s| parse_selected(input, s, &opts)));
+        for r in results {
+            let e = r.expect_err(&shown);
+            assert_eq!(
+                (e.classify(), e.line(), e.column(), e.message()),
+                (cat, line, column, msg),
+                "input {shown:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn control_characters_outside_strings_are_shown_escaped() {
+    // The message uses Rust's char escapes for non-printable bytes.
+    let e = parse(b"[\x00]", &ParseOptions::new()).unwrap_err();
+    assert_eq!(e.to_string(), "1:2: expected a value, found '\\0'");
+}
+
+#[test]
+fn numbers() {
+    assert_eq!(
+        show(b"123456789012345678901234567890123"),
+        "123456789012345678901234567890123"
+    );
+    assert_eq!(
+        show(b"-98765432109876543210987654321"),
+        "-98765432109876543210987654321"
+    );
+    // `-0` as an integer lexeme reads as 0; as a float it is -0.0 (printed 0 by the writers).
+    assert_eq!(show(b"[-0, -0.0, 0]"), "[0, -0.0, 0]");
+    assert_eq!(
+        show(b"[1.0, 1e2, 1E+2, 2.5e-3, 1.5]"),
+        "[1.0, 100.0, 100.0, 0.0025, 1.5]"
+    );
+    let doc = parse(
+        b"[5e-324, 1e-400, -1e-400, 1.7976931348623157e308, 0.1]",
+        &ParseOptions::new(),
+    )
+    .unwrap();
+    let xs: Vec<f64> = doc
+        .root()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| match v.get() {
+            ValueRef::Number(Number::Float(x)) => x,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(xs[0].to_bits(), 1); // the smallest subnormal
+    assert_eq!(xs[1].to_bits(), 0);
+    assert_eq!(xs[2].to_bits(), (-0.0f64).to_bits());
+    assert_eq!(xs[3], f64::MAX);
+    assert_eq!(xs[4], 0.1);
+    // Slow path and fast path agree with Rust's correctly rounded parser.
+    for lex in [
+        "9007199254740993.0",
+        "0.30000000000000004",
+        "123456789.123456789e-5",
+        "1e22",
+        "1e23",
+        "2.2250738585072011e-308",
+        "4.9406564584124654e-324",
+        "17976931348623157e292",
+        "0.000000000000000000000000000001",
+        "12345678901234567890.5",
+        "1e-22",
+        "3e-23",
+    ] {
+        let doc = parse(lex.as_bytes(), &ParseOptions::new()).unwrap();
+        match doc.root().get() {
+            ValueRef::Number(Number::Float(x)) => {
+                assert_eq!(x.to_bits(), lex.parse::<f64>().unwrap().to_bits(), "{lex}")
+            }
+            other => panic!("{lex}: {other:?}"),
+        }
+    }
+    // Overflow needs no exponent: 309 integer digits and a fraction.
+    let big = format!("{}.5", "9".repeat(309));
+    let e = parse(big.as_bytes(), &ParseOptions::new()).unwrap_err();
+    assert_eq!((e.classify(), e.offset()), (Category::Number, 0));
+    let ok = format!("{}.5", "9".repeat(308));
+    assert!(parse(ok.as_bytes(), &ParseOptions::new()).is_ok());
+    // Skipped values are checked for overflow too.
+    let e = parse_selected(
+        b"{\"a\":1,\"b\":[2e999]}",
+        &Selector::new(["a"]),
+        &ParseOptions::new(),
+    )
+    .unwrap_err();
+    assert_eq!((e.classify(), e.column()), (Category::Number, 13));
+    let e =
+        parse_selected(big.as_bytes(), &Selector::new(["a"]), &ParseOptions::new()).unwrap_err();
+    assert_eq!(e.classify(), Category::Number);
+}
+
+#[test]
+fn strings_and_escapes() {
+    let doc = parse(
+        br#"["plain", "a\"b\\c\/d\b\f\n\r\t", "\u00e9\u20AC\ud83d\ude00", "\u0000"]"#,
+        &ParseOptions::new(),
+    )
+    .unwrap();
+    let strs: Vec<Vec<u8>> = doc
+        .root()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().as_bytes().to_vec())
+        .collect();
+    assert_eq!(strs[0], b"plain");
+    assert_eq!(strs[1], b"a\"b\\c/d\x08\x0c\n\r\t");
+    assert_eq!(strs[2], "é€😀".as_bytes());
+    assert_eq!(strs[3], b"\0");
+    assert!(!doc.has_lone_surrogate());
+    // Unescaped strings are borrowed from the input.
+    let src = br#"{"k": "v"}"#;
+    let doc = parse(src, &ParseOptions::new()).unwrap();
+    let (k, v) = doc.root().as_object().unwrap().iter().next().unwrap();
+    assert_eq!(k.as_bytes().as_ptr(), src[2..].as_ptr());
+    assert_eq!(v.as_str().unwrap().as_bytes().as_ptr(), src[7..].as_ptr());
+    // Non-ASCII text, long runs (the word scan) and every tail length.
+    for n in 0..40 {
+        let text = format!("{}é<b>", "x".repeat(n));
+        let json = format!("[\"{text}\", \"{text}\\n\"]");
+        let doc = parse(json.as_bytes(), &ParseOptions::new()).unwrap();
+        let a: Vec<_> = doc
+            .root()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_str().unwrap().to_string())
+            .collect();
+        assert_eq!(a, [text.clone(), format!("{text}\n")]);
+        assert!(!doc.has_reserved_tag());
+    }
+}
+
+#[test]
+fn lone_surrogates_survive_as_wtf8() {
+    let doc = parse(
+        br#"["\ud800", "a\uDC00b", "\udbff\udfff", "\ude00\ud83d", "\ud800\u0041"]"#,
+        &ParseOptions::new(),
+    )
+    .unwrap();
+    let strs: Vec<Vec<u8>> = doc
+        .root()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().as_bytes().to_vec())
+        .collect();
+    assert_eq!(strs[0], [0xED, 0xA0, 0x80]);
+    assert_eq!(strs[1], [b'a', 0xED, 0xB0, 0x80, b'b']);
+    assert_eq!(strs[2], "\u{10FFFF}".as_bytes());
+    assert_eq!(strs[3], [0xED, 0xB8, 0x80, 0xED, 0xA0, 0xBD]);
+    assert_eq!(strs[4], [0xED, 0xA0, 0x80, b'A']);
+    assert!(doc.has_lone_surrogate());
+    assert!(
+        !parse(br#""\ud83d\ude00""#, &ParseOptions::new())
+            .unwrap()
+            .has_lone_surrogate()
+    );
+    // In a key too.
+    assert!(
+        parse(br#"{"\udfff": 1}"#, &ParseOptions::new())
+            .unwrap()
+            .has_lone_surrogate()
+    );
+}
+
+#[test]
+fn reserved_tag_flags_on_unescaped_text_and_skipped_strings() {
+    let opts = ParseOptions::new();
+    let cases: &[(&[u8], bool)] = &[
+        (br#"["<tool_error>"]"#, true),
+        (br#"["x </Domain_Rules"]"#, true),
+        (br#"{"<ui_passthrough x": 1}"#, true),
+        (br#"["\u003ctool_error>"]"#, true),
+        (br#"["\u003c/llm_directives"]"#, true),
+        (br#"["<tool_error\u0041"]"#, false),
+        (br#"["<tool_errors>", "<b>", "a<"]"#, false),
+        (br#"["<tool_error\n"]"#, true),
+    ];
+    for &(src, want) in cases {
+        let doc = parse(src, &opts).unwrap();
+        assert_eq!(
+            doc.has_reserved_tag(),
+            want,
+            "{}",
+            String::from_utf8_lossy(src)
+        );
+    }
+    // Skipped by a selector: keys and values, at any depth, still flag the document.
+    let sel = Selector::new(["id"]);
+    for src in [
+        &br#"{"id": 1, "note": "<tool_error>"}"#[..],
+        br#"[{"id": 1, "x": {"y": ["\u003cvalidation_error>"]}}]"#,
+        br#"{"id": 1, "<action_suggestions>": 2}"#,
+    ] {
+        let doc = parse_selected(src, &sel, &opts).unwrap();
+        assert!(doc.has_reserved_tag(), "{}", String::from_utf8_lossy(src));
+        assert!(!format!("{:?}", doc.root()).contains('<'));
+    }
+    let doc = parse_selected(br#"{"id": 1, "note": "\ud800"}"#, &sel, &opts).unwrap();
+    assert!(doc.has_lone_surrogate());
+    assert_eq!(format!("{:?}", doc.root()), r#"{"id": 1}"#);
+}
+
+#[test]
+fn duplicate_keys_last_wins_at_first_position() {
+    assert_eq!(
+        show(br#"{"a": 1, "b": [2], "a": {"c": 3}}"#),
+        r#"{"a": {"c": 3}, "b": [2]}"#
+    );
+    assert_eq!(show(br#"{"a": 1, "\u0061": 2}"#), r#"{"a": 2}"#);
+}
+
+#[test]
+fn depth_limit_at_under_and_over() {
+    for limit in [0usize, 1, 2, 128] {
+        let opts = ParseOptions::new().max_depth(limit);
+        for depth in limit.saturating_sub(1)..=limit + 1 {
+            let src = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+            let obj = format!("{}1{}", "{\"k\":".repeat(depth), "}".repeat(depth));
+            for s in [&src, &obj] {
+                let r = parse(s.as_bytes(), &opts);
+                if depth <= limit {
+                    assert!(r.is_ok(), "{limit} {s}");
+                } else {
+                    let e = r.unwrap_err();
+                    let at = if s == &src { limit } else { limit * 5 };
+                    assert_eq!(
+                        (e.classify(), e.offset(), e.message()),
+                        (
+                            Category::Depth,
+                            at,
+                            format!("nesting deeper than the limit of {limit} arrays/objects")
+                                .as_str()
+                        ),
+                        "{s}"
+                    );
+                }
+            }
+        }
+    }
+    // Through a selection: the root array is depth 1, a selected element depth 2.
+    let sel = Selector::new(["a"]);
+    let opts = ParseOptions::new().max_depth(2);
+    assert!(parse_selected(br#"[{"a": 1, "b": 2}]"#, &sel, &opts).is_ok());
+    let e = parse_selected(br#"[{"a": 1, "b": [3]}]"#, &sel, &opts).unwrap_err();
+    assert_eq!((e.classify(), e.column()), (Category::Depth, 16));
+    let e = parse_selected(br#"[[[1]]]"#, &sel, &opts).unwrap_err();
+    assert_eq!((e.classify(), e.column()), (Category::Depth, 3));
+    let e = parse_selected(br#"[1]"#, &sel, &ParseOptions::new().max_depth(0)).unwrap_err();
+    assert_eq!((e.classify(), e.column()), (Category::Depth, 1));
+}
+
+#[test]
+fn no_stack_overflow_on_a_small_thread_stack() {
+    let handle = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let opens = vec![b'['; 100_000];
+            let e = parse(&opens, &ParseOptions::new()).unwrap_err();
+            assert_eq!((e.classify(), e.offset()), (Category::Depth, 128));
+            let e = parse(&opens, &ParseOptions::new().max_depth(usize::MAX)).unwrap_err();
+            assert_eq!((e.classify(), e.offset()), (Category::Eof, 100_000));
+            let e = parse_selected(
+                &opens,
+                &Selector::new(["a"]),
+                &ParseOptions::new().max_depth(usize::MAX),
+            )
+            .unwrap_err();
+            assert_eq!(e.classify(), Category::Eof);
+            let deep = format!("{}1{}", "[{\"a\":".repeat(250), "}]".repeat(250));
+            let opts = ParseOptions::new().max_depth(1000);
+            let doc = parse(deep.as_bytes(), &opts).unwrap();
+            assert_eq!(doc.node_count(), 751);
+            let doc = parse_selected(deep.as_bytes(), &Selector::new(["a"]), &opts).unwrap();
+            assert_eq!(doc.node_count(), 751);
+            // Skipped deep values too.
+            let doc = parse_selected(deep.as_bytes(), &Selector::new(["b"]), &opts).unwrap();
+            assert_eq!(format!("{:?}", doc.root()), "[{}]");
+        })
+        .unwrap();
+    handle.join().unwrap();
+}
+
+#[test]
+fn size_limits_at_under_and_over() {
+    // Input.
+    let src = b"[1, 2]";
+    assert!(parse(src, &ParseOptions::new().max_input_bytes(6)).is_ok());
+    let e = parse(src, &ParseOptions::new().max_input_bytes(5)).unwrap_err();
+    assert_eq!(
+        (e.classify(), e.offset(), e.message()),
+        (Category::Limit, 5, "input longer than the limit of 5 bytes")
+    );
+    // Strings and keys: bytes as written, escapes counted as written.
+    let opts = ParseOptions::new().max_string_bytes(4);
+    assert!(parse(br#"{"abcd": "wxyz"}"#, &opts).is_ok());
+    assert!(parse(br#"["\n\t"]"#, &opts).is_ok());
+    for (src, at) in [
+        (&br#"["abcde"]"#[..], 6),
+        (br#"{"abcde": 1}"#, 6),
+        (br#"["\n\t!"]"#, 6),
+        (br#"{"a": 1, "b": "abcde"}"#, 19),
+    ] {
+        for r in [
+            parse(src, &opts),
+            parse_selected(src, &Selector::new(["a"]), &opts),
+        ] {
+            let e = r.unwrap_err();
+            assert_eq!(
+                (e.classify(), e.offset(), e.message()),
+                (
+                    Category::Limit,
+                    at,
+                    "string longer than the limit of 4 bytes"
+                ),
+                "{}",
+                String::from_utf8_lossy(src)
+            );
+        }
+    }
+    // Keys per object, counted as written.
+    let opts = ParseOptions::new().max_keys_per_object(2);
+    assert!(parse(br#"{"a": 1, "b": {"c": 1, "d": 2}}"#, &opts).is_ok());
+    for (src, at) in [
+        (&br#"{"a": 1, "b": 2, "c": 3}"#[..], 17),
+        (br#"{"a": 1, "a": 2, "a": 3}"#, 17),
+        (br#"[{"a": {"x": 1, "y": 2, "z": 3}}]"#, 24),
+    ] {
+        for r in [
+            parse(src, &opts),
+            parse_selected(src, &Selector::new(["a"]), &opts),
+        ] {
+            let e = r.unwrap_err();
+            assert_eq!(
+                (e.classify(), e.offset(), e.message()),
+                (
+                    Category::Limit,
+                    at,
+                    "object with more than the limit of 2 keys"
+                ),
+                "{}",
+                String::from_utf8_lossy(src)
+            );
+        }
+    }
+    assert!(parse(b"{}", &ParseOptions::new().max_keys_per_object(0)).is_ok());
+    assert!(parse(br#"{"a":1}"#, &ParseOptions::new().max_keys_per_object(0)).is_err());
+    // The input limit never exceeds what a Doc can address.
+    assert_eq!(
+        ParseOptions::new()
+            .max_input_bytes(usize::MAX)
+            .max_input_bytes,
+        u32::MAX as usize
+    );
+    assert_eq!(ParseOptions::default(), ParseOptions::new());
+}
+
+#[test]
+fn selector_order_duplicates_missing_and_non_objects() {
+    let opts = ParseOptions::new();
+    let sel = Selector::new(["total", "id", "total", "missing"]);
+    assert_eq!(sel.keys().collect::<Vec<_>>(), ["total", "id", "missing"]);
+    let src = br#"{"id": 7, "name": "x", "total": 1.5, "nested": {"id": 1, "total": 2}}"#;
+    let doc = parse_selected(src, &sel, &opts).unwrap();
+    assert_eq!(format!("{:?}", doc.root()), r#"{"total": 1.5, "id": 7}"#);
+    // Nested values are kept whole.
+    let sel = Selector::new(["nested"]);
+    let doc = parse_selected(src, &sel, &opts).unwrap();
+    assert_eq!(
+        format!("{:?}", doc.root()),
+        r#"{"nested": {"id": 1, "total": 2}}"#
+    );
+    // Root array: object elements selected, others whole (nested arrays of objects too).
+    let src = br#"[{"b": 2, "a": 1}, null, 3, "s", [{"a": 1, "b": 2}], {}, {"c": 1}]"#;
+    let doc = parse_selected(src, &Selector::new(["a"]), &opts).unwrap();
+    assert_eq!(
+        format!("{:?}", doc.root()),
+        r#"[{"a": 1}, null, 3, "s", [{"a": 1, "b": 2}], {}, {}]"#
+    );
+    assert_eq!(
+        format!(
+            "{:?}",
+            parse_selected(b"[]", &Selector::new(["a"]), &opts)
+                .unwrap()
+                .root()
+        ),
+        "[]"
+    );
+    // Scalars at the root pass unchanged.
+    assert_eq!(
+        format!(
+            "{:?}",
+            parse_selected(b" 42 ", &Selector::new(["a"]), &opts)
+                .unwrap()
+                .root()
+        ),
+        "42"
+    );
+    // Duplicate keys in the input: last wins.
+    let doc = parse_selected(
+        br#"{"a": 1, "b": 2, "a": [3]}"#,
+        &Selector::new(["b", "a"]),
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(format!("{:?}", doc.root()), r#"{"b": 2, "a": [3]}"#);
+    // Escaped keys match their unescaped text; the key is stored unescaped.
+    let doc = parse_selected(
+        br#"{"\u0069d": 5, "x\n": 6}"#,
+        &Selector::new(["x\n", "id"]),
+        &opts,
+    )
+    .unwrap();
+    let o = doc.root().as_object().unwrap();
+    let keys: Vec<_> = o
+        .iter()
+        .map(|(k, _)| k.to_str().unwrap().to_string())
+        .collect();
+    assert_eq!(keys, ["x\n", "id"]);
+    // An empty selector selects nothing.
+    let doc = parse_selected(
+        br#"[{"a": 1}, 2]"#,
+        &Selector::new(Vec::<String>::new()),
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(format!("{:?}", doc.root()), "[{}, 2]");
+    // Many keys (hash lookup) behave the same as few.
+    let many: Vec<String> = (0..20).map(|i| format!("k{i}")).rev().collect();
+    let doc = parse_selected(
+        br#"{"k1": 1, "zz": 0, "k3": 3, "k19": 19}"#,
+        &Selector::new(&many),
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(
+        format!("{:?}", doc.root()),
+        r#"{"k19": 19, "k3": 3, "k1": 1}"#
+    );
+    // Unselected members are not materialised.
+    let doc = parse_selected(
+        br#"{"a": 1, "big": [1, 2, 3, {"x": "\n"}]}"#,
+        &Selector::new(["a"]),
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(doc.node_count(), 3);
+}
+
+#[test]
+fn selection_over_rows_with_repeating_and_changing_keys() {
+    // Rows reuse the previous row's key lexing when the bytes repeat (see select.rs); keys
+    // that change length, spacing, escaping or position must still be read exactly.
+    let opts = ParseOptions::new();
+    let src = br#"[{"id":1,"n":"x"},{"id" : 2,"n":"y"},{"i":3,"id":4},{"\u0069d":5},{"id":6,"id":7},{"idx":8,"id":9},{"id":10}]"#;
+    let doc = parse_selected(src, &Selector::new(["id"]), &opts).unwrap();
+    assert_eq!(
+        format!("{:?}", doc.root()),
+        r#"[{"id": 1}, {"id": 2}, {"id": 4}, {"id": 5}, {"id": 7}, {"id": 9}, {"id": 10}]"#
+    );
+    let e = parse_selected(
+        br#"[{"a":1},{"a":1,"b":2}]"#,
+        &Selector::new(["a"]),
+        &ParseOptions::new().max_keys_per_object(1),
+    )
+    .unwrap_err();
+    assert_eq!((e.classify(), e.column()), (Category::Limit, 17));
+    // A repeated key after an invalid one is never reached.
+    let e = parse_selected(
+        b"[{\"a\":1},{\"a\":1,\"\xff\":2}]",
+        &Selector::new(["a"]),
+        &opts,
+    )
+    .unwrap_err();
+    assert_eq!((e.classify(), e.column()), (Category::Utf8, 18));
+    // Flags from a repeated flagged key are already set by its first occurrence.
+    let doc = parse_selected(
+        br#"[{"<tool_error>":1},{"<tool_error>":2}]"#,
+        &Selector::new(["a"]),
+        &opts,
+    )
+    .unwrap();
+    assert!(doc.has_reserved_tag());
+}
+
+#[test]
+fn vector_and_portable_string_scans_agree() {
+    // Every stop byte at every offset and tail length, with non-ASCII and `<` around it:
+    // the x86_64 SSE2 scan and the portable word scan find the same end, and neither
+    // misses a byte >= 0x80 or a `<` before the end (both may over-report, never under).
+    for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+        for len in 0..48 {
+            for tail in 0..20 {
+                for filler in [b'a', 0xC3, b'<'] {
+                    let mut v = vec![b'x'; len];
+                    if len > 0 {
+                        v[len / 2] = filler;
+                    }
+                    v.push(stop);
+                    v.extend(std::iter::repeat_n(b'y', tail));
+                    for (name, (end, hi, lt)) in [
+                        ("vector", super::scan_run(&v, 0)),
+                        ("words", super::scan_run_words(&v, 0)),
+                    ] {
+                        assert_eq!(end, len, "{name} {stop} {len} {tail}");
+                        let run = &v[..end];
+                        assert!(hi || run.is_ascii(), "{name} hi {len} {tail}");
+                        assert!(lt || !run.contains(&b'<'), "{name} lt {len} {tail}");
+                    }
+                }
+            }
+        }
+    }
+    // No stop byte at all: the end of the input.
+    for len in 0..40 {
+        let v = vec![b'z'; len];
+        assert_eq!(super::scan_run(&v, 0).0, len);
+        assert_eq!(super::scan_run_words(&v, 0).0, len);
+    }
+}
