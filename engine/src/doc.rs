@@ -696,6 +696,23 @@ impl<'s> DocBuilder<'s> {
         }
     }
 
+    /// Closes the object opened at `mark` whose `len` keys the caller guarantees are distinct
+    /// (for example an object built from a selector's distinct keys): no duplicate check.
+    /// Debug builds verify the guarantee.
+    #[inline]
+    pub fn end_object_unique(&mut self, mark: Mark, len: usize) {
+        let start = mark.0 as usize;
+        let end = self.doc.nodes.len();
+        self.doc.nodes[start] = Node::Object {
+            len: len as u32,
+            end: end as u32,
+        };
+        debug_assert!(
+            len <= 1 || !self.has_duplicate_keys(start, len),
+            "duplicate keys in end_object_unique"
+        );
+    }
+
     fn key_bytes(&self, idx: usize) -> &[u8] {
         match self.doc.nodes[idx] {
             Node::StrSrc(s) => self.doc.src_bytes(s),

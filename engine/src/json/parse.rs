@@ -484,8 +484,12 @@ impl<'s, 'o> Parser<'s, 'o> {
 
     #[cold]
     #[inline(never)]
-    pub(crate) fn eof(&self) -> Error {
-        self.err(Category::Eof, "unexpected end of input", self.src.len())
+    pub(crate) fn eof(&self, expected: &str) -> Error {
+        self.err(
+            Category::Eof,
+            format!("unexpected end of input, {expected}"),
+            self.src.len(),
+        )
     }
 
     /// `"{expected}, found 'x'"` for the byte at `at`, or the matching UTF-8 / end-of-input
@@ -495,7 +499,7 @@ impl<'s, 'o> Parser<'s, 'o> {
     pub(crate) fn unexpected(&self, expected: &str, at: usize) -> Error {
         let rest = &self.src[at.min(self.src.len())..];
         let Some(&b) = rest.first() else {
-            return self.eof();
+            return self.eof(expected);
         };
         let ch = if b < 0x80 {
             b as char
@@ -689,7 +693,7 @@ impl<'s, 'o> Parser<'s, 'o> {
             }
             scratch.extend_from_slice(&src[run..i]);
             match src.get(i) {
-                None => break Err(self.eof()),
+                None => break Err(self.eof("expected '\"' to close the string")),
                 Some(b'"') => break Ok(()),
                 Some(b'\\') => {}
                 Some(&c) => {
@@ -702,7 +706,7 @@ impl<'s, 'o> Parser<'s, 'o> {
             }
             // An escape at `i`.
             let Some(&e) = src.get(i + 1) else {
-                break Err(self.eof());
+                break Err(self.eof("expected an escape character"));
             };
             let simple = match e {
                 b'"' => Some(b'"'),
@@ -788,7 +792,7 @@ impl<'s, 'o> Parser<'s, 'o> {
         let mut v = 0u16;
         for k in 0..4 {
             match self.src.get(at + k) {
-                None => return Err(self.eof()),
+                None => return Err(self.eof("expected 4 hex digits")),
                 Some(&b) => match hex_val(b) {
                     Some(d) => v = v << 4 | d,
                     None => {
@@ -931,7 +935,7 @@ impl<'s, 'o> Parser<'s, 'o> {
         'value: loop {
             self.skip_ws();
             let Some(c) = self.peek() else {
-                return Err(self.eof());
+                return Err(self.eof("expected a value"));
             };
             match c {
                 b'"' => {

@@ -280,7 +280,7 @@ fn selected_object(
         }
         n += 1;
     }
-    p.b.end_object(mark, n);
+    p.b.end_object_unique(mark, n);
     p.pos = end;
     Ok(())
 }
