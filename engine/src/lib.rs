@@ -5,16 +5,62 @@
 //! suggestions, errors), byte-compatible with the TypeScript framework that defined the
 //! format, safe where that framework is not, and built for collections of millions of rows.
 //!
-//! This page is the map of the crate.
+//! ```
+//! use toolwire::json::{parse, ParseOptions};
+//! use toolwire::toon::Delimiter;
+//! use toolwire::wire::{self, Format, Suggestion, ui};
 //!
-//! * [`doc`]: [`Doc`], the one document representation, a flat tape of values.
-//! * [`json`]: JSON parsing with select pushdown, and writers byte-identical to `JSON.stringify`.
+//! let rows = br#"[{"id":"INV-1","amount_cents":1250,"paid":true},
+//!                 {"id":"INV-2","amount_cents":990,"paid":false}]"#;
+//! let doc = parse(rows, &ParseOptions::default())?;
+//! let response = wire::response(doc.root())
+//!     .format(Format::Toon(Delimiter::Pipe))
+//!     .ui_block(ui::summary("2 invoices"))
+//!     .system_rules(["amount_cents is in CENTS. Divide by 100."])
+//!     .system_hint([Suggestion { tool: "billing.get".into(), reason: "View details".into() }])
+//!     .build()?;
+//! assert_eq!(
+//!     response.texts(),
+//!     [
+//!         "[2|]{id|amount_cents|paid}:\n  INV-1|1250|true\n  INV-2|990|false",
+//!         "<ui_passthrough type=\"summary\">\n📊 **Summary**: 2 invoices\n</ui_passthrough>",
+//!         "<domain_rules>\n- amount_cents is in CENTS. Divide by 100.\n</domain_rules>",
+//!         "<action_suggestions>\n- billing.get: View details\n</action_suggestions>",
+//!     ]
+//! );
+//!
+//! // On the wire: one JSON-RPC line, block texts escaped on their way into the frame.
+//! let mut line = Vec::new();
+//! toolwire::frame::frame(&toolwire::frame::Id::from_cli("1"), &response, Default::default(), &mut line);
+//! assert!(line.starts_with(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"[2|]"#));
+//! # Ok::<(), toolwire::Error>(())
+//! ```
+//!
+//! ## The map
+//!
+//! Data flows `bytes → parse (select pushdown) → Doc → encode → blocks → frame → sink`:
+//!
+//! * [`json`]: JSON parsing with select pushdown (integers keep every digit, lone surrogates
+//!   survive, depth and size limits), and writers byte-identical to `JSON.stringify`.
 //! * `ser` (feature `serde`): `to_doc`, any `serde::Serialize` value as a [`Doc`].
-//! * [`toon`]: the TOON 4.4 encoder and decoder.
+//! * [`doc`]: [`Doc`], the one document representation, a flat tape of 16-byte nodes.
+//! * [`toon`]: the TOON 4.4 encoder (parallel chunked tables, byte-identical to sequential)
+//!   and decoder (strict and lenient).
+//! * [`wire`]: the response builder, block texts, UI helpers, error envelopes and the tag
+//!   safety of WIRE.md §2.
+//! * [`frame`]: JSON-RPC 2.0 framing through an escaping sink.
 //! * [`sink`]: [`Sink`], where every encoder writes.
 //! * [`num`]: numbers exactly as WIRE.md §1.3 prints them.
 //! * [`tag`]: the reserved block tags untrusted text must never forge.
 //! * [`error`]: [`Error`], one small positioned, classified error type.
+//!
+//! ## Implementation-defined behaviour
+//!
+//! * Integers beyond f64 precision are written with all their digits (JSON and TOON); some
+//!   decoders will round them.
+//! * JSON output keeps the input's key order (JavaScript moves integer-like keys first).
+//! * A `<` that starts a reserved tag sequence is written `\u003c` in JSON data; TOON data
+//!   holding one (or a lone surrogate) falls back to compact JSON for that response.
 //!
 //! ## Crate features
 //!
