@@ -185,3 +185,7 @@ mod tests {
         assert!(!json_model_eq(&b, &d));
     }
 }
+
+/// The README's Rust examples, compiled and run as doc-tests of this crate.
+#[doc = include_str!("../../README.md")]
+mod readme {}

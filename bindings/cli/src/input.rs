@@ -31,6 +31,11 @@ impl Input {
         })
     }
 
+    /// The name errors use (`<stdin>` for stdin).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// The input bytes.
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
@@ -59,6 +64,11 @@ impl Failure {
             code: 3,
             line: format!("{name}: {e}"),
         }
+    }
+
+    /// Exit 3 with a ready-made line.
+    pub fn malformed_line(line: String) -> Failure {
+        Failure { code: 3, line }
     }
 
     /// A bug in toolwire itself (exit 1): never expected.

@@ -227,12 +227,12 @@ fn present(
     .map_err(|e| input.malformed(&e))?;
     let root = doc.root();
     // A root JSON string is a string result: verbatim in every format.
-    let text;
     let data = match root.as_str() {
-        Some(s) => {
-            text = String::from_utf8_lossy(s.as_bytes()).into_owned();
-            Data::Text(&text)
-        }
+        // MCP text is Unicode: a lone surrogate cannot be passed on verbatim, and changing it
+        // silently would alter the handler's text, so it is malformed input here.
+        Some(s) => Data::Text(s.to_str().ok_or_else(|| {
+            Failure::malformed_line(format!("{}: a string result cannot hold a lone surrogate", input.name()))
+        })?),
         None => Data::Value(root),
     };
     let response = wire::response(data)
