@@ -231,7 +231,10 @@ fn present(
         // MCP text is Unicode: a lone surrogate cannot be passed on verbatim, and changing it
         // silently would alter the handler's text, so it is malformed input here.
         Some(s) => Data::Text(s.to_str().ok_or_else(|| {
-            Failure::malformed_line(format!("{}: a string result cannot hold a lone surrogate", input.name()))
+            Failure::malformed_line(format!(
+                "{}: a string result cannot hold a lone surrogate",
+                input.name()
+            ))
         })?),
         None => Data::Value(root),
     };

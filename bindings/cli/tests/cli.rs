@@ -113,7 +113,11 @@ fn malformed_input_exits_3_with_file_line_column() {
         3,
         "<stdin>:1:4: invalid UTF-8",
     );
-    assert_fails(&toolwire(&["present"], br#""\ud800""#), 3, "<stdin>: a string result cannot hold a lone surrogate");
+    assert_fails(
+        &toolwire(&["present"], br#""\ud800""#),
+        3,
+        "<stdin>: a string result cannot hold a lone surrogate",
+    );
     let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
     assert_fails(
         &toolwire(&["present"], deep.as_bytes()),

@@ -37,10 +37,22 @@ fn readme_console_examples_are_true() {
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let examples = console_examples(&readme);
     assert!(examples.len() >= 4, "README lost its CLI examples");
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_toolwire")).parent().unwrap().to_owned();
-    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_toolwire"))
+        .parent()
+        .unwrap()
+        .to_owned();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     for (cmd, expected) in examples {
-        let out = Command::new("sh").arg("-c").arg(format!("{cmd} 2>&1")).env("PATH", &path).output().unwrap();
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("{cmd} 2>&1"))
+            .env("PATH", &path)
+            .output()
+            .unwrap();
         let got = String::from_utf8(out.stdout).unwrap();
         // Outputs without a trailing newline (toon encode/decode) are shown on their own line.
         let got = if got.ends_with('\n') { got } else { got + "\n" };
