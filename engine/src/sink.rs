@@ -39,6 +39,14 @@ pub trait Sink {
     /// Bytes written so far (as seen by the consumer of this sink).
     fn written(&self) -> usize;
 
+    /// True when nobody will read what comes next (a streamed response whose receiver was
+    /// dropped). Encoders check it now and then (per batch of rows) and stop early; output
+    /// after cancellation is meaningless. In-memory sinks never cancel.
+    #[inline]
+    fn cancelled(&self) -> bool {
+        false
+    }
+
     /// Appends `src` by copying it into spare capacity: the portable fast path for small,
     /// hot writes where the length is known up front.
     #[inline]
@@ -135,6 +143,11 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     #[inline]
     fn written(&self) -> usize {
         (**self).written()
+    }
+
+    #[inline]
+    fn cancelled(&self) -> bool {
+        (**self).cancelled()
     }
 }
 

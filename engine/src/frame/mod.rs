@@ -6,6 +6,15 @@
 
 use std::mem::MaybeUninit;
 
+mod stream;
+
+pub use stream::{
+    ChunkedSink, CountingSink, DEFAULT_MAX_MESSAGE_BYTES, check_size, frame_capped,
+    framed_len_bound,
+};
+#[cfg(feature = "tokio")]
+pub use stream::{FrameStream, StreamOptions, stream_frame};
+
 use crate::sink::Sink;
 use crate::wire::ToolResponse;
 
@@ -101,6 +110,11 @@ impl<S: Sink + ?Sized> Sink for EscapingSink<'_, S> {
     #[inline]
     fn written(&self) -> usize {
         self.written
+    }
+
+    #[inline]
+    fn cancelled(&self) -> bool {
+        self.inner.cancelled()
     }
 }
 

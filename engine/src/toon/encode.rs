@@ -961,7 +961,11 @@ impl<'o> Enc<'o> {
         shape: &Shape<'_>,
         depth: usize,
     ) {
-        for row in rows {
+        for (n, row) in rows.enumerate() {
+            // A dropped stream stops the work (checked every 1024 rows: cheap).
+            if n & 0x3FF == 0x3FF && w.cancelled() {
+                return;
+            }
             self.line(w, depth);
             if shape.ordered {
                 self.cells_tape(w, row.doc(), row.index(), &shape.fields, &mut true);
@@ -983,6 +987,9 @@ impl<'o> Enc<'o> {
         let mut bufs: Vec<Vec<u8>> = vec![Vec::new(); batch.min(starts.len())];
         let opts = self.opts;
         for group in starts.chunks(batch) {
+            if w.cancelled() {
+                return;
+            }
             bufs.par_iter_mut()
                 .zip(group.par_iter())
                 .for_each(|(buf, (start, n))| {

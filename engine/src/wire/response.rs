@@ -357,6 +357,23 @@ impl<'d> ToolResponse<'d> {
         }
     }
 
+    /// An upper bound of block `i`'s length once JSON-string-escaped into a frame, computed
+    /// without encoding: exact for text blocks, a walk over the tape for data.
+    ///
+    /// # Panics
+    ///
+    /// When `i >= self.block_count()`.
+    pub fn block_len_bound(&self, i: usize) -> usize {
+        if i > 0 {
+            return escaped_len(&self.blocks[i - 1]);
+        }
+        match &self.data {
+            DataBlock::Text(t) => escaped_len(t.as_bytes()),
+            DataBlock::Encoded(v, _) => data_len_bound(*v),
+            DataBlock::Owned(d, _) => data_len_bound(d.root()),
+        }
+    }
+
     /// The text of block `i`.
     ///
     /// # Panics
@@ -376,6 +393,51 @@ impl<'d> ToolResponse<'d> {
             .map(|i| self.block_text(i))
             .collect()
     }
+}
+
+/// Length of `text` escaped as the body of a JSON string (framing).
+fn escaped_len(text: &[u8]) -> usize {
+    text.iter()
+        .map(|&b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0C => 2,
+            0..=0x1F => 6,
+            _ => 1,
+        })
+        .sum()
+}
+
+/// Upper bound of the framed length of a value's data block in any format (pretty and compact
+/// JSON, TOON with any delimiter and the default indent). Per string byte at most 7 (a JSON
+/// `\u00xx` escape whose backslash the frame doubles); per node at most 24 bytes of
+/// punctuation, number digits or TOON header, plus its line's indentation.
+fn data_len_bound(v: Value<'_>) -> usize {
+    use crate::doc::Node;
+    let doc = v.doc();
+    let nodes = doc.nodes();
+    let start = v.index();
+    let end = doc.next_sibling(start);
+    let mut ends: Vec<usize> = Vec::new();
+    let mut bound = 0usize;
+    for (i, node) in nodes[start..end].iter().enumerate() {
+        let i = start + i;
+        while ends.last().is_some_and(|&e| e <= i) {
+            ends.pop();
+        }
+        let depth = ends.len();
+        bound += 24 + 2 * depth;
+        bound += match *node {
+            Node::StrSrc(s) => 7 * s.len as usize + 4,
+            Node::StrHeap(s) => 7 * s.len as usize + 4,
+            Node::IntSrc(s) | Node::IntHeap(s) => s.len as usize,
+            Node::Array { end, .. } | Node::Object { end, .. } => {
+                ends.push(end as usize);
+                // The closing bracket's line.
+                24 + 2 * depth
+            }
+            _ => 0,
+        };
+    }
+    bound
 }
 
 fn write_data<W: Sink + ?Sized>(v: Value<'_>, format: Format, out: &mut W) {
