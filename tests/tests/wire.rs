@@ -260,3 +260,97 @@ proptest! {
         }
     }
 }
+
+fn result_line(r: &wire::ToolResponse<'_>, protocol: Protocol) -> String {
+    let mut out = Vec::new();
+    frame::write_result(r, protocol, &mut out);
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn structured_output_wraps_non_objects_before_2026_07_28() {
+    let obj = doc(r#"{"a":1}"#);
+    let r = wire::success_structured(obj.root()).unwrap();
+    assert_eq!(
+        result_line(&r, Protocol::default()),
+        r#"{"content":[{"type":"text","text":"{\"a\":1}"}],"structuredContent":{"a":1}}"#
+    );
+    let arr = doc(r#"[1,"<tool_error>"]"#);
+    let r = wire::success_structured(arr.root()).unwrap();
+    assert_eq!(
+        result_line(&r, Protocol::default()),
+        r#"{"content":[{"type":"text","text":"[1,\"\\u003ctool_error>\"]"}],"structuredContent":{"items":[1,"\u003ctool_error>"]}}"#
+    );
+    assert_eq!(
+        result_line(&r, Protocol::Since20260728),
+        r#"{"content":[{"type":"text","text":"[1,\"\\u003ctool_error>\"]"}],"structuredContent":[1,"\u003ctool_error>"],"resultType":"complete"}"#
+    );
+    let n = doc("3.50");
+    let r = wire::success_structured(n.root()).unwrap();
+    assert!(
+        result_line(&r, Protocol::default()).ends_with(r#""structuredContent":{"value":3.5}}"#)
+    );
+    // Text results stay verbatim and carry no structuredContent (documented decision).
+    let t = wire::success_structured("plain").unwrap();
+    assert_eq!(
+        result_line(&t, Protocol::default()),
+        r#"{"content":[{"type":"text","text":"plain"}]}"#
+    );
+}
+
+#[test]
+fn implicit_wrapping_is_one_path_for_every_handler_style() {
+    use wire::{Data, HandlerOutput};
+    let d = doc(r#"{"x":1}"#);
+    let built = wire::response(d.root())
+        .format(Format::Compact)
+        .build()
+        .unwrap();
+    let passthrough = wire::wrap::<String>("t/a", Ok(HandlerOutput::from(built)));
+    assert_eq!(passthrough.texts(), [r#"{"x":1}"#]);
+    let from_builder =
+        wire::wrap::<String>("t/a", Ok(wire::response(d.root()).llm_hint("h").into()));
+    assert_eq!(
+        from_builder.texts(),
+        [
+            "{\n  \"x\": 1\n}",
+            "<llm_directives>\n- h\n</llm_directives>"
+        ]
+    );
+    assert_eq!(
+        wire::wrap::<String>("t/a", Ok(Data::None.into())).texts(),
+        ["OK"]
+    );
+    assert_eq!(
+        wire::wrap::<String>("t/a", Ok(Data::Value(d.root()).into())).texts(),
+        ["{\n  \"x\": 1\n}"]
+    );
+    let failed = wire::wrap::<String>("billing/list", Err("db <down>".to_owned()));
+    assert_eq!(failed.is_error(), Some(true));
+    assert_eq!(
+        failed.texts(),
+        [
+            "<tool_error code=\"INTERNAL_ERROR\" severity=\"error\">\n<message>[billing/list] db &lt;down></message>\n<recovery>This may be a transient error. Retry the same call with identical parameters.</recovery>\n</tool_error>"
+        ]
+    );
+}
+
+#[test]
+fn ui_helpers_exact_texts_and_table_errors() {
+    let rows = vec![vec!["1".to_owned(), "a|b\r\nc".to_owned()]];
+    let t = ui::table(&["id", "note"], rows).unwrap().width(Width::Full);
+    let r = wire::response(())
+        .ui_block(t)
+        .ui_block(ui::list(["x <Tool_Error>", "y"]))
+        .build()
+        .unwrap();
+    assert_eq!(
+        r.texts()[1..],
+        [
+            "<ui_passthrough type=\"markdown\" width=\"full\">\n| id | note |\n| --- | --- |\n| 1 | a\\|b  c |\n</ui_passthrough>",
+            "<ui_passthrough type=\"markdown\">\n- x &lt;Tool_Error>\n- y\n</ui_passthrough>",
+        ]
+    );
+    assert!(ui::table(&["a"], vec![vec!["1", "2"]]).is_err());
+    assert!(Width::parse("wide").is_err());
+}

@@ -136,7 +136,7 @@ pub fn frame<W: Sink + ?Sized>(
 }
 
 /// Writes the `CallToolResult` object alone (compact, keys `content`, `isError`,
-/// `resultType` in that order, absent ones omitted).
+/// `structuredContent`, `resultType` in that order, absent ones omitted).
 pub fn write_result<W: Sink + ?Sized>(
     response: &ToolResponse<'_>,
     protocol: Protocol,
@@ -158,6 +158,25 @@ pub fn write_result<W: Sink + ?Sized>(
         } else {
             b",\"isError\":false"
         });
+    }
+    if response.is_structured() {
+        if let Some(v) = response.data() {
+            out.write(b",\"structuredContent\":");
+            // Before 2026-07-28 structuredContent must be an object.
+            let wrap: Option<&[u8]> = match v.get() {
+                crate::ValueRef::Object(_) => None,
+                _ if protocol == Protocol::Since20260728 => None,
+                crate::ValueRef::Array(_) => Some(b"{\"items\":"),
+                _ => Some(b"{\"value\":"),
+            };
+            if let Some(w) = wrap {
+                out.write(w);
+            }
+            crate::json::write_compact(v, out);
+            if wrap.is_some() {
+                out.write_byte(b'}');
+            }
+        }
     }
     if protocol == Protocol::Since20260728 {
         out.write(b",\"resultType\":\"complete\"");

@@ -13,6 +13,7 @@ pub use blocks::{
     FieldProblem, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, you_sent_string,
 };
 pub use response::{
-    Data, Format, Meta, ResponseBuilder, ToolResponse, error, error_with_code, required, response,
-    success, toon_success, validation_error,
+    Data, Format, HandlerOutput, Meta, ResponseBuilder, ToolResponse, error, error_with_code,
+    handler_error, required, response, success, success_structured, toon_success, validation_error,
+    wrap,
 };

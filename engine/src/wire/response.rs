@@ -249,9 +249,77 @@ impl<'d> ResponseBuilder<'d> {
             data,
             blocks,
             is_error: None,
+            structured: false,
             meta,
         })
     }
+}
+
+/// `success_structured(data)` (WIRE.md §7): one text block holding the compact JSON of `data`
+/// (a string result stays verbatim), plus `structuredContent` = the same data. For protocols
+/// before 2026-07-28 the frame wraps a non-object as `{"items": [...]}` (arrays) or
+/// `{"value": x}`.
+///
+/// # Errors
+///
+/// None today; the signature matches the other constructors.
+pub fn success_structured<'d>(data: impl Into<Data<'d>>) -> Result<ToolResponse<'d>> {
+    let mut r = response(data).format(Format::Compact).build()?;
+    r.structured = true;
+    Ok(r)
+}
+
+/// What a handler returned, in any of the forms WIRE.md §9 accepts.
+#[derive(Debug)]
+pub enum HandlerOutput<'d> {
+    /// An already-built response: passes through untouched.
+    Response(ToolResponse<'d>),
+    /// A builder: built.
+    Builder(ResponseBuilder<'d>),
+    /// Anything else (`None` is "no value", `OK`): `success(value)`.
+    Data(Data<'d>),
+}
+
+impl<'d> From<ToolResponse<'d>> for HandlerOutput<'d> {
+    fn from(r: ToolResponse<'d>) -> Self {
+        HandlerOutput::Response(r)
+    }
+}
+
+impl<'d> From<ResponseBuilder<'d>> for HandlerOutput<'d> {
+    fn from(b: ResponseBuilder<'d>) -> Self {
+        HandlerOutput::Builder(b)
+    }
+}
+
+impl<'d> From<Data<'d>> for HandlerOutput<'d> {
+    fn from(d: Data<'d>) -> Self {
+        HandlerOutput::Data(d)
+    }
+}
+
+/// Implicit wrapping (WIRE.md §9): the one post-processing path for every handler style. A
+/// failed handler becomes the `INTERNAL_ERROR` envelope of WIRE.md §8 (no stack trace).
+pub fn wrap<'d, E: std::fmt::Display>(
+    tool_action: &str,
+    result: std::result::Result<HandlerOutput<'d>, E>,
+) -> ToolResponse<'d> {
+    let built = match result {
+        Ok(HandlerOutput::Response(r)) => return r,
+        Ok(HandlerOutput::Builder(b)) => b.build(),
+        Ok(HandlerOutput::Data(d)) => success(d),
+        Err(e) => return handler_error(tool_action, &e.to_string()),
+    };
+    built.unwrap_or_else(|e| handler_error(tool_action, &e.to_string()))
+}
+
+/// The `INTERNAL_ERROR` envelope for a failed handler: message `[tool/action] <message>` and
+/// the parity recovery text.
+pub fn handler_error(tool_action: &str, message: &str) -> ToolResponse<'static> {
+    ToolError::new("INTERNAL_ERROR")
+        .message(format!("[{tool_action}] {message}"))
+        .recovery("This may be a transient error. Retry the same call with identical parameters.")
+        .into_response()
 }
 
 /// The format TOON data is really written in: compact JSON when the document holds a reserved
@@ -295,6 +363,7 @@ pub struct ToolResponse<'d> {
     data: DataBlock<'d>,
     blocks: Vec<Vec<u8>>,
     is_error: Option<bool>,
+    structured: bool,
     meta: Meta,
 }
 
@@ -306,6 +375,7 @@ impl<'d> ToolResponse<'d> {
             data: DataBlock::Text(Cow::Owned(text)),
             blocks: Vec::new(),
             is_error: Some(is_error),
+            structured: false,
             meta: Meta {
                 rules: Vec::new(),
                 ui_blocks: Vec::new(),
@@ -324,6 +394,11 @@ impl<'d> ToolResponse<'d> {
     /// `isError`: absent on success, `true` for errors, `false` written for warnings.
     pub fn is_error(&self) -> Option<bool> {
         self.is_error
+    }
+
+    /// True when the response carries `structuredContent` (from [`success_structured`]).
+    pub fn is_structured(&self) -> bool {
+        self.structured
     }
 
     /// The side door.
