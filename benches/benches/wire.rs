@@ -1,0 +1,148 @@
+//! Framed responses (WIRE.md §11): JSON bytes → one JSON-RPC line, TOON and pretty JSON, against
+//! the composition a user would write today (serde_json parse + toon-format encode / serde_json
+//! pretty + serde_json framing). Also the framing overhead over the unframed text, and the time
+//! to the first streamed chunk against the whole stream for 1M rows. Outputs are verified (the
+//! anchor's frame parses to the same block text) before timing; throughput is bytes of JSON input.
+
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use toolwire::frame::{ChunkedSink, Id, Protocol, frame};
+use toolwire::json::{ParseOptions, parse};
+use toolwire::toon::Delimiter;
+use toolwire::wire::{self, Format};
+use toolwire_benches::{Shape, invoices_json};
+
+fn ours(json: &[u8], format: Format) -> Vec<u8> {
+    let doc = parse(json, &ParseOptions::default()).unwrap();
+    let r = wire::response(doc.root()).format(format).build().unwrap();
+    let mut out = Vec::with_capacity(json.len() + json.len() / 2);
+    frame(&Id::Number("1".into()), &r, Protocol::default(), &mut out);
+    out
+}
+
+fn anchor_frame(text: String) -> Vec<u8> {
+    let msg = serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": text}]}});
+    let mut v = serde_json::to_vec(&msg).unwrap();
+    v.push(b'\n');
+    v
+}
+
+fn anchor_toon(json: &[u8]) -> Vec<u8> {
+    let value: serde_json::Value = serde_json::from_slice(json).unwrap();
+    let opts = toon_format::EncodeOptions::new().with_delimiter(toon_format::Delimiter::Pipe);
+    anchor_frame(toon_format::encode(&value, &opts).unwrap())
+}
+
+fn anchor_pretty(json: &[u8]) -> Vec<u8> {
+    let value: serde_json::Value = serde_json::from_slice(json).unwrap();
+    anchor_frame(serde_json::to_string_pretty(&value).unwrap())
+}
+
+fn text_of(frame: &[u8]) -> String {
+    let v: serde_json::Value = serde_json::from_slice(frame).unwrap();
+    v["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn framed(c: &mut Criterion, rows: usize, anchors: bool) {
+    let json = invoices_json(rows, Shape::Flat);
+    let toon = Format::Toon(Delimiter::Pipe);
+    if anchors {
+        assert_eq!(text_of(&ours(&json, toon)), text_of(&anchor_toon(&json)));
+        assert_eq!(
+            text_of(&ours(&json, Format::Pretty)),
+            text_of(&anchor_pretty(&json))
+        );
+    }
+    let mut g = c.benchmark_group("framed_response/flat");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(json.len() as u64));
+    g.bench_function(BenchmarkId::new("toolwire_toon", rows), |b| {
+        b.iter(|| ours(&json, toon))
+    });
+    g.bench_function(BenchmarkId::new("toolwire_pretty", rows), |b| {
+        b.iter(|| ours(&json, Format::Pretty))
+    });
+    if anchors {
+        g.bench_function(BenchmarkId::new("serde_json+toon_format", rows), |b| {
+            b.iter(|| anchor_toon(&json))
+        });
+        g.bench_function(BenchmarkId::new("serde_json_pretty", rows), |b| {
+            b.iter(|| anchor_pretty(&json))
+        });
+    }
+    g.finish();
+
+    // Framing overhead: the same response, unframed text vs framed line (document parsed once).
+    let doc = parse(&json, &ParseOptions::default()).unwrap();
+    let r = wire::response(doc.root()).format(toon).build().unwrap();
+    let mut g = c.benchmark_group("framing_overhead/flat");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(json.len() as u64));
+    g.bench_function(BenchmarkId::new("toon_unframed", rows), |b| {
+        b.iter(|| {
+            let mut out = Vec::with_capacity(json.len());
+            r.write_block(0, &mut out);
+            out
+        })
+    });
+    g.bench_function(BenchmarkId::new("toon_framed", rows), |b| {
+        b.iter(|| {
+            let mut out = Vec::with_capacity(json.len());
+            frame(&Id::Number("1".into()), &r, Protocol::default(), &mut out);
+            out
+        })
+    });
+    g.finish();
+}
+
+/// Time to the first 256 KiB chunk and to the last, streaming a framed TOON response of a
+/// parsed 1M-row document (what a server does after its handler returned).
+fn first_chunk(c: &mut Criterion) {
+    let json = invoices_json(1_000_000, Shape::Flat);
+    let doc = parse(&json, &ParseOptions::default()).unwrap();
+    let mut g = c.benchmark_group("stream_1m/flat");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(json.len() as u64));
+    for (name, want_first) in [("time_to_first_chunk", true), ("time_to_last_chunk", false)] {
+        g.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let start = Instant::now();
+                    let r = wire::response(doc.root())
+                        .format(Format::Toon(Delimiter::Pipe))
+                        .build()
+                        .unwrap();
+                    let mut first = None;
+                    let mut sink = ChunkedSink::new(256 << 10, |_chunk| {
+                        first.get_or_insert_with(|| start.elapsed());
+                        true
+                    });
+                    frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+                    sink.finish();
+                    let end = start.elapsed();
+                    total += if want_first {
+                        first.unwrap_or(end)
+                    } else {
+                        end
+                    };
+                }
+                total
+            })
+        });
+    }
+    g.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    framed(c, 100_000, true);
+    framed(c, 1_000_000, false);
+    first_chunk(c);
+}
+
+criterion_group!(wire_benches, benches);
+criterion_main!(wire_benches);
