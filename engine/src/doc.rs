@@ -816,6 +816,10 @@ impl<'s> DocBuilder<'s> {
         if self.doc.nodes.is_empty() {
             self.doc.nodes.push(Node::Null);
         }
+        // Give back a generous capacity estimate's slack (large blocks shrink in place).
+        if self.doc.nodes.capacity() > self.doc.nodes.len() + 1024 {
+            self.doc.nodes.shrink_to_fit();
+        }
         self.doc
     }
 

@@ -1,0 +1,137 @@
+//! Peak heap, measured with a counting global allocator (this test binary only).
+//!
+//! ARCHITECTURE.md: peak heap for a framed response ≤ input + output + 16 MiB. Pathological
+//! inputs stay within a stated multiple of their size. Everything runs in one test function so
+//! no other test's allocations interleave with a measurement.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use toolwire::frame::{ChunkedSink, Id, Protocol, frame};
+use toolwire::json::{ParseOptions, parse};
+use toolwire::toon::Delimiter;
+use toolwire::wire::{self, Format};
+
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards every call to the system allocator unchanged and only counts sizes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) };
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size > layout.size() {
+                let now = CURRENT.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size
+                    - layout.size();
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Peak heap above the level at the start of `f`, and `f`'s result.
+fn peak_of<T>(f: impl FnOnce() -> T) -> (usize, T) {
+    let base = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let out = f();
+    (PEAK.load(Ordering::Relaxed) - base, out)
+}
+
+const MIB: usize = 1 << 20;
+
+fn streamed_toon_response(input: &[u8]) -> usize {
+    let doc = parse(input, &ParseOptions::default()).unwrap();
+    let r = wire::response(doc.root())
+        .format(Format::Toon(Delimiter::Pipe))
+        .build()
+        .unwrap();
+    let mut streamed = 0;
+    let mut sink = ChunkedSink::new(256 << 10, |chunk| {
+        streamed += chunk.len();
+        true // a consumer that writes each chunk out and drops it
+    });
+    frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+    sink.finish();
+    streamed
+}
+
+#[test]
+fn peak_heap_stays_within_the_contracts() {
+    // 100k flat invoices, framed TOON, streamed. The input is allocated before the measurement,
+    // so the contract "input + output + 16 MiB" becomes "measured peak <= output + 16 MiB".
+    let input = toolwire_benches::invoices_json(100_000, toolwire_benches::Shape::Flat);
+    let (peak, output) = peak_of(|| streamed_toon_response(&input));
+    eprintln!(
+        "100k rows: input {} B, output {} B, peak heap above the input {} B",
+        input.len(),
+        output,
+        peak
+    );
+    assert!(
+        peak <= output + 16 * MIB,
+        "peak {peak} > output {output} + 16 MiB (input {} not counted)",
+        input.len()
+    );
+
+    // Pathological inputs: peak heap within 6x the input + 1 MiB (the tape is 16 bytes per
+    // value; a short member like `"k1":1` is 6 bytes of input and 32 of tape).
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "1e308 repeated",
+            format!("[{}1e308]", "1e308,".repeat(200_000)).into_bytes(),
+        ),
+        (
+            "6x escape expansion",
+            format!("[\"{}\"]", "\\u0001".repeat(500_000)).into_bytes(),
+        ),
+        ("100k keys in one object", {
+            let members: Vec<String> = (0..100_000).map(|i| format!("\"k{i}\":{i}")).collect();
+            format!("{{{}}}", members.join(",")).into_bytes()
+        }),
+        ("[ x 10^6", "[".repeat(1_000_000).into_bytes()),
+    ];
+    for (name, input) in cases {
+        let (peak, ()) = peak_of(|| {
+            if let Ok(doc) = parse(&input, &ParseOptions::default()) {
+                let r = wire::response(doc.root())
+                    .format(Format::Toon(Delimiter::Comma))
+                    .build()
+                    .unwrap();
+                let mut sink = ChunkedSink::new(256 << 10, |_| true);
+                frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+                sink.finish();
+            }
+        });
+        eprintln!("{name}: input {} B, peak heap {peak} B", input.len());
+        assert!(
+            peak <= 6 * input.len() + MIB,
+            "{name}: peak {peak} for {} input bytes",
+            input.len()
+        );
+    }
+}
