@@ -104,7 +104,9 @@ pub fn parse_selected<'s>(
     opts: &ParseOptions,
 ) -> Result<Doc<'s>> {
     // Far fewer nodes than a full parse; the vectors grow if needed.
-    let mut p = Parser::new(bytes, opts, (bytes.len() / 16).min(1 << 26))?;
+    // A selection keeps a fraction of the nodes: start at one per 24 input bytes (two of six
+    // invoice fields need one per 27) and let the tape grow; `finish` returns the slack.
+    let mut p = Parser::new(bytes, opts, (bytes.len() / 24).min(1 << 26))?;
     let mut st = State {
         slots: vec![None; selector.len()],
         shape: Vec::new(),
