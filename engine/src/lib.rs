@@ -11,6 +11,8 @@
 //! * [`json`]: JSON parsing with select pushdown, and writers byte-identical to `JSON.stringify`.
 //! * `ser` (feature `serde`): `to_doc`, any `serde::Serialize` value as a [`Doc`].
 //! * [`toon`]: the TOON 4.4 encoder and decoder.
+//! * [`present`]: Presenters: schema, truncation, redaction, UI, rules, suggestions, embeds,
+//!   `_select`, tool descriptions and output schemas (WIRE.md §4–§7).
 //! * [`sink`]: [`Sink`], where every encoder writes.
 //! * [`num`]: numbers exactly as WIRE.md §1.3 prints them.
 //! * [`tag`]: the reserved block tags untrusted text must never forge.
@@ -27,6 +29,7 @@ pub mod error;
 pub mod frame;
 pub mod json;
 pub mod num;
+pub mod present;
 #[cfg(feature = "serde")]
 pub mod ser;
 pub mod sink;

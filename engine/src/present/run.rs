@@ -1,0 +1,604 @@
+//! `present`: the stages of WIRE.md §5 in order.
+//!
+//! Stages 1–3 (truncate, validate/strip, redact) and the children's schema and redaction are one
+//! recursive walk that writes the derived document. The walk keeps one scratch vector (the
+//! members of the object being written, in schema order) and one path stack (for messages)
+//! for the whole call: no allocation per row beyond the derived tape and heap.
+
+use super::redact::RNode;
+use super::schema::Schema;
+use super::template::Counts;
+use super::{EmbedPlan, Plan, PresentError, Presenter, SuggestSource, UiSource};
+use crate::doc::{Doc, DocBuilder, Number, Str, Value, ValueRef};
+use crate::wire::{Data, Suggestion, ToolError, ToolResponse, UiBlock, response, ui};
+
+/// Output validation lists at most this many problems (WIRE.md §8).
+const MAX_PROBLEMS: usize = 10;
+
+const RECOVERY: &str = "The server returned data that does not match its declared schema. Retrying the same call will not help.";
+
+#[derive(Clone, Copy)]
+enum Seg<'d> {
+    Key(&'d [u8]),
+    Index(usize),
+}
+
+/// Writes the derived document.
+pub(crate) struct Writer<'d> {
+    pub(crate) b: DocBuilder<'d>,
+    src: &'d [u8],
+    scratch: Vec<Option<(Str<'d>, Value<'d>)>>,
+    path: Vec<Seg<'d>>,
+    item: usize,
+    count: usize,
+    messages: Vec<String>,
+}
+
+/// The offset of `bytes` inside `src`, when `bytes` is a slice of it.
+#[inline]
+fn offset_in(src: &[u8], bytes: &[u8]) -> Option<usize> {
+    let s = src.as_ptr() as usize;
+    let p = bytes.as_ptr() as usize;
+    (p >= s && p + bytes.len() <= s + src.len()).then(|| p - s)
+}
+
+/// Pushes a string (or key), borrowing it from `src` when it lies there.
+#[inline]
+pub(crate) fn push_str(b: &mut DocBuilder<'_>, src: &[u8], bytes: &[u8]) {
+    match offset_in(src, bytes) {
+        Some(off) => b.str_src(off, bytes.len()),
+        None => b.str_heap(bytes),
+    }
+}
+
+/// Copies a subtree (recursively, through the public views).
+pub(crate) fn copy_value(b: &mut DocBuilder<'_>, src: &[u8], v: Value<'_>) {
+    match v.get() {
+        ValueRef::Null => b.null(),
+        ValueRef::Bool(x) => b.bool(x),
+        ValueRef::Number(Number::Float(x)) => b.float(x),
+        ValueRef::Number(Number::Int(lex)) => match offset_in(src, lex) {
+            Some(off) => b.int_src(off, lex.len()),
+            None => b.int_lexeme(lex),
+        },
+        ValueRef::String(s) => push_str(b, src, s.as_bytes()),
+        ValueRef::Array(a) => {
+            let m = b.begin_array();
+            for el in a.iter() {
+                copy_value(b, src, el);
+            }
+            b.end_array(m, a.len());
+        }
+        ValueRef::Object(o) => {
+            let m = b.begin_object();
+            for (k, val) in o.iter() {
+                push_str(b, src, k.as_bytes());
+                copy_value(b, src, val);
+            }
+            b.end_object(m, o.len());
+        }
+    }
+}
+
+/// A builder for a document derived from `doc`, carrying its flags (WIRE.md §2: the TOON
+/// fallback looks at the whole input, stripped and redacted parts included).
+pub(crate) fn derived_builder<'d>(doc: &'d Doc<'d>, nodes: usize) -> DocBuilder<'d> {
+    let mut b = DocBuilder::with_capacity(doc.src(), nodes, 0);
+    if doc.has_reserved_tag() {
+        b.mark_reserved_tag();
+    }
+    if doc.has_lone_surrogate() {
+        b.mark_lone_surrogate();
+    }
+    b
+}
+
+#[inline]
+fn find_prop(props: &[(String, Schema)], key: &[u8], hint: usize) -> Option<usize> {
+    // Rows usually list fields in schema order: try the next declared one first.
+    if let Some((k, _)) = props.get(hint) {
+        if k.as_bytes() == key {
+            return Some(hint);
+        }
+    }
+    props.iter().position(|(k, _)| k.as_bytes() == key)
+}
+
+impl<'d> Writer<'d> {
+    pub(crate) fn new(doc: &'d Doc<'d>, nodes: usize) -> Writer<'d> {
+        Writer {
+            b: derived_builder(doc, nodes),
+            src: doc.src(),
+            scratch: Vec::new(),
+            path: Vec::new(),
+            item: 0,
+            count: 0,
+            messages: Vec::new(),
+        }
+    }
+
+    #[cold]
+    fn problem(&mut self, extra_key: Option<&str>, msg: String) {
+        self.count += 1;
+        if self.messages.len() >= MAX_PROBLEMS {
+            return;
+        }
+        let mut path = String::new();
+        for seg in &self.path {
+            match seg {
+                Seg::Key(k) => {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(&String::from_utf8_lossy(k));
+                }
+                Seg::Index(i) => {
+                    path.push('[');
+                    path.push_str(itoa::Buffer::new().format(*i));
+                    path.push(']');
+                }
+            }
+        }
+        if let Some(k) = extra_key {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(k);
+        }
+        self.messages.push(if path.is_empty() {
+            format!("item {}: {msg}", self.item)
+        } else {
+            format!("item {} '{path}': {msg}", self.item)
+        });
+    }
+
+    /// Writes one item under `plan` (its schema, redaction and embeds).
+    pub(crate) fn write_item(&mut self, plan: &Plan, v: Value<'d>, emit: bool) {
+        let red = Some(&plan.redact).filter(|r| !r.is_empty());
+        self.write_value(
+            v,
+            plan.cfg.schema.as_ref(),
+            red,
+            &plan.cfg.censor,
+            emit,
+            &plan.embeds,
+        );
+    }
+
+    fn write_value(
+        &mut self,
+        v: Value<'d>,
+        schema: Option<&Schema>,
+        red: Option<&RNode>,
+        censor: &str,
+        emit: bool,
+        embeds: &[EmbedPlan],
+    ) {
+        if let Some(r) = red {
+            if r.here {
+                // Validation sees the original value; only the censor is ever written.
+                self.write_value(v, schema, None, censor, false, embeds);
+                if emit {
+                    self.b.string(censor.as_bytes());
+                }
+                return;
+            }
+        }
+        if let Some(s) = schema {
+            if let Err(msg) = s.check_here(v) {
+                self.problem(None, msg);
+                if emit {
+                    self.b.null();
+                }
+                return;
+            }
+        }
+        match v.get() {
+            ValueRef::Object(o) => {
+                let props = schema.and_then(|s| s.properties.as_deref());
+                if props.is_none() && red.is_none() && embeds.is_empty() {
+                    if emit {
+                        copy_value(&mut self.b, self.src, v);
+                    }
+                    return;
+                }
+                let additional = schema.is_some_and(|s| s.additional);
+                let required = schema.map_or(&[][..], |s| &s.required[..]);
+                self.write_object(o, props, required, additional, red, censor, emit, embeds);
+            }
+            ValueRef::Array(a) => {
+                let items = schema.and_then(|s| s.items.as_deref());
+                let er = red.and_then(RNode::element);
+                if items.is_none() && er.is_none() {
+                    if emit {
+                        copy_value(&mut self.b, self.src, v);
+                    }
+                    return;
+                }
+                let m = emit.then(|| self.b.begin_array());
+                for (i, el) in a.iter().enumerate() {
+                    self.path.push(Seg::Index(i));
+                    self.write_value(el, items, er, censor, emit, &[]);
+                    self.path.pop();
+                }
+                if let Some(m) = m {
+                    self.b.end_array(m, a.len());
+                }
+            }
+            _ => {
+                if emit {
+                    copy_value(&mut self.b, self.src, v);
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write_object(
+        &mut self,
+        o: crate::doc::Object<'d>,
+        props: Option<&[(String, Schema)]>,
+        required: &[String],
+        additional: bool,
+        red: Option<&RNode>,
+        censor: &str,
+        emit: bool,
+        embeds: &[EmbedPlan],
+    ) {
+        let Some(props) = props else {
+            let m = emit.then(|| self.b.begin_object());
+            for (k, val) in o.iter() {
+                self.member(k, val, None, red, censor, emit, embeds);
+            }
+            self.check_required_undeclared(o, required, None);
+            if let Some(m) = m {
+                self.b.end_object(m, o.len());
+            }
+            return;
+        };
+        let base = self.scratch.len();
+        self.scratch.resize(base + props.len(), None);
+        let mut hint = 0;
+        let mut extras = 0usize;
+        for (k, val) in o.iter() {
+            match find_prop(props, k.as_bytes(), hint) {
+                Some(i) => {
+                    self.scratch[base + i] = Some((k, val));
+                    hint = i + 1;
+                }
+                None => {
+                    if additional || embeds.iter().any(|e| e.key.as_bytes() == k.as_bytes()) {
+                        extras += 1;
+                    }
+                }
+            }
+        }
+        self.check_required_undeclared(o, required, Some((props, base)));
+        let m = emit.then(|| self.b.begin_object());
+        let mut n = 0;
+        for (i, (_, prop)) in props.iter().enumerate() {
+            if let Some((k, val)) = self.scratch[base + i] {
+                self.member(k, val, Some(prop), red, censor, emit, embeds);
+                n += 1;
+            }
+        }
+        self.scratch.truncate(base);
+        if extras > 0 {
+            for (k, val) in o.iter() {
+                if find_prop(props, k.as_bytes(), 0).is_none()
+                    && (additional || embeds.iter().any(|e| e.key.as_bytes() == k.as_bytes()))
+                {
+                    self.member(k, val, None, red, censor, emit, embeds);
+                    n += 1;
+                }
+            }
+        }
+        if let Some(m) = m {
+            self.b.end_object(m, n);
+        }
+    }
+
+    /// Missing required fields.
+    fn check_required_undeclared(
+        &mut self,
+        o: crate::doc::Object<'d>,
+        required: &[String],
+        props: Option<(&[(String, Schema)], usize)>,
+    ) {
+        for name in required {
+            let (present, expected) = match props {
+                Some((props, base)) => match props.iter().position(|(k, _)| k == name) {
+                    Some(i) => (
+                        self.scratch[base + i].is_some(),
+                        props[i].1.expected_types(),
+                    ),
+                    None => (o.get(name.as_bytes()).is_some(), "any value".into()),
+                },
+                None => (o.get(name.as_bytes()).is_some(), "any value".into()),
+            };
+            if !present {
+                self.problem(Some(name), format!("expected {expected}, got missing"));
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn member(
+        &mut self,
+        k: Str<'d>,
+        val: Value<'d>,
+        schema: Option<&Schema>,
+        red: Option<&RNode>,
+        censor: &str,
+        emit: bool,
+        embeds: &[EmbedPlan],
+    ) {
+        if emit {
+            push_str(&mut self.b, self.src, k.as_bytes());
+        }
+        self.path.push(Seg::Key(k.as_bytes()));
+        let r = red.and_then(|r| r.member(k.as_bytes()));
+        match embeds.iter().find(|e| e.key.as_bytes() == k.as_bytes()) {
+            Some(e) => {
+                if r.is_some_and(|r| r.here) {
+                    self.embedded(e, val, false);
+                    if emit {
+                        self.b.string(censor.as_bytes());
+                    }
+                } else {
+                    self.embedded(e, val, emit);
+                }
+            }
+            None => self.write_value(val, schema, r, censor, emit, &[]),
+        }
+        self.path.pop();
+    }
+
+    /// `item[key]` under an embedded child: each element of an array, or the value itself.
+    fn embedded(&mut self, e: &EmbedPlan, val: Value<'d>, emit: bool) {
+        match val.get() {
+            ValueRef::Null => {
+                if emit {
+                    self.b.null();
+                }
+            }
+            ValueRef::Array(a) => {
+                let m = emit.then(|| self.b.begin_array());
+                for (i, el) in a.iter().enumerate() {
+                    self.path.push(Seg::Index(i));
+                    self.write_item(&e.array, el, emit);
+                    self.path.pop();
+                }
+                if let Some(m) = m {
+                    self.b.end_array(m, a.len());
+                }
+            }
+            _ => self.write_item(&e.object, val, emit),
+        }
+    }
+}
+
+/// The blocks derived from the presented data (stages 4–7).
+#[derive(Default)]
+pub(crate) struct Derived {
+    pub(crate) ui: Vec<UiBlock>,
+    pub(crate) embedded: Vec<UiBlock>,
+    pub(crate) rules: Vec<String>,
+    pub(crate) suggestions: Vec<Suggestion>,
+}
+
+#[derive(Clone, Copy)]
+enum Shape {
+    /// A collection of `total` items before truncation.
+    Collection { total: usize },
+    /// One item.
+    Item,
+    /// A root `null`: no item.
+    Nothing,
+}
+
+fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+fn suggest(src: &SuggestSource, v: Value<'_>, out: &mut Vec<Suggestion>) {
+    match src {
+        SuggestSource::Fn(r) => out.extend((r.f)(v)),
+        SuggestSource::Static(s) => out.push(s.clone()),
+    }
+}
+
+fn has_derived(plan: &Plan) -> bool {
+    let c = &plan.cfg;
+    !(c.rules.is_empty()
+        && c.item_rules.is_empty()
+        && c.collection_rules.is_empty()
+        && c.item_ui.is_empty()
+        && c.collection_ui.is_empty()
+        && c.item_suggest.is_empty()
+        && c.collection_suggest.is_empty())
+        || plan.embeds.iter().any(|e| has_derived(&e.object))
+}
+
+/// Stages 4–7 over the derived data `root`.
+fn derive(plan: &Plan, root: Value<'_>, shape: Shape, d: &mut Derived) {
+    let cfg = &plan.cfg;
+    d.rules.extend(cfg.rules.iter().cloned());
+    let items: Vec<Value<'_>> = match shape {
+        Shape::Collection { total } => {
+            let items: Vec<Value<'_>> = root
+                .as_array()
+                .map(|a| a.iter().collect())
+                .unwrap_or_default();
+            let counts = Counts {
+                count: total,
+                shown: items.len(),
+            };
+            for src in &cfg.collection_ui {
+                match src {
+                    UiSource::Fn(r) => d.ui.extend((r.f)(root)),
+                    UiSource::Entry(e) => d.ui.push(e.render(&items, counts)),
+                }
+            }
+            if let Some(first) = items.first() {
+                for r in &cfg.item_rules {
+                    d.rules.extend((r.f)(*first));
+                }
+            }
+            for r in &cfg.collection_rules {
+                d.rules.extend((r.f)(root));
+            }
+            if !cfg.collection_suggest.is_empty() {
+                if !items.is_empty() {
+                    for s in &cfg.collection_suggest {
+                        suggest(s, root, &mut d.suggestions);
+                    }
+                }
+            } else if let Some(first) = items.first() {
+                for s in &cfg.item_suggest {
+                    suggest(s, *first, &mut d.suggestions);
+                }
+            }
+            items
+        }
+        Shape::Item => {
+            let counts = Counts { count: 1, shown: 1 };
+            for src in &cfg.item_ui {
+                match src {
+                    UiSource::Fn(r) => d.ui.extend((r.f)(root)),
+                    UiSource::Entry(e) => d.ui.push(e.render(&[root], counts)),
+                }
+            }
+            for r in &cfg.item_rules {
+                d.rules.extend((r.f)(root));
+            }
+            for s in &cfg.item_suggest {
+                suggest(s, root, &mut d.suggestions);
+            }
+            vec![root]
+        }
+        Shape::Nothing => Vec::new(),
+    };
+    // Stage 7: embedded children, over the item or every kept element.
+    for e in &plan.embeds {
+        if !has_derived(&e.object) {
+            continue;
+        }
+        for (i, item) in items.iter().enumerate() {
+            let Some(child) = item.as_object().and_then(|o| o.get(e.key.as_bytes())) else {
+                continue;
+            };
+            let (child_plan, child_shape) = match child.get() {
+                ValueRef::Null => continue,
+                ValueRef::Array(a) => (&e.array, Shape::Collection { total: a.len() }),
+                _ => (&e.object, Shape::Item),
+            };
+            let mut cd = Derived::default();
+            derive(child_plan, child, child_shape, &mut cd);
+            for r in cd.rules {
+                push_unique(&mut d.rules, r);
+            }
+            for s in cd.suggestions {
+                push_unique(&mut d.suggestions, s);
+            }
+            if i == 0 {
+                for b in cd.ui.into_iter().chain(cd.embedded) {
+                    push_unique(&mut d.embedded, b);
+                }
+            }
+        }
+    }
+}
+
+impl Presenter {
+    /// Presents `data` (WIRE.md §5): truncation, validation and stripping, redaction, UI,
+    /// rules, suggestions, embeds, then `_select` on the data block only.
+    ///
+    /// `select` is the requested `_select` (already taken out of the arguments); it is ignored
+    /// when the presenter does not enable select, and `Some(&[])` means all fields.
+    ///
+    /// # Errors
+    ///
+    /// * [`PresentError::Select`]: a `_select` name that is not a root key of the schema.
+    /// * [`PresentError::Output`]: `OUTPUT_VALIDATION_FAILED` (WIRE.md §8).
+    /// * [`PresentError::Encode`]: the data cannot be encoded in the chosen format.
+    pub fn present<'d>(
+        &self,
+        data: Value<'d>,
+        select: Option<&[&str]>,
+    ) -> Result<ToolResponse<'d>, PresentError> {
+        let plan = &*self.plan;
+        let cfg = &plan.cfg;
+        let select = match select {
+            Some(names) if cfg.select && !names.is_empty() => {
+                Some(super::select::check_names(self, names).map_err(PresentError::Select)?)
+            }
+            _ => None,
+        };
+        let doc = data.doc();
+        let mut w = Writer::new(doc, doc.node_count());
+        let (shape, kept) = match data.get() {
+            ValueRef::Array(a) => {
+                let total = a.len();
+                let mut max = cfg.limit.map_or(total, |l| l.min(total));
+                if let Some(budget) = cfg.token_budget {
+                    max = super::estimate::fit(a, max, budget, cfg.format);
+                }
+                let m = w.b.begin_array();
+                for (i, el) in a.iter().take(max).enumerate() {
+                    w.item = i;
+                    w.write_item(plan, el, true);
+                }
+                w.b.end_array(m, max);
+                (Shape::Collection { total }, max)
+            }
+            ValueRef::Null => {
+                w.b.null();
+                (Shape::Nothing, 0)
+            }
+            _ => {
+                w.write_item(plan, data, true);
+                (Shape::Item, 1)
+            }
+        };
+        if w.count > 0 {
+            let message = format!(
+                "[{} presenter] {} problem(s): {}",
+                cfg.name,
+                w.count,
+                w.messages.join("; ")
+            );
+            return Err(PresentError::Output(
+                ToolError::new("OUTPUT_VALIDATION_FAILED")
+                    .message(message)
+                    .recovery(RECOVERY),
+            ));
+        }
+        let full = w.b.finish();
+        let mut d = Derived::default();
+        if let Shape::Collection { total } = shape {
+            if kept < total {
+                d.ui.push(ui::summary(&format!(
+                    "⚠️ Dataset truncated. {kept} shown, {} hidden. Use filters to narrow results.",
+                    total - kept
+                )));
+            }
+        }
+        derive(plan, full.root(), shape, &mut d);
+        let out = match select {
+            Some(names) => super::select::project(doc, &full, &names),
+            None => full,
+        };
+        let mut r = response(Data::Doc(out))
+            .format(cfg.format)
+            .ui_blocks(d.ui)
+            .system_rules(d.rules)
+            .system_hint(d.suggestions);
+        for b in d.embedded {
+            r = r.embedded_block(b);
+        }
+        r.build().map_err(PresentError::Encode)
+    }
+}
