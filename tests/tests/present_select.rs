@@ -105,9 +105,9 @@ fn unknown_select_names_are_validation_errors() {
 
 fn detail(action: &str, json: &'static str) -> String {
     let d = doc(json);
-    match validate_select(action, d.root(), &["amount", "id", "status"]) {
+    match validate_select(d.root(), &["amount", "id", "status"]) {
         Ok(v) => format!("ok {v:?}"),
-        Err(r) => r.block_text(0),
+        Err(p) => toolwire::wire::validation_error(action, &p).block_text(0),
     }
 }
 

@@ -152,7 +152,7 @@ impl std::fmt::Debug for Presenter {
 #[derive(Debug)]
 pub enum PresentError {
     /// The data does not match the schema: `OUTPUT_VALIDATION_FAILED` (WIRE.md §8).
-    Output(ToolError),
+    Output(Box<ToolError>),
     /// A `_select` name is not a field of the schema (WIRE.md §4).
     Select(Vec<FieldProblem>),
     /// The data cannot be encoded (for example nested deeper than the TOON depth limit).

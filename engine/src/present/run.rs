@@ -570,11 +570,11 @@ impl Presenter {
                 w.count,
                 w.messages.join("; ")
             );
-            return Err(PresentError::Output(
+            return Err(PresentError::Output(Box::new(
                 ToolError::new("OUTPUT_VALIDATION_FAILED")
                     .message(message)
                     .recovery(RECOVERY),
-            ));
+            )));
         }
         let full = w.b.finish();
         let mut d = Derived::default();

@@ -4,7 +4,7 @@
 use super::run::{copy_value, derived_builder, push_str};
 use super::{Plan, Presenter, UiSource};
 use crate::doc::{Doc, DocBuilder, Value, ValueRef};
-use crate::wire::{FieldProblem, ToolResponse, validation_error, you_sent_string};
+use crate::wire::{FieldProblem, you_sent_string};
 
 const DESCRIPTION: &str = "⚡ Context optimization: select only the response fields you need. Omit to receive all fields.";
 
@@ -87,27 +87,20 @@ fn unknown(name: &str, sent: &str, valid: &[&str]) -> FieldProblem {
 }
 
 /// Validates a requested `_select` value against `valid` (the enum, in enum order): a
-/// non-array, a non-string element or a name outside `valid` is a `<validation_error>` on
-/// field `_select` for `action`. Returns the names in request order, duplicates collapsed (an
-/// empty list means all fields).
+/// non-array, a non-string element or a name outside `valid` is a problem on field `_select`
+/// (render them with [`validation_error`](crate::wire::validation_error)). Returns the names
+/// in request order, duplicates collapsed (an empty list means all fields).
 ///
 /// # Errors
 ///
-/// The validation error response, one `<field name="_select">` per problem.
-pub fn validate_select(
-    action: &str,
-    value: Value<'_>,
-    valid: &[&str],
-) -> Result<Vec<String>, ToolResponse<'static>> {
+/// The problems, one per bad element (or one for a non-array).
+pub fn validate_select(value: Value<'_>, valid: &[&str]) -> Result<Vec<String>, Vec<FieldProblem>> {
     let Some(arr) = value.as_array() else {
-        return Err(validation_error(
-            action,
-            &[problem(format!(
-                "Expected an array of field names. You sent: {}. Valid options: {}.",
-                you_sent(value),
-                options(valid)
-            ))],
-        ));
+        return Err(vec![problem(format!(
+            "Expected an array of field names. You sent: {}. Valid options: {}.",
+            you_sent(value),
+            options(valid)
+        ))]);
     };
     let mut names: Vec<String> = Vec::new();
     let mut problems = Vec::new();
@@ -131,7 +124,7 @@ pub fn validate_select(
     if problems.is_empty() {
         Ok(names)
     } else {
-        Err(validation_error(action, &problems))
+        Err(problems)
     }
 }
 
@@ -141,12 +134,8 @@ impl Presenter {
     /// # Errors
     ///
     /// See [`validate_select`].
-    pub fn parse_select(
-        &self,
-        action: &str,
-        value: Value<'_>,
-    ) -> Result<Vec<String>, ToolResponse<'static>> {
-        validate_select(action, value, &self.select_names())
+    pub fn parse_select(&self, value: Value<'_>) -> Result<Vec<String>, Vec<FieldProblem>> {
+        validate_select(value, &self.select_names())
     }
 }
 
