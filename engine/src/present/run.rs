@@ -9,7 +9,7 @@ use super::redact::RNode;
 use super::schema::Schema;
 use super::template::Counts;
 use super::{EmbedPlan, Plan, PresentError, Presenter, SuggestSource, UiSource};
-use crate::doc::{Doc, DocBuilder, Number, Str, Value, ValueRef};
+use crate::doc::{Doc, DocBuilder, Str, Value, ValueRef};
 use crate::wire::{Data, Suggestion, ToolError, ToolResponse, UiBlock, response, ui};
 
 /// Output validation lists at most this many problems (WIRE.md §8).
@@ -26,7 +26,6 @@ enum Seg<'d> {
 /// Writes the derived document.
 pub(crate) struct Writer<'d> {
     pub(crate) b: DocBuilder<'d>,
-    src: &'d [u8],
     scratch: Vec<Option<(Str<'d>, Value<'d>)>>,
     path: Vec<Seg<'d>>,
     item: usize,
@@ -34,50 +33,10 @@ pub(crate) struct Writer<'d> {
     messages: Vec<String>,
 }
 
-/// The offset of `bytes` inside `src`, when `bytes` is a slice of it.
+/// Copies a subtree into `b` (spans into the same input stay borrowed).
 #[inline]
-fn offset_in(src: &[u8], bytes: &[u8]) -> Option<usize> {
-    let s = src.as_ptr() as usize;
-    let p = bytes.as_ptr() as usize;
-    (p >= s && p + bytes.len() <= s + src.len()).then(|| p - s)
-}
-
-/// Pushes a string (or key), borrowing it from `src` when it lies there.
-#[inline]
-pub(crate) fn push_str(b: &mut DocBuilder<'_>, src: &[u8], bytes: &[u8]) {
-    match offset_in(src, bytes) {
-        Some(off) => b.str_src(off, bytes.len()),
-        None => b.str_heap(bytes),
-    }
-}
-
-/// Copies a subtree (recursively, through the public views).
-pub(crate) fn copy_value(b: &mut DocBuilder<'_>, src: &[u8], v: Value<'_>) {
-    match v.get() {
-        ValueRef::Null => b.null(),
-        ValueRef::Bool(x) => b.bool(x),
-        ValueRef::Number(Number::Float(x)) => b.float(x),
-        ValueRef::Number(Number::Int(lex)) => match offset_in(src, lex) {
-            Some(off) => b.int_src(off, lex.len()),
-            None => b.int_lexeme(lex),
-        },
-        ValueRef::String(s) => push_str(b, src, s.as_bytes()),
-        ValueRef::Array(a) => {
-            let m = b.begin_array();
-            for el in a.iter() {
-                copy_value(b, src, el);
-            }
-            b.end_array(m, a.len());
-        }
-        ValueRef::Object(o) => {
-            let m = b.begin_object();
-            for (k, val) in o.iter() {
-                push_str(b, src, k.as_bytes());
-                copy_value(b, src, val);
-            }
-            b.end_object(m, o.len());
-        }
-    }
+pub(crate) fn copy_value(b: &mut DocBuilder<'_>, v: Value<'_>) {
+    b.copy_from(v.doc(), v.index());
 }
 
 /// A builder for a document derived from `doc`, carrying its flags (WIRE.md §2: the TOON
@@ -108,7 +67,6 @@ impl<'d> Writer<'d> {
     pub(crate) fn new(doc: &'d Doc<'d>, nodes: usize) -> Writer<'d> {
         Writer {
             b: derived_builder(doc, nodes),
-            src: doc.src(),
             scratch: Vec::new(),
             path: Vec::new(),
             item: 0,
@@ -198,7 +156,7 @@ impl<'d> Writer<'d> {
                 let props = schema.and_then(|s| s.properties.as_deref());
                 if props.is_none() && red.is_none() && embeds.is_empty() {
                     if emit {
-                        copy_value(&mut self.b, self.src, v);
+                        copy_value(&mut self.b, v);
                     }
                     return;
                 }
@@ -211,7 +169,7 @@ impl<'d> Writer<'d> {
                 let er = red.and_then(RNode::element);
                 if items.is_none() && er.is_none() {
                     if emit {
-                        copy_value(&mut self.b, self.src, v);
+                        copy_value(&mut self.b, v);
                     }
                     return;
                 }
@@ -227,7 +185,7 @@ impl<'d> Writer<'d> {
             }
             _ => {
                 if emit {
-                    copy_value(&mut self.b, self.src, v);
+                    copy_value(&mut self.b, v);
                 }
             }
         }
@@ -252,7 +210,7 @@ impl<'d> Writer<'d> {
             }
             self.check_required_undeclared(o, required, None);
             if let Some(m) = m {
-                self.b.end_object(m, o.len());
+                self.b.end_object_unique(m, o.len());
             }
             return;
         };
@@ -294,7 +252,7 @@ impl<'d> Writer<'d> {
             }
         }
         if let Some(m) = m {
-            self.b.end_object(m, n);
+            self.b.end_object_unique(m, n);
         }
     }
 
@@ -334,7 +292,8 @@ impl<'d> Writer<'d> {
         embeds: &[EmbedPlan],
     ) {
         if emit {
-            push_str(&mut self.b, self.src, k.as_bytes());
+            // The key node sits right before its value.
+            self.b.copy_from(val.doc(), val.index() - 1);
         }
         self.path.push(Seg::Key(k.as_bytes()));
         let r = red.and_then(|r| r.member(k.as_bytes()));

@@ -1,7 +1,7 @@
 //! `_select` (WIRE.md §4): the tool's input property, request validation, projection of the
 //! data block, and the root keys the parser must materialise (pushdown).
 
-use super::run::{copy_value, derived_builder, push_str};
+use super::run::{copy_value, derived_builder};
 use super::{Plan, Presenter, UiSource};
 use crate::doc::{Doc, DocBuilder, Value, ValueRef};
 use crate::wire::{FieldProblem, you_sent_string};
@@ -162,38 +162,38 @@ pub(crate) fn check_names<'n>(
     }
 }
 
-fn project_object(b: &mut DocBuilder<'_>, src: &[u8], v: Value<'_>, names: &[&str]) {
+fn project_object(b: &mut DocBuilder<'_>, v: Value<'_>, names: &[&str]) {
     let Some(o) = v.as_object() else {
-        copy_value(b, src, v);
+        copy_value(b, v);
         return;
     };
     let m = b.begin_object();
     let mut n = 0;
     for name in names {
         if let Some(val) = o.get(name.as_bytes()) {
-            push_str(b, src, name.as_bytes());
-            copy_value(b, src, val);
+            // The key node sits right before its value.
+            b.copy_from(val.doc(), val.index() - 1);
+            copy_value(b, val);
             n += 1;
         }
     }
-    b.end_object(m, n);
+    b.end_object_unique(m, n);
 }
 
 /// The data block under `_select`: the requested root keys in request order, of the root
 /// object or of each object element of a root array; anything else unchanged.
 pub(crate) fn project<'d>(input: &'d Doc<'d>, full: &Doc<'d>, names: &[&str]) -> Doc<'d> {
-    let src = input.src();
     let mut b = derived_builder(input, full.node_count());
     let root = full.root();
     match root.get() {
         ValueRef::Array(a) => {
             let m = b.begin_array();
             for el in a.iter() {
-                project_object(&mut b, src, el, names);
+                project_object(&mut b, el, names);
             }
             b.end_array(m, a.len());
         }
-        _ => project_object(&mut b, src, root, names),
+        _ => project_object(&mut b, root, names),
     }
     b.finish()
 }
