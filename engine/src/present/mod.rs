@@ -100,6 +100,8 @@ pub(crate) struct Plan {
     pub(crate) cfg: Arc<Config>,
     pub(crate) redact: redact::RNode,
     pub(crate) embeds: Vec<EmbedPlan>,
+    /// The row fast path, when the schema allows it (see [`run::FastRow`]).
+    pub(crate) fast: Option<run::FastRow>,
 }
 
 /// An embedded child: its plan when the value is an object and when it is an array.
@@ -125,10 +127,12 @@ impl Plan {
                 array: Plan::new(child.plan.cfg.clone(), outer.and_then(|n| n.element()))?,
             });
         }
+        let fast = run::FastRow::compile(cfg.schema.as_ref(), &redact, &embeds);
         Ok(Plan {
             cfg,
             redact,
             embeds,
+            fast,
         })
     }
 }

@@ -9,7 +9,7 @@ use super::redact::RNode;
 use super::schema::Schema;
 use super::template::Counts;
 use super::{EmbedPlan, Plan, PresentError, Presenter, SuggestSource, UiSource};
-use crate::doc::{Doc, DocBuilder, Str, Value, ValueRef};
+use crate::doc::{Doc, DocBuilder, Node, Str, Value, ValueRef};
 use crate::wire::{Data, Suggestion, ToolError, ToolResponse, UiBlock, response, ui};
 
 /// Output validation lists at most this many problems (WIRE.md §8).
@@ -27,6 +27,7 @@ enum Seg<'d> {
 pub(crate) struct Writer<'d> {
     pub(crate) b: DocBuilder<'d>,
     scratch: Vec<Option<(Str<'d>, Value<'d>)>>,
+    slots: Vec<Option<Value<'d>>>,
     path: Vec<Seg<'d>>,
     item: usize,
     count: usize,
@@ -37,6 +38,110 @@ pub(crate) struct Writer<'d> {
 #[inline]
 pub(crate) fn copy_value(b: &mut DocBuilder<'_>, v: Value<'_>) {
     b.copy_from(v.doc(), v.index());
+}
+
+/// Type bits of a tape node, matched against [`Schema::mask`].
+#[inline]
+fn kind(node: &Node) -> u8 {
+    use super::schema::kinds::*;
+    match *node {
+        Node::Null => NULL,
+        Node::Bool(_) => BOOL,
+        Node::IntSrc(_) | Node::IntHeap(_) => INT | NUM,
+        Node::Float(x) if x.is_finite() && x.fract() == 0.0 => INT | NUM,
+        Node::Float(_) => NUM,
+        Node::StrSrc(_) | Node::StrHeap(_) => STR,
+        Node::Array { .. } => ARR,
+        Node::Object { .. } => OBJ,
+    }
+}
+
+/// Byte equality for short keys without a `memcmp` call.
+#[inline]
+fn key_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// The key string at tape index `idx` of `doc`.
+#[inline]
+fn doc_key<'d>(doc: &'d Doc<'d>, idx: usize) -> &'d [u8] {
+    match doc.nodes()[idx] {
+        Node::StrSrc(s) => doc.src_bytes(s),
+        Node::StrHeap(s) => doc.heap_bytes(s),
+        _ => b"",
+    }
+}
+
+/// Pushes one primitive node of `doc` (whose input the builder shares).
+#[inline]
+fn push_node(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
+    match doc.nodes()[idx] {
+        Node::Null => b.null(),
+        Node::Bool(x) => b.bool(x),
+        Node::Float(x) => b.float(x),
+        Node::StrSrc(s) => b.str_src(s.start as usize, s.len as usize),
+        Node::IntSrc(s) => b.int_src(s.start as usize, s.len as usize),
+        Node::StrHeap(s) => b.str_heap(doc.heap_bytes(s)),
+        Node::IntHeap(s) => b.int_lexeme(doc.heap_bytes(s)),
+        Node::Array { .. } | Node::Object { .. } => b.copy_from(doc, idx),
+    }
+}
+
+/// The compiled row writer for the common case: an object schema whose properties are all
+/// "leaves" (no nested `properties`, `items` or `enum`), without `additionalProperties`, embeds
+/// or redaction below a property. A row is then checked and written straight from the tape:
+/// one pass to find the declared members (field index table, in-order guess first), one to
+/// check their types by a bit mask, one to write them in schema order. Any problem sends the
+/// row to the general writer, which produces the exact messages.
+pub(crate) struct FastRow {
+    keys: Vec<Box<[u8]>>,
+    masks: Vec<u8>,
+    redacted: Vec<bool>,
+    /// Properties written by the general writer (nested schema or redaction below them).
+    complex: Vec<bool>,
+    /// Per property: its index in `required` order, checked for presence.
+    required: Vec<usize>,
+}
+
+impl FastRow {
+    pub(crate) fn compile(
+        schema: Option<&Schema>,
+        red: &RNode,
+        embeds: &[EmbedPlan],
+    ) -> Option<FastRow> {
+        let s = schema?;
+        let props = s.properties.as_ref()?;
+        if s.additional || !embeds.is_empty() || red.here || red.elems.is_some() {
+            return None;
+        }
+        if !s.types.is_empty() && s.types != [super::schema::Type::Object] {
+            return None;
+        }
+        let mut f = FastRow {
+            keys: Vec::with_capacity(props.len()),
+            masks: Vec::with_capacity(props.len()),
+            redacted: Vec::with_capacity(props.len()),
+            complex: Vec::with_capacity(props.len()),
+            required: Vec::new(),
+        };
+        for (k, ps) in props {
+            let r = red.member(k.as_bytes());
+            let redacted = r.is_some_and(|r| r.here);
+            let complex = !redacted
+                && (ps.properties.is_some()
+                    || ps.items.is_some()
+                    || ps.enum_values.is_some()
+                    || r.is_some());
+            f.keys.push(k.as_bytes().into());
+            f.masks.push(ps.mask());
+            f.redacted.push(redacted);
+            f.complex.push(complex);
+        }
+        for name in &s.required {
+            f.required.push(props.iter().position(|(k, _)| k == name)?);
+        }
+        Some(f)
+    }
 }
 
 /// A builder for a document derived from `doc`, carrying its flags (WIRE.md §2: the TOON
@@ -68,6 +173,7 @@ impl<'d> Writer<'d> {
         Writer {
             b: derived_builder(doc, nodes),
             scratch: Vec::new(),
+            slots: Vec::new(),
             path: Vec::new(),
             item: 0,
             count: 0,
@@ -110,8 +216,76 @@ impl<'d> Writer<'d> {
         });
     }
 
+    /// The fast path of [`FastRow`]: returns false, having written nothing, when the row
+    /// needs the general writer.
+    #[inline]
+    fn fast_row(&mut self, f: &FastRow, plan: &Plan, v: Value<'d>) -> bool {
+        let doc = v.doc();
+        let nodes = doc.nodes();
+        let Some(o) = v.as_object() else {
+            return false;
+        };
+        let n = f.keys.len();
+        self.slots.clear();
+        self.slots.resize(n, None);
+        let mut hint = 0;
+        for (key, val) in o.iter() {
+            let key = key.as_bytes();
+            let p = if hint < n && key_eq(&f.keys[hint], key) {
+                Some(hint)
+            } else {
+                f.keys.iter().position(|k| key_eq(k, key))
+            };
+            if let Some(p) = p {
+                if kind(&nodes[val.index()]) & f.masks[p] == 0 {
+                    return false;
+                }
+                self.slots[p] = Some(val);
+                hint = p + 1;
+            }
+        }
+        if f.required.iter().any(|&r| self.slots[r].is_none()) {
+            return false;
+        }
+        let censor = plan.cfg.censor.as_str();
+        let m = self.b.begin_object();
+        let mut count = 0;
+        for p in 0..n {
+            let Some(val) = self.slots[p] else { continue };
+            let vi = val.index();
+            push_node(&mut self.b, doc, vi - 1);
+            if f.redacted[p] {
+                self.b.str_heap(censor.as_bytes());
+            } else if f.complex[p] {
+                let props = plan
+                    .cfg
+                    .schema
+                    .as_ref()
+                    .and_then(|s| s.properties.as_deref());
+                let schema = props.map(|ps| &ps[p].1);
+                let key = &f.keys[p];
+                let red = plan.redact.member(key);
+                self.path.push(Seg::Key(doc_key(doc, vi - 1)));
+                self.write_value(val, schema, red, censor, true, &[]);
+                self.path.pop();
+            } else {
+                push_node(&mut self.b, doc, vi);
+            }
+            count += 1;
+        }
+        self.b.end_object_unique(m, count);
+        true
+    }
+
     /// Writes one item under `plan` (its schema, redaction and embeds).
     pub(crate) fn write_item(&mut self, plan: &Plan, v: Value<'d>, emit: bool) {
+        if emit {
+            if let Some(f) = &plan.fast {
+                if self.fast_row(f, plan, v) {
+                    return;
+                }
+            }
+        }
         let red = Some(&plan.redact).filter(|r| !r.is_empty());
         self.write_value(
             v,
@@ -137,42 +311,49 @@ impl<'d> Writer<'d> {
                 // Validation sees the original value; only the censor is ever written.
                 self.write_value(v, schema, None, censor, false, embeds);
                 if emit {
-                    self.b.string(censor.as_bytes());
+                    self.b.str_heap(censor.as_bytes());
                 }
                 return;
             }
         }
+        let doc = v.doc();
+        let idx = v.index();
+        let node = doc.nodes()[idx];
         if let Some(s) = schema {
-            if let Err(msg) = s.check_here(v) {
-                self.problem(None, msg);
-                if emit {
-                    self.b.null();
-                }
-                return;
-            }
-        }
-        match v.get() {
-            ValueRef::Object(o) => {
-                let props = schema.and_then(|s| s.properties.as_deref());
-                if props.is_none() && red.is_none() && embeds.is_empty() {
+            if s.mask() & kind(&node) == 0 || s.enum_values.is_some() {
+                if let Err(msg) = s.check_here(v) {
+                    self.problem(None, msg);
                     if emit {
-                        copy_value(&mut self.b, v);
+                        self.b.null();
                     }
                     return;
                 }
+            }
+        }
+        match node {
+            Node::Object { .. } => {
+                let props = schema.and_then(|s| s.properties.as_deref());
+                if props.is_none() && red.is_none() && embeds.is_empty() {
+                    if emit {
+                        self.b.copy_from(doc, idx);
+                    }
+                    return;
+                }
+                let Some(o) = v.as_object() else { return };
                 let additional = schema.is_some_and(|s| s.additional);
                 let required = schema.map_or(&[][..], |s| &s.required[..]);
                 self.write_object(o, props, required, additional, red, censor, emit, embeds);
             }
-            ValueRef::Array(a) => {
+            Node::Array { .. } => {
                 let items = schema.and_then(|s| s.items.as_deref());
                 let er = red.and_then(RNode::element);
                 if items.is_none() && er.is_none() {
                     if emit {
-                        copy_value(&mut self.b, v);
+                        self.b.copy_from(doc, idx);
                     }
                     return;
                 }
+                let Some(a) = v.as_array() else { return };
                 let m = emit.then(|| self.b.begin_array());
                 for (i, el) in a.iter().enumerate() {
                     self.path.push(Seg::Index(i));
@@ -185,7 +366,7 @@ impl<'d> Writer<'d> {
             }
             _ => {
                 if emit {
-                    copy_value(&mut self.b, v);
+                    push_node(&mut self.b, doc, idx);
                 }
             }
         }
@@ -293,7 +474,7 @@ impl<'d> Writer<'d> {
     ) {
         if emit {
             // The key node sits right before its value.
-            self.b.copy_from(val.doc(), val.index() - 1);
+            push_node(&mut self.b, val.doc(), val.index() - 1);
         }
         self.path.push(Seg::Key(k.as_bytes()));
         let r = red.and_then(|r| r.member(k.as_bytes()));
@@ -302,7 +483,7 @@ impl<'d> Writer<'d> {
                 if r.is_some_and(|r| r.here) {
                     self.embedded(e, val, false);
                     if emit {
-                        self.b.string(censor.as_bytes());
+                        self.b.str_heap(censor.as_bytes());
                     }
                 } else {
                     self.embedded(e, val, emit);
@@ -334,6 +515,14 @@ impl<'d> Writer<'d> {
             }
             _ => self.write_item(&e.object, val, emit),
         }
+    }
+}
+
+fn note_censors(b: &mut DocBuilder<'_>, plan: &Plan) {
+    b.note_string(plan.cfg.censor.as_bytes());
+    for e in &plan.embeds {
+        note_censors(b, &e.object);
+        note_censors(b, &e.array);
     }
 }
 
@@ -387,13 +576,23 @@ fn derive(plan: &Plan, root: Value<'_>, shape: Shape, d: &mut Derived) {
     d.rules.extend(cfg.rules.iter().cloned());
     let items: Vec<Value<'_>> = match shape {
         Shape::Collection { total } => {
-            let items: Vec<Value<'_>> = root
-                .as_array()
-                .map(|a| a.iter().collect())
-                .unwrap_or_default();
+            // The kept items as a list, only when templates or embeds need them.
+            let needs_list = cfg
+                .collection_ui
+                .iter()
+                .any(|u| matches!(u, UiSource::Entry(_)))
+                || plan.embeds.iter().any(|e| has_derived(&e.object));
+            let arr = root.as_array();
+            let first = arr.and_then(|a| a.iter().next());
+            let shown = arr.map_or(0, |a| a.len());
+            let items: Vec<Value<'_>> = if needs_list {
+                arr.map(|a| a.iter().collect()).unwrap_or_default()
+            } else {
+                first.into_iter().collect()
+            };
             let counts = Counts {
                 count: total,
-                shown: items.len(),
+                shown,
             };
             for src in &cfg.collection_ui {
                 match src {
@@ -401,23 +600,23 @@ fn derive(plan: &Plan, root: Value<'_>, shape: Shape, d: &mut Derived) {
                     UiSource::Entry(e) => d.ui.push(e.render(&items, counts)),
                 }
             }
-            if let Some(first) = items.first() {
+            if let Some(first) = first {
                 for r in &cfg.item_rules {
-                    d.rules.extend((r.f)(*first));
+                    d.rules.extend((r.f)(first));
                 }
             }
             for r in &cfg.collection_rules {
                 d.rules.extend((r.f)(root));
             }
             if !cfg.collection_suggest.is_empty() {
-                if !items.is_empty() {
+                if first.is_some() {
                     for s in &cfg.collection_suggest {
                         suggest(s, root, &mut d.suggestions);
                     }
                 }
-            } else if let Some(first) = items.first() {
+            } else if let Some(first) = first {
                 for s in &cfg.item_suggest {
-                    suggest(s, *first, &mut d.suggestions);
+                    suggest(s, first, &mut d.suggestions);
                 }
             }
             items
@@ -498,6 +697,8 @@ impl Presenter {
         };
         let doc = data.doc();
         let mut w = Writer::new(doc, doc.node_count());
+        // Censors are written without a scan per value: note their flags once.
+        note_censors(&mut w.b, plan);
         let (shape, kept) = match data.get() {
             ValueRef::Array(a) => {
                 let total = a.len();

@@ -68,6 +68,32 @@ impl Type {
     }
 }
 
+/// Type bits for fast checks on tape nodes.
+pub(crate) mod kinds {
+    pub(crate) const NULL: u8 = 1;
+    pub(crate) const BOOL: u8 = 2;
+    pub(crate) const INT: u8 = 4;
+    pub(crate) const NUM: u8 = 8;
+    pub(crate) const STR: u8 = 16;
+    pub(crate) const ARR: u8 = 32;
+    pub(crate) const OBJ: u8 = 64;
+}
+
+impl Type {
+    #[inline]
+    fn bits(self) -> u8 {
+        match self {
+            Type::Null => kinds::NULL,
+            Type::Boolean => kinds::BOOL,
+            Type::Integer => kinds::INT,
+            Type::Number => kinds::NUM,
+            Type::String => kinds::STR,
+            Type::Array => kinds::ARR,
+            Type::Object => kinds::OBJ,
+        }
+    }
+}
+
 /// The type name of a value as output validation messages print it (`got <type>`).
 pub(crate) fn type_name(v: Value<'_>) -> &'static str {
     match v.get() {
@@ -325,6 +351,15 @@ impl Schema {
             }
         }
         Ok(())
+    }
+
+    /// The accepted type bits (all bits without a type).
+    #[inline]
+    pub(crate) fn mask(&self) -> u8 {
+        if self.types.is_empty() {
+            return u8::MAX;
+        }
+        self.types.iter().fold(0, |m, t| m | t.bits())
     }
 
     /// `string`, `string | null`, or `any value` without a type.
