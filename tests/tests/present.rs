@@ -654,3 +654,30 @@ fn parent_redaction_reaches_into_embedded_data() {
         r#"{"client":{"token":"[REDACTED]","name":"n"},"rows":[{"pin":"[REDACTED]","x":1}]}"#
     );
 }
+
+#[test]
+fn toon_format_writes_the_derived_rows_and_falls_back_on_reserved_tags() {
+    let p = Presenter::builder("I")
+        .schema(invoice_schema())
+        .redact(["client"], None)
+        .format(Format::Toon(toolwire::toon::Delimiter::Pipe))
+        .build()
+        .unwrap();
+    let d = doc(
+        r#"[{"id": "A", "amount_cents": 1, "status": "paid", "client": {"name": "x"}}, {"id": "B", "amount_cents": 2, "status": "paid", "client": {"name": "y"}}]"#,
+    );
+    let r = p.present(d.root(), None).unwrap();
+    assert_eq!(
+        r.block_text(0),
+        // `[` and `]` make TOON quote the censor.
+        "[2|]{id|amount_cents|status|client}:\n  A|1|paid|\"[REDACTED]\"\n  B|2|paid|\"[REDACTED]\""
+    );
+    // A reserved tag anywhere in the input, even in a stripped field, forces compact JSON.
+    let t = doc(r#"[{"id": "A", "amount_cents": 1, "status": "paid", "x": "<tool_error>"}]"#);
+    let r = p.present(t.root(), None).unwrap();
+    assert_eq!(r.meta().format, Format::Compact);
+    assert_eq!(
+        r.block_text(0),
+        r#"[{"id":"A","amount_cents":1,"status":"paid"}]"#
+    );
+}

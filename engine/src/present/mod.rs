@@ -17,6 +17,49 @@
 //! borrowed from the input bytes where the input document borrowed them, so the only
 //! allocation is the derived tape (and its heap for censors and copied strings).
 //!
+//! ## Decisions where WIRE.md and CLI.md are silent
+//!
+//! * A root `null` is "no item": it is written `null`, only static rules apply (no validation,
+//!   no item UI, rules, suggestions or embeds). Any other non-array root is a single item.
+//! * Output validation messages: `item <i> '<path>': expected <types>, got <type>` with
+//!   `<types>` the schema's types joined by ` | ` (`any value` without a type), `<type>` one of
+//!   `null boolean number string array object`, or `missing` for an absent required field;
+//!   `expected one of 'a', 'b', got 'x'` for `enum`; paths as `a.b[2].c`; a problem at the
+//!   item itself is written `item <i>: …`. The count covers every problem, the list the first
+//!   ten.
+//! * `additionalProperties: true` keeps undeclared fields after the declared ones, in input
+//!   order. An embedded key is kept even when the parent schema does not declare it (after
+//!   the declared ones).
+//! * Redaction: `*` matches every member of an object, `[*]` every element of an array; the
+//!   value is validated before it is censored; a parent's paths that reach into embedded data
+//!   apply together with the child's. Censors are never scanned per value (their tag flags
+//!   are noted once per call).
+//! * Embedded children govern nested data with their schema and redaction, not their `limit`
+//!   or `token_budget` (no nested truncation, no nested notice). An array value is the child's
+//!   collection (collection UI, first-element item rules), an object its item.
+//! * Templates: `{count}`, `{shown}`, `{hidden}` are also valid in item UI (1, 1, 0);
+//!   collection `summary`/`markdown` read `{path}` from the first kept item.
+//! * `_select`: with no schema any name is accepted; a valid name absent from an item is just
+//!   absent. Non-array and non-string details: `Expected an array of field names. You sent:
+//!   <v>. Valid options: …` and `Expected a field name (string). You sent: <v>. Valid
+//!   options: …`.
+//! * `token_budget` counts each raw row (before stripping), so stripped fields only make it
+//!   conservative; see [`estimate_tokens`].
+//! * [`Presenter::output_schema`] publishes `$schema` 2020-12, omits `additionalProperties`
+//!   unless it is `true`, drops `required` at the root only under select, and types the
+//!   embedded keys with the child's schema.
+//!
+//! ## Performance
+//!
+//! Redaction paths compile once into a normalised trie; each presenter in each embedding
+//! context compiles a row fast path (field index table with an in-order guess, type bit masks)
+//! used whenever a row's properties are leaves or redacted wholesale; other properties go
+//! through the general writer. No allocation per row: one scratch vector, one path stack, and
+//! the derived tape and heap (reserved at the input's node count). The derived tape is the
+//! floor of the cost: 16 bytes per kept node, more bytes than the JSON it encodes. Measured on
+//! 200,000 invoice rows on a loaded 2-core machine, a presenter with schema and redaction
+//! costs about 1.7–3× plain encoding of the same rows (the 1.3× target is not met yet).
+//!
 //! ```
 //! use toolwire::present::{Presenter, Schema};
 //! let p = Presenter::builder("Invoice")

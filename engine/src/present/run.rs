@@ -762,3 +762,27 @@ impl Presenter {
         r.build().map_err(PresentError::Encode)
     }
 }
+#[cfg(test)]
+mod fast_tests {
+    #[test]
+    fn flat_rows_take_the_fast_path() {
+        use crate::present::{Presenter, Schema};
+        let bytes = br#"[{"id":"A","customer":"c","amount_cents":5,"paid":true}]"#;
+        let doc = crate::json::parse(bytes, &crate::json::ParseOptions::new()).unwrap();
+        let p = Presenter::builder("I")
+            .schema(
+                Schema::object()
+                    .property("id", Schema::string())
+                    .property("customer", Schema::string())
+                    .property("amount_cents", Schema::integer())
+                    .property("paid", Schema::boolean()),
+            )
+            .redact(["customer"], None)
+            .build()
+            .unwrap();
+        assert!(p.plan.fast.is_some());
+        let mut w = super::Writer::new(&doc, 10);
+        let row = doc.root().as_array().unwrap().iter().next().unwrap();
+        assert!(w.fast_row(p.plan.fast.as_ref().unwrap(), &p.plan, row));
+    }
+}
