@@ -812,10 +812,18 @@ impl<'s> DocBuilder<'s> {
         let end = from.next_sibling(idx).clamp(idx + 1, from.nodes.len());
         let same_src = std::ptr::eq(from.src, self.doc.src);
         let base = self.doc.nodes.len();
-        self.doc.nodes.reserve(end - idx);
         let reloc = |e: u32| (e as usize - idx + base) as u32;
-        for node in &from.nodes[idx..end] {
-            let n = match *node {
+        // Disjoint borrows: the heap grows while the nodes are extended from a slice iterator
+        // (one reservation, no capacity check per node).
+        let heap = &mut self.doc.heap;
+        let mut to_heap = |bytes: &[u8]| {
+            let start = heap.len();
+            heap.extend_from_slice(bytes);
+            span(start, bytes.len())
+        };
+        self.doc
+            .nodes
+            .extend(from.nodes[idx..end].iter().map(|node| match *node {
                 Node::Array { len, end } => Node::Array {
                     len,
                     end: reloc(end),
@@ -824,14 +832,12 @@ impl<'s> DocBuilder<'s> {
                     len,
                     end: reloc(end),
                 },
-                Node::StrHeap(s) => Node::StrHeap(self.push_heap(from.heap_bytes(s))),
-                Node::IntHeap(s) => Node::IntHeap(self.push_heap(from.heap_bytes(s))),
-                Node::StrSrc(s) if !same_src => Node::StrHeap(self.push_heap(from.src_bytes(s))),
-                Node::IntSrc(s) if !same_src => Node::IntHeap(self.push_heap(from.src_bytes(s))),
+                Node::StrHeap(s) => Node::StrHeap(to_heap(from.heap_bytes(s))),
+                Node::IntHeap(s) => Node::IntHeap(to_heap(from.heap_bytes(s))),
+                Node::StrSrc(s) if !same_src => Node::StrHeap(to_heap(from.src_bytes(s))),
+                Node::IntSrc(s) if !same_src => Node::IntHeap(to_heap(from.src_bytes(s))),
                 n => n,
-            };
-            self.doc.nodes.push(n);
-        }
+            }));
     }
 
     /// Removes everything pushed after `mark` and the container node at `mark` itself
