@@ -210,20 +210,21 @@ fn pushdown_keys_cover_select_callbacks_redaction_and_embeds() {
     let q = Presenter::builder("Q")
         .select(true)
         .item_rules_reading(&["status"], |_| vec![])
+        .collection_suggestions_reading(&["owner", "id"], |_| vec![])
         .redact(["card.number"], None)
         .embed("client", child.clone())
         .build()
         .unwrap();
     assert_eq!(
         q.needed_root_keys(Some(&["id", "id"])).unwrap(),
-        ["id", "status", "card", "client"]
+        ["id", "status", "owner", "card", "client"]
     );
     assert_eq!(q.needed_root_keys(None), None);
     assert_eq!(q.needed_root_keys(Some(&[])), None);
     let sel = q.selector(Some(&["id"])).unwrap();
     assert_eq!(
         sel.keys().collect::<Vec<_>>(),
-        ["id", "status", "card", "client"]
+        ["id", "status", "owner", "card", "client"]
     );
     // A callback that declares nothing sees everything: no pushdown.
     let r = Presenter::builder("R")

@@ -45,6 +45,14 @@
 //!   options: …`.
 //! * `token_budget` counts each raw row (before stripping), so stripped fields only make it
 //!   conservative; see [`estimate_tokens`].
+//! * A root string is presented as a JSON string value like any primitive item (the
+//!   verbatim-text rule of WIRE.md §1.3 is for handler text results, outside presenters).
+//! * Presenter files also accept `item_rules` (static, for the single item or the first kept
+//!   item) next to `rules` and `collection_rules` (static, for collections, also when empty),
+//!   `null` entries in rule lists are dropped, `format` is one of `pretty` (or `json`),
+//!   `compact`, `toon` (pipe, or `toon-pipe`), `toon-comma`, `toon-tab`, and schema nodes may
+//!   carry `description`/`title` strings (accepted, not published). UI entries put `title`,
+//!   `width`, `priority` next to the kind (or inside `table`).
 //! * [`Presenter::output_schema`] publishes `$schema` 2020-12, omits `additionalProperties`
 //!   unless it is `true`, drops `required` at the root only under select, and types the
 //!   embedded keys with the child's schema.
@@ -509,6 +517,32 @@ impl PresenterBuilder {
     ) -> Self {
         self.cfg.collection_suggest.push(SuggestSource::Fn(Reading {
             reads: None,
+            f: Box::new(f),
+        }));
+        self
+    }
+
+    /// Item suggestions from a callback that reads only `reads`.
+    pub fn item_suggestions_reading(
+        mut self,
+        reads: &[&str],
+        f: impl Fn(Value<'_>) -> Vec<Suggestion> + Send + Sync + 'static,
+    ) -> Self {
+        self.cfg.item_suggest.push(SuggestSource::Fn(Reading {
+            reads: Some(owned(reads)),
+            f: Box::new(f),
+        }));
+        self
+    }
+
+    /// Collection suggestions from a callback that reads only `reads` of the items.
+    pub fn collection_suggestions_reading(
+        mut self,
+        reads: &[&str],
+        f: impl Fn(Value<'_>) -> Vec<Suggestion> + Send + Sync + 'static,
+    ) -> Self {
+        self.cfg.collection_suggest.push(SuggestSource::Fn(Reading {
+            reads: Some(owned(reads)),
             f: Box::new(f),
         }));
         self
