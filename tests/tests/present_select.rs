@@ -246,3 +246,36 @@ fn pushdown_keys_cover_select_callbacks_redaction_and_embeds() {
         "[\n  {\n    \"id\": \"A\",\n    \"card\": {\n      \"number\": \"[REDACTED]\"\n    }\n  }\n]"
     );
 }
+
+#[test]
+fn raw_select_argument_is_validated_then_applied() {
+    let d = doc(ROWS);
+    let arg = doc(r#"["status", "id"]"#);
+    let r = selecting()
+        .present_with_select_arg(d.root(), Some(arg.root()))
+        .unwrap();
+    assert_eq!(
+        compact(r.data().unwrap()),
+        r#"[{"status":"paid","id":"A"},{"id":"B"}]"#
+    );
+    let bad = doc(r#"{"id": true}"#);
+    let e = selecting()
+        .present_with_select_arg(d.root(), Some(bad.root()))
+        .unwrap_err();
+    assert_eq!(
+        e.into_response("billing/list").block_text(0),
+        "<validation_error action=\"billing/list\">\n<field name=\"_select\">Expected an array of field names. You sent: {\"id\":true}. Valid options: 'amount', 'id', 'status'.</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>"
+    );
+    // Ignored when the presenter does not enable select.
+    let off = Presenter::builder("Invoice")
+        .schema(schema())
+        .build()
+        .unwrap();
+    let r = off
+        .present_with_select_arg(d.root(), Some(bad.root()))
+        .unwrap();
+    assert_eq!(
+        compact(r.data().unwrap()),
+        r#"[{"id":"A","status":"paid","amount":1},{"id":"B","amount":2}]"#
+    );
+}

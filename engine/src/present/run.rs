@@ -671,6 +671,29 @@ fn derive(plan: &Plan, root: Value<'_>, shape: Shape, d: &mut Derived) {
 }
 
 impl Presenter {
+    /// [`Presenter::present`] with the raw `_select` argument as the client sent it (already
+    /// removed from the arguments): validated with [`Presenter::parse_select`] when select is
+    /// enabled, ignored otherwise.
+    ///
+    /// # Errors
+    ///
+    /// As [`Presenter::present`]; a non-array, a non-string element or an unknown name is
+    /// [`PresentError::Select`].
+    pub fn present_with_select_arg<'d>(
+        &self,
+        data: Value<'d>,
+        select: Option<Value<'_>>,
+    ) -> Result<ToolResponse<'d>, PresentError> {
+        match select {
+            Some(arg) if self.plan.cfg.select => {
+                let names = self.parse_select(arg).map_err(PresentError::Select)?;
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                self.present(data, Some(&names))
+            }
+            _ => self.present(data, None),
+        }
+    }
+
     /// Presents `data` (WIRE.md §5): truncation, validation and stripping, redaction, UI,
     /// rules, suggestions, embeds, then `_select` on the data block only.
     ///
