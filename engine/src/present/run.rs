@@ -87,12 +87,13 @@ fn push_node(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
     }
 }
 
-/// The compiled row writer for the common case: an object schema whose properties are all
-/// "leaves" (no nested `properties`, `items` or `enum`), without `additionalProperties`, embeds
-/// or redaction below a property. A row is then checked and written straight from the tape:
-/// one pass to find the declared members (field index table, in-order guess first), one to
-/// check their types by a bit mask, one to write them in schema order. Any problem sends the
-/// row to the general writer, which produces the exact messages.
+/// The compiled row writer (field index table) for an object schema with `properties`, without
+/// `additionalProperties` or embeds. One pass over the row's members finds the declared ones
+/// (in-order guess first, then a scan) and checks their types by a bit mask and `required` by
+/// presence; then the row is written in schema order straight from the tape: leaf properties as
+/// raw node copies, wholesale-redacted ones as the censor, and the others (nested `properties`,
+/// `items`, `enum`, redaction below them) through the general writer. A row that fails a check
+/// goes to the general writer before anything is written, which produces the exact messages.
 pub(crate) struct FastRow {
     keys: Vec<Box<[u8]>>,
     masks: Vec<u8>,
