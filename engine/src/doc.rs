@@ -805,6 +805,41 @@ impl<'s> DocBuilder<'s> {
         self.doc.nodes.extend_from_slice(&rebuilt);
     }
 
+    /// Copies the subtree at `idx` of `from` in one pass over its nodes: containers are
+    /// relocated, heap spans are copied into this builder's heap, and spans into `from`'s
+    /// input are kept when `from` reads the same input (else copied into the heap).
+    pub(crate) fn copy_from(&mut self, from: &Doc<'_>, idx: usize) {
+        let end = from.next_sibling(idx).clamp(idx + 1, from.nodes.len());
+        let same_src = std::ptr::eq(from.src, self.doc.src);
+        let base = self.doc.nodes.len();
+        let reloc = |e: u32| (e as usize - idx + base) as u32;
+        // Disjoint borrows: the heap grows while the nodes are extended from a slice iterator
+        // (one reservation, no capacity check per node).
+        let heap = &mut self.doc.heap;
+        let mut to_heap = |bytes: &[u8]| {
+            let start = heap.len();
+            heap.extend_from_slice(bytes);
+            span(start, bytes.len())
+        };
+        self.doc
+            .nodes
+            .extend(from.nodes[idx..end].iter().map(|node| match *node {
+                Node::Array { len, end } => Node::Array {
+                    len,
+                    end: reloc(end),
+                },
+                Node::Object { len, end } => Node::Object {
+                    len,
+                    end: reloc(end),
+                },
+                Node::StrHeap(s) => Node::StrHeap(to_heap(from.heap_bytes(s))),
+                Node::IntHeap(s) => Node::IntHeap(to_heap(from.heap_bytes(s))),
+                Node::StrSrc(s) if !same_src => Node::StrHeap(to_heap(from.src_bytes(s))),
+                Node::IntSrc(s) if !same_src => Node::IntHeap(to_heap(from.src_bytes(s))),
+                n => n,
+            }));
+    }
+
     /// Removes everything pushed after `mark` and the container node at `mark` itself
     /// (used to drop a partially built value).
     pub fn truncate_to(&mut self, mark: Mark) {

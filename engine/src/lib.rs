@@ -46,6 +46,8 @@
 //! * [`doc`]: [`Doc`], the one document representation, a flat tape of 16-byte nodes.
 //! * [`toon`]: the TOON 4.4 encoder (parallel chunked tables, byte-identical to sequential)
 //!   and decoder (strict and lenient).
+//! * [`present`]: Presenters: schema, truncation, redaction, UI, rules, suggestions, embeds,
+//!   `_select`, tool descriptions and output schemas (WIRE.md §4–§7).
 //! * [`wire`]: the response builder, block texts, UI helpers, error envelopes and the tag
 //!   safety of WIRE.md §2.
 //! * [`frame`]: JSON-RPC 2.0 framing through an escaping sink.
@@ -73,6 +75,7 @@ pub mod error;
 pub mod frame;
 pub mod json;
 pub mod num;
+pub mod present;
 #[cfg(feature = "serde")]
 pub mod ser;
 pub mod sink;

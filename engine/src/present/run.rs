@@ -1,0 +1,812 @@
+//! `present`: the stages of WIRE.md §5 in order.
+//!
+//! Stages 1–3 (truncate, validate/strip, redact) and the children's schema and redaction are one
+//! recursive walk that writes the derived document. The walk keeps one scratch vector (the
+//! members of the object being written, in schema order) and one path stack (for messages)
+//! for the whole call: no allocation per row beyond the derived tape and heap.
+
+use super::redact::RNode;
+use super::schema::Schema;
+use super::template::Counts;
+use super::{EmbedPlan, Plan, PresentError, Presenter, SuggestSource, UiSource};
+use crate::doc::{Doc, DocBuilder, Node, Str, Value, ValueRef};
+use crate::wire::{Data, Suggestion, ToolError, ToolResponse, UiBlock, response, ui};
+
+/// Output validation lists at most this many problems (WIRE.md §8).
+const MAX_PROBLEMS: usize = 10;
+
+const RECOVERY: &str = "The server returned data that does not match its declared schema. Retrying the same call will not help.";
+
+#[derive(Clone, Copy)]
+enum Seg<'d> {
+    Key(&'d [u8]),
+    Index(usize),
+}
+
+/// Writes the derived document.
+pub(crate) struct Writer<'d> {
+    pub(crate) b: DocBuilder<'d>,
+    scratch: Vec<Option<(Str<'d>, Value<'d>)>>,
+    slots: Vec<Option<Value<'d>>>,
+    path: Vec<Seg<'d>>,
+    item: usize,
+    count: usize,
+    messages: Vec<String>,
+}
+
+/// Copies a subtree into `b` (spans into the same input stay borrowed).
+#[inline]
+pub(crate) fn copy_value(b: &mut DocBuilder<'_>, v: Value<'_>) {
+    b.copy_from(v.doc(), v.index());
+}
+
+/// Type bits of a tape node, matched against [`Schema::mask`].
+#[inline]
+fn kind(node: &Node) -> u8 {
+    use super::schema::kinds::*;
+    match *node {
+        Node::Null => NULL,
+        Node::Bool(_) => BOOL,
+        Node::IntSrc(_) | Node::IntHeap(_) => INT | NUM,
+        Node::Float(x) if x.is_finite() && x.fract() == 0.0 => INT | NUM,
+        Node::Float(_) => NUM,
+        Node::StrSrc(_) | Node::StrHeap(_) => STR,
+        Node::Array { .. } => ARR,
+        Node::Object { .. } => OBJ,
+    }
+}
+
+/// Byte equality for short keys without a `memcmp` call.
+#[inline]
+fn key_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// The key string at tape index `idx` of `doc`.
+#[inline]
+fn doc_key<'d>(doc: &'d Doc<'d>, idx: usize) -> &'d [u8] {
+    match doc.nodes()[idx] {
+        Node::StrSrc(s) => doc.src_bytes(s),
+        Node::StrHeap(s) => doc.heap_bytes(s),
+        _ => b"",
+    }
+}
+
+/// Pushes one primitive node of `doc` (whose input the builder shares).
+#[inline]
+fn push_node(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
+    match doc.nodes()[idx] {
+        Node::Null => b.null(),
+        Node::Bool(x) => b.bool(x),
+        Node::Float(x) => b.float(x),
+        Node::StrSrc(s) => b.str_src(s.start as usize, s.len as usize),
+        Node::IntSrc(s) => b.int_src(s.start as usize, s.len as usize),
+        Node::StrHeap(s) => b.str_heap(doc.heap_bytes(s)),
+        Node::IntHeap(s) => b.int_lexeme(doc.heap_bytes(s)),
+        Node::Array { .. } | Node::Object { .. } => b.copy_from(doc, idx),
+    }
+}
+
+/// The compiled row writer (field index table) for an object schema with `properties`, without
+/// `additionalProperties` or embeds. One pass over the row's members finds the declared ones
+/// (in-order guess first, then a scan) and checks their types by a bit mask and `required` by
+/// presence; then the row is written in schema order straight from the tape: leaf properties as
+/// raw node copies, wholesale-redacted ones as the censor, and the others (nested `properties`,
+/// `items`, `enum`, redaction below them) through the general writer. A row that fails a check
+/// goes to the general writer before anything is written, which produces the exact messages.
+pub(crate) struct FastRow {
+    keys: Vec<Box<[u8]>>,
+    masks: Vec<u8>,
+    redacted: Vec<bool>,
+    /// Properties written by the general writer (nested schema or redaction below them).
+    complex: Vec<bool>,
+    /// Per property: its index in `required` order, checked for presence.
+    required: Vec<usize>,
+}
+
+impl FastRow {
+    pub(crate) fn compile(
+        schema: Option<&Schema>,
+        red: &RNode,
+        embeds: &[EmbedPlan],
+    ) -> Option<FastRow> {
+        let s = schema?;
+        let props = s.properties.as_ref()?;
+        if s.additional || !embeds.is_empty() || red.here || red.elems.is_some() {
+            return None;
+        }
+        if !s.types.is_empty() && s.types != [super::schema::Type::Object] {
+            return None;
+        }
+        let mut f = FastRow {
+            keys: Vec::with_capacity(props.len()),
+            masks: Vec::with_capacity(props.len()),
+            redacted: Vec::with_capacity(props.len()),
+            complex: Vec::with_capacity(props.len()),
+            required: Vec::new(),
+        };
+        for (k, ps) in props {
+            let r = red.member(k.as_bytes());
+            let redacted = r.is_some_and(|r| r.here);
+            let complex = !redacted
+                && (ps.properties.is_some()
+                    || ps.items.is_some()
+                    || ps.enum_values.is_some()
+                    || r.is_some());
+            f.keys.push(k.as_bytes().into());
+            f.masks.push(ps.mask());
+            f.redacted.push(redacted);
+            f.complex.push(complex);
+        }
+        for name in &s.required {
+            f.required.push(props.iter().position(|(k, _)| k == name)?);
+        }
+        Some(f)
+    }
+}
+
+/// A builder for a document derived from `doc`, carrying its flags (WIRE.md §2: the TOON
+/// fallback looks at the whole input, stripped and redacted parts included).
+pub(crate) fn derived_builder<'d>(doc: &'d Doc<'d>, nodes: usize) -> DocBuilder<'d> {
+    let mut b = DocBuilder::with_capacity(doc.src(), nodes, 0);
+    if doc.has_reserved_tag() {
+        b.mark_reserved_tag();
+    }
+    if doc.has_lone_surrogate() {
+        b.mark_lone_surrogate();
+    }
+    b
+}
+
+#[inline]
+fn find_prop(props: &[(String, Schema)], key: &[u8], hint: usize) -> Option<usize> {
+    // Rows usually list fields in schema order: try the next declared one first.
+    if let Some((k, _)) = props.get(hint) {
+        if k.as_bytes() == key {
+            return Some(hint);
+        }
+    }
+    props.iter().position(|(k, _)| k.as_bytes() == key)
+}
+
+impl<'d> Writer<'d> {
+    pub(crate) fn new(doc: &'d Doc<'d>, nodes: usize) -> Writer<'d> {
+        Writer {
+            b: derived_builder(doc, nodes),
+            scratch: Vec::new(),
+            slots: Vec::new(),
+            path: Vec::new(),
+            item: 0,
+            count: 0,
+            messages: Vec::new(),
+        }
+    }
+
+    #[cold]
+    fn problem(&mut self, extra_key: Option<&str>, msg: String) {
+        self.count += 1;
+        if self.messages.len() >= MAX_PROBLEMS {
+            return;
+        }
+        let mut path = String::new();
+        for seg in &self.path {
+            match seg {
+                Seg::Key(k) => {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(&String::from_utf8_lossy(k));
+                }
+                Seg::Index(i) => {
+                    path.push('[');
+                    path.push_str(itoa::Buffer::new().format(*i));
+                    path.push(']');
+                }
+            }
+        }
+        if let Some(k) = extra_key {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(k);
+        }
+        self.messages.push(if path.is_empty() {
+            format!("item {}: {msg}", self.item)
+        } else {
+            format!("item {} '{path}': {msg}", self.item)
+        });
+    }
+
+    /// The fast path of [`FastRow`]: returns false, having written nothing, when the row
+    /// needs the general writer.
+    #[inline]
+    fn fast_row(&mut self, f: &FastRow, plan: &Plan, v: Value<'d>) -> bool {
+        let doc = v.doc();
+        let nodes = doc.nodes();
+        let Some(o) = v.as_object() else {
+            return false;
+        };
+        let n = f.keys.len();
+        self.slots.clear();
+        self.slots.resize(n, None);
+        let mut hint = 0;
+        for (key, val) in o.iter() {
+            let key = key.as_bytes();
+            let p = if hint < n && key_eq(&f.keys[hint], key) {
+                Some(hint)
+            } else {
+                f.keys.iter().position(|k| key_eq(k, key))
+            };
+            if let Some(p) = p {
+                if kind(&nodes[val.index()]) & f.masks[p] == 0 {
+                    return false;
+                }
+                self.slots[p] = Some(val);
+                hint = p + 1;
+            }
+        }
+        if f.required.iter().any(|&r| self.slots[r].is_none()) {
+            return false;
+        }
+        let censor = plan.cfg.censor.as_str();
+        let m = self.b.begin_object();
+        let mut count = 0;
+        for p in 0..n {
+            let Some(val) = self.slots[p] else { continue };
+            let vi = val.index();
+            push_node(&mut self.b, doc, vi - 1);
+            if f.redacted[p] {
+                self.b.str_heap(censor.as_bytes());
+            } else if f.complex[p] {
+                let props = plan
+                    .cfg
+                    .schema
+                    .as_ref()
+                    .and_then(|s| s.properties.as_deref());
+                let schema = props.map(|ps| &ps[p].1);
+                let key = &f.keys[p];
+                let red = plan.redact.member(key);
+                self.path.push(Seg::Key(doc_key(doc, vi - 1)));
+                self.write_value(val, schema, red, censor, true, &[]);
+                self.path.pop();
+            } else {
+                push_node(&mut self.b, doc, vi);
+            }
+            count += 1;
+        }
+        self.b.end_object_unique(m, count);
+        true
+    }
+
+    /// Writes one item under `plan` (its schema, redaction and embeds).
+    pub(crate) fn write_item(&mut self, plan: &Plan, v: Value<'d>, emit: bool) {
+        if emit {
+            if let Some(f) = &plan.fast {
+                if self.fast_row(f, plan, v) {
+                    return;
+                }
+            }
+        }
+        let red = Some(&plan.redact).filter(|r| !r.is_empty());
+        self.write_value(
+            v,
+            plan.cfg.schema.as_ref(),
+            red,
+            &plan.cfg.censor,
+            emit,
+            &plan.embeds,
+        );
+    }
+
+    fn write_value(
+        &mut self,
+        v: Value<'d>,
+        schema: Option<&Schema>,
+        red: Option<&RNode>,
+        censor: &str,
+        emit: bool,
+        embeds: &[EmbedPlan],
+    ) {
+        if let Some(r) = red {
+            if r.here {
+                // Validation sees the original value; only the censor is ever written.
+                self.write_value(v, schema, None, censor, false, embeds);
+                if emit {
+                    self.b.str_heap(censor.as_bytes());
+                }
+                return;
+            }
+        }
+        let doc = v.doc();
+        let idx = v.index();
+        let node = doc.nodes()[idx];
+        if let Some(s) = schema {
+            if s.mask() & kind(&node) == 0 || s.enum_values.is_some() {
+                if let Err(msg) = s.check_here(v) {
+                    self.problem(None, msg);
+                    if emit {
+                        self.b.null();
+                    }
+                    return;
+                }
+            }
+        }
+        match node {
+            Node::Object { .. } => {
+                let props = schema.and_then(|s| s.properties.as_deref());
+                if props.is_none() && red.is_none() && embeds.is_empty() {
+                    if emit {
+                        self.b.copy_from(doc, idx);
+                    }
+                    return;
+                }
+                let Some(o) = v.as_object() else { return };
+                let additional = schema.is_some_and(|s| s.additional);
+                let required = schema.map_or(&[][..], |s| &s.required[..]);
+                self.write_object(o, props, required, additional, red, censor, emit, embeds);
+            }
+            Node::Array { .. } => {
+                let items = schema.and_then(|s| s.items.as_deref());
+                let er = red.and_then(RNode::element);
+                if items.is_none() && er.is_none() {
+                    if emit {
+                        self.b.copy_from(doc, idx);
+                    }
+                    return;
+                }
+                let Some(a) = v.as_array() else { return };
+                let m = emit.then(|| self.b.begin_array());
+                for (i, el) in a.iter().enumerate() {
+                    self.path.push(Seg::Index(i));
+                    self.write_value(el, items, er, censor, emit, &[]);
+                    self.path.pop();
+                }
+                if let Some(m) = m {
+                    self.b.end_array(m, a.len());
+                }
+            }
+            _ => {
+                if emit {
+                    push_node(&mut self.b, doc, idx);
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write_object(
+        &mut self,
+        o: crate::doc::Object<'d>,
+        props: Option<&[(String, Schema)]>,
+        required: &[String],
+        additional: bool,
+        red: Option<&RNode>,
+        censor: &str,
+        emit: bool,
+        embeds: &[EmbedPlan],
+    ) {
+        let Some(props) = props else {
+            let m = emit.then(|| self.b.begin_object());
+            for (k, val) in o.iter() {
+                self.member(k, val, None, red, censor, emit, embeds);
+            }
+            self.check_required_undeclared(o, required, None);
+            if let Some(m) = m {
+                self.b.end_object_unique(m, o.len());
+            }
+            return;
+        };
+        let base = self.scratch.len();
+        self.scratch.resize(base + props.len(), None);
+        let mut hint = 0;
+        let mut extras = 0usize;
+        for (k, val) in o.iter() {
+            match find_prop(props, k.as_bytes(), hint) {
+                Some(i) => {
+                    self.scratch[base + i] = Some((k, val));
+                    hint = i + 1;
+                }
+                None => {
+                    if additional || embeds.iter().any(|e| e.key.as_bytes() == k.as_bytes()) {
+                        extras += 1;
+                    }
+                }
+            }
+        }
+        self.check_required_undeclared(o, required, Some((props, base)));
+        let m = emit.then(|| self.b.begin_object());
+        let mut n = 0;
+        for (i, (_, prop)) in props.iter().enumerate() {
+            if let Some((k, val)) = self.scratch[base + i] {
+                self.member(k, val, Some(prop), red, censor, emit, embeds);
+                n += 1;
+            }
+        }
+        self.scratch.truncate(base);
+        if extras > 0 {
+            for (k, val) in o.iter() {
+                if find_prop(props, k.as_bytes(), 0).is_none()
+                    && (additional || embeds.iter().any(|e| e.key.as_bytes() == k.as_bytes()))
+                {
+                    self.member(k, val, None, red, censor, emit, embeds);
+                    n += 1;
+                }
+            }
+        }
+        if let Some(m) = m {
+            self.b.end_object_unique(m, n);
+        }
+    }
+
+    /// Missing required fields.
+    fn check_required_undeclared(
+        &mut self,
+        o: crate::doc::Object<'d>,
+        required: &[String],
+        props: Option<(&[(String, Schema)], usize)>,
+    ) {
+        for name in required {
+            let (present, expected) = match props {
+                Some((props, base)) => match props.iter().position(|(k, _)| k == name) {
+                    Some(i) => (
+                        self.scratch[base + i].is_some(),
+                        props[i].1.expected_types(),
+                    ),
+                    None => (o.get(name.as_bytes()).is_some(), "any value".into()),
+                },
+                None => (o.get(name.as_bytes()).is_some(), "any value".into()),
+            };
+            if !present {
+                self.problem(Some(name), format!("expected {expected}, got missing"));
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn member(
+        &mut self,
+        k: Str<'d>,
+        val: Value<'d>,
+        schema: Option<&Schema>,
+        red: Option<&RNode>,
+        censor: &str,
+        emit: bool,
+        embeds: &[EmbedPlan],
+    ) {
+        if emit {
+            // The key node sits right before its value.
+            push_node(&mut self.b, val.doc(), val.index() - 1);
+        }
+        self.path.push(Seg::Key(k.as_bytes()));
+        let r = red.and_then(|r| r.member(k.as_bytes()));
+        match embeds.iter().find(|e| e.key.as_bytes() == k.as_bytes()) {
+            Some(e) => {
+                if r.is_some_and(|r| r.here) {
+                    self.embedded(e, val, false);
+                    if emit {
+                        self.b.str_heap(censor.as_bytes());
+                    }
+                } else {
+                    self.embedded(e, val, emit);
+                }
+            }
+            None => self.write_value(val, schema, r, censor, emit, &[]),
+        }
+        self.path.pop();
+    }
+
+    /// `item[key]` under an embedded child: each element of an array, or the value itself.
+    fn embedded(&mut self, e: &EmbedPlan, val: Value<'d>, emit: bool) {
+        match val.get() {
+            ValueRef::Null => {
+                if emit {
+                    self.b.null();
+                }
+            }
+            ValueRef::Array(a) => {
+                let m = emit.then(|| self.b.begin_array());
+                for (i, el) in a.iter().enumerate() {
+                    self.path.push(Seg::Index(i));
+                    self.write_item(&e.array, el, emit);
+                    self.path.pop();
+                }
+                if let Some(m) = m {
+                    self.b.end_array(m, a.len());
+                }
+            }
+            _ => self.write_item(&e.object, val, emit),
+        }
+    }
+}
+
+fn note_censors(b: &mut DocBuilder<'_>, plan: &Plan) {
+    b.note_string(plan.cfg.censor.as_bytes());
+    for e in &plan.embeds {
+        note_censors(b, &e.object);
+        note_censors(b, &e.array);
+    }
+}
+
+/// The blocks derived from the presented data (stages 4–7).
+#[derive(Default)]
+pub(crate) struct Derived {
+    pub(crate) ui: Vec<UiBlock>,
+    pub(crate) embedded: Vec<UiBlock>,
+    pub(crate) rules: Vec<String>,
+    pub(crate) suggestions: Vec<Suggestion>,
+}
+
+#[derive(Clone, Copy)]
+enum Shape {
+    /// A collection of `total` items before truncation.
+    Collection { total: usize },
+    /// One item.
+    Item,
+    /// A root `null`: no item.
+    Nothing,
+}
+
+fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+fn suggest(src: &SuggestSource, v: Value<'_>, out: &mut Vec<Suggestion>) {
+    match src {
+        SuggestSource::Fn(r) => out.extend((r.f)(v)),
+        SuggestSource::Static(s) => out.push(s.clone()),
+    }
+}
+
+fn has_derived(plan: &Plan) -> bool {
+    let c = &plan.cfg;
+    !(c.rules.is_empty()
+        && c.item_rules.is_empty()
+        && c.collection_rules.is_empty()
+        && c.item_ui.is_empty()
+        && c.collection_ui.is_empty()
+        && c.item_suggest.is_empty()
+        && c.collection_suggest.is_empty())
+        || plan.embeds.iter().any(|e| has_derived(&e.object))
+}
+
+/// Stages 4–7 over the derived data `root`.
+fn derive(plan: &Plan, root: Value<'_>, shape: Shape, d: &mut Derived) {
+    let cfg = &plan.cfg;
+    d.rules.extend(cfg.rules.iter().cloned());
+    let items: Vec<Value<'_>> = match shape {
+        Shape::Collection { total } => {
+            // The kept items as a list, only when templates or embeds need them.
+            let needs_list = cfg
+                .collection_ui
+                .iter()
+                .any(|u| matches!(u, UiSource::Entry(_)))
+                || plan.embeds.iter().any(|e| has_derived(&e.object));
+            let arr = root.as_array();
+            let first = arr.and_then(|a| a.iter().next());
+            let shown = arr.map_or(0, |a| a.len());
+            let items: Vec<Value<'_>> = if needs_list {
+                arr.map(|a| a.iter().collect()).unwrap_or_default()
+            } else {
+                first.into_iter().collect()
+            };
+            let counts = Counts {
+                count: total,
+                shown,
+            };
+            for src in &cfg.collection_ui {
+                match src {
+                    UiSource::Fn(r) => d.ui.extend((r.f)(root)),
+                    UiSource::Entry(e) => d.ui.push(e.render(&items, counts)),
+                }
+            }
+            if let Some(first) = first {
+                for r in &cfg.item_rules {
+                    d.rules.extend((r.f)(first));
+                }
+            }
+            for r in &cfg.collection_rules {
+                d.rules.extend((r.f)(root));
+            }
+            if !cfg.collection_suggest.is_empty() {
+                if first.is_some() {
+                    for s in &cfg.collection_suggest {
+                        suggest(s, root, &mut d.suggestions);
+                    }
+                }
+            } else if let Some(first) = first {
+                for s in &cfg.item_suggest {
+                    suggest(s, first, &mut d.suggestions);
+                }
+            }
+            items
+        }
+        Shape::Item => {
+            let counts = Counts { count: 1, shown: 1 };
+            for src in &cfg.item_ui {
+                match src {
+                    UiSource::Fn(r) => d.ui.extend((r.f)(root)),
+                    UiSource::Entry(e) => d.ui.push(e.render(&[root], counts)),
+                }
+            }
+            for r in &cfg.item_rules {
+                d.rules.extend((r.f)(root));
+            }
+            for s in &cfg.item_suggest {
+                suggest(s, root, &mut d.suggestions);
+            }
+            vec![root]
+        }
+        Shape::Nothing => Vec::new(),
+    };
+    // Stage 7: embedded children, over the item or every kept element.
+    for e in &plan.embeds {
+        if !has_derived(&e.object) {
+            continue;
+        }
+        for (i, item) in items.iter().enumerate() {
+            let Some(child) = item.as_object().and_then(|o| o.get(e.key.as_bytes())) else {
+                continue;
+            };
+            let (child_plan, child_shape) = match child.get() {
+                ValueRef::Null => continue,
+                ValueRef::Array(a) => (&e.array, Shape::Collection { total: a.len() }),
+                _ => (&e.object, Shape::Item),
+            };
+            let mut cd = Derived::default();
+            derive(child_plan, child, child_shape, &mut cd);
+            for r in cd.rules {
+                push_unique(&mut d.rules, r);
+            }
+            for s in cd.suggestions {
+                push_unique(&mut d.suggestions, s);
+            }
+            if i == 0 {
+                for b in cd.ui.into_iter().chain(cd.embedded) {
+                    push_unique(&mut d.embedded, b);
+                }
+            }
+        }
+    }
+}
+
+impl Presenter {
+    /// [`Presenter::present`] with the raw `_select` argument as the client sent it (already
+    /// removed from the arguments): validated with [`Presenter::parse_select`] when select is
+    /// enabled, ignored otherwise.
+    ///
+    /// # Errors
+    ///
+    /// As [`Presenter::present`]; a non-array, a non-string element or an unknown name is
+    /// [`PresentError::Select`].
+    pub fn present_with_select_arg<'d>(
+        &self,
+        data: Value<'d>,
+        select: Option<Value<'_>>,
+    ) -> Result<ToolResponse<'d>, PresentError> {
+        match select {
+            Some(arg) if self.plan.cfg.select => {
+                let names = self.parse_select(arg).map_err(PresentError::Select)?;
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                self.present(data, Some(&names))
+            }
+            _ => self.present(data, None),
+        }
+    }
+
+    /// Presents `data` (WIRE.md §5): truncation, validation and stripping, redaction, UI,
+    /// rules, suggestions, embeds, then `_select` on the data block only.
+    ///
+    /// `select` is the requested `_select` (already taken out of the arguments); it is ignored
+    /// when the presenter does not enable select, and `Some(&[])` means all fields.
+    ///
+    /// # Errors
+    ///
+    /// * [`PresentError::Select`]: a `_select` name that is not a root key of the schema.
+    /// * [`PresentError::Output`]: `OUTPUT_VALIDATION_FAILED` (WIRE.md §8).
+    /// * [`PresentError::Encode`]: the data cannot be encoded in the chosen format.
+    pub fn present<'d>(
+        &self,
+        data: Value<'d>,
+        select: Option<&[&str]>,
+    ) -> Result<ToolResponse<'d>, PresentError> {
+        let plan = &*self.plan;
+        let cfg = &plan.cfg;
+        let select = match select {
+            Some(names) if cfg.select && !names.is_empty() => {
+                Some(super::select::check_names(self, names).map_err(PresentError::Select)?)
+            }
+            _ => None,
+        };
+        let doc = data.doc();
+        let mut w = Writer::new(doc, doc.node_count());
+        // Censors are written without a scan per value: note their flags once.
+        note_censors(&mut w.b, plan);
+        let (shape, kept) = match data.get() {
+            ValueRef::Array(a) => {
+                let total = a.len();
+                let mut max = cfg.limit.map_or(total, |l| l.min(total));
+                if let Some(budget) = cfg.token_budget {
+                    max = super::estimate::fit(a, max, budget, cfg.format);
+                }
+                let m = w.b.begin_array();
+                for (i, el) in a.iter().take(max).enumerate() {
+                    w.item = i;
+                    w.write_item(plan, el, true);
+                }
+                w.b.end_array(m, max);
+                (Shape::Collection { total }, max)
+            }
+            ValueRef::Null => {
+                w.b.null();
+                (Shape::Nothing, 0)
+            }
+            _ => {
+                w.write_item(plan, data, true);
+                (Shape::Item, 1)
+            }
+        };
+        if w.count > 0 {
+            let message = format!(
+                "[{} presenter] {} problem(s): {}",
+                cfg.name,
+                w.count,
+                w.messages.join("; ")
+            );
+            return Err(PresentError::Output(Box::new(
+                ToolError::new("OUTPUT_VALIDATION_FAILED")
+                    .message(message)
+                    .recovery(RECOVERY),
+            )));
+        }
+        let full = w.b.finish();
+        let mut d = Derived::default();
+        if let Shape::Collection { total } = shape {
+            if kept < total {
+                d.ui.push(ui::summary(&format!(
+                    "⚠️ Dataset truncated. {kept} shown, {} hidden. Use filters to narrow results.",
+                    total - kept
+                )));
+            }
+        }
+        derive(plan, full.root(), shape, &mut d);
+        let out = match select {
+            Some(names) => super::select::project(doc, &full, &names),
+            None => full,
+        };
+        let mut r = response(Data::Doc(out))
+            .format(cfg.format)
+            .ui_blocks(d.ui)
+            .system_rules(d.rules)
+            .system_hint(d.suggestions);
+        for b in d.embedded {
+            r = r.embedded_block(b);
+        }
+        r.build().map_err(PresentError::Encode)
+    }
+}
+#[cfg(test)]
+mod fast_tests {
+    #[test]
+    fn flat_rows_take_the_fast_path() {
+        use crate::present::{Presenter, Schema};
+        let bytes = br#"[{"id":"A","customer":"c","amount_cents":5,"paid":true}]"#;
+        let doc = crate::json::parse(bytes, &crate::json::ParseOptions::new()).unwrap();
+        let p = Presenter::builder("I")
+            .schema(
+                Schema::object()
+                    .property("id", Schema::string())
+                    .property("customer", Schema::string())
+                    .property("amount_cents", Schema::integer())
+                    .property("paid", Schema::boolean()),
+            )
+            .redact(["customer"], None)
+            .build()
+            .unwrap();
+        assert!(p.plan.fast.is_some());
+        let mut w = super::Writer::new(&doc, 10);
+        let row = doc.root().as_array().unwrap().iter().next().unwrap();
+        assert!(w.fast_row(p.plan.fast.as_ref().unwrap(), &p.plan, row));
+    }
+}
