@@ -61,62 +61,39 @@ pub trait Sink {
     }
 }
 
-impl Sink for Vec<u8> {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        self.extend_from_slice(bytes);
-    }
+/// `Vec<u8>` and `BytesMut` share one implementation: both are a length within a capacity.
+macro_rules! growable_sink {
+    ($t:ty) => {
+        impl Sink for $t {
+            #[inline]
+            fn write(&mut self, bytes: &[u8]) {
+                self.extend_from_slice(bytes);
+            }
 
-    #[inline]
-    fn write_byte(&mut self, byte: u8) {
-        self.push(byte);
-    }
+            #[inline]
+            fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
+                self.reserve(n);
+                self.spare_capacity_mut()
+            }
 
-    #[inline]
-    fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
-        self.reserve(n);
-        self.spare_capacity_mut()
-    }
+            #[inline]
+            unsafe fn advance(&mut self, n: usize) {
+                debug_assert!(self.len() + n <= self.capacity());
+                // SAFETY: the caller guarantees the next `n` bytes after `len` were initialised
+                // through the slice returned by `spare`, which lies within the capacity.
+                unsafe { self.set_len(self.len() + n) };
+            }
 
-    #[inline]
-    unsafe fn advance(&mut self, n: usize) {
-        debug_assert!(self.len() + n <= self.capacity());
-        // SAFETY: the caller guarantees the next `n` bytes after `len` were initialised
-        // through the slice returned by `spare`, which lies within the capacity.
-        unsafe { self.set_len(self.len() + n) };
-    }
-
-    #[inline]
-    fn written(&self) -> usize {
-        self.len()
-    }
+            #[inline]
+            fn written(&self) -> usize {
+                self.len()
+            }
+        }
+    };
 }
 
-impl Sink for BytesMut {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        self.extend_from_slice(bytes);
-    }
-
-    #[inline]
-    fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
-        self.reserve(n);
-        self.spare_capacity_mut()
-    }
-
-    #[inline]
-    unsafe fn advance(&mut self, n: usize) {
-        debug_assert!(self.len() + n <= self.capacity());
-        // SAFETY: the caller guarantees the next `n` bytes after `len` were initialised
-        // through the slice returned by `spare`, which lies within the capacity.
-        unsafe { self.set_len(self.len() + n) };
-    }
-
-    #[inline]
-    fn written(&self) -> usize {
-        self.len()
-    }
-}
+growable_sink!(Vec<u8>);
+growable_sink!(BytesMut);
 
 impl<S: Sink + ?Sized> Sink for &mut S {
     #[inline]

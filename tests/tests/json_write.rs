@@ -596,64 +596,8 @@ fn node_json_stringify_oracle() {
 // ---------------------------------------------------------------------------------------------
 // Properties against serde_json.
 
-fn arb_string() -> impl Strategy<Value = String> {
-    prop_oneof![
-        any::<String>(),
-        "(<tool_error>|</Domain_Rules>|<b>|[a-z<\"\\\\/ \u{0}-\u{1f}\u{7f}é😀\u{2028}])*",
-    ]
-}
-
-fn arb_number(floats: bool) -> BoxedStrategy<serde_json::Value> {
-    let ints = prop_oneof![
-        any::<i64>().prop_map(serde_json::Value::from),
-        any::<u64>().prop_map(serde_json::Value::from),
-        "-?[1-9][0-9]{19,40}".prop_map(|s| serde_json::from_str(&s).unwrap()),
-    ];
-    if floats {
-        prop_oneof![
-            ints,
-            any::<f64>()
-                .prop_filter("finite", |x| x.is_finite())
-                .prop_map(serde_json::Value::from),
-        ]
-        .boxed()
-    } else {
-        ints.boxed()
-    }
-}
-
-fn arb_json(floats: bool) -> impl Strategy<Value = serde_json::Value> {
-    let leaf = prop_oneof![
-        Just(serde_json::Value::Null),
-        any::<bool>().prop_map(serde_json::Value::Bool),
-        arb_number(floats),
-        arb_string().prop_map(serde_json::Value::String),
-    ];
-    leaf.prop_recursive(5, 64, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::Array),
-            prop::collection::vec((arb_string(), inner), 0..6)
-                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
-        ]
-    })
-}
-
-/// serde_json's pretty output with the reserved-tag deviation applied: in JSON output a `<`
-/// occurs only inside strings, so escaping it where it starts a reserved tag is exact.
-fn with_tag_deviation(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = String::with_capacity(s.len());
-    let mut last = 0;
-    for (i, _) in s.match_indices('<') {
-        if toolwire::tag::starts_reserved_tag(bytes, i) {
-            out.push_str(&s[last..i]);
-            out.push_str("\\u003c");
-            last = i + 1;
-        }
-    }
-    out.push_str(&s[last..]);
-    out
-}
+use toolwire_tests::strategies::arb_json;
+use toolwire_tests::with_tag_deviation;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
