@@ -354,3 +354,48 @@ fn ui_helpers_exact_texts_and_table_errors() {
     assert!(ui::table(&["a"], vec![vec!["1", "2"]]).is_err());
     assert!(Width::parse("wide").is_err());
 }
+
+#[test]
+fn auto_picks_the_cheapest_format_and_records_it() {
+    let rows = serde_json::Value::Array(
+        (0..50).map(|i| serde_json::json!({"id": i, "name": format!("customer {i}"), "paid": i % 2 == 0})).collect(),
+    );
+    let d = doc_from_serde(&rows);
+    let r = wire::response(d.root())
+        .format(Format::Auto)
+        .build()
+        .unwrap();
+    assert_eq!(r.meta().format, Format::Toon(Delimiter::Comma));
+    assert!(r.texts()[0].starts_with("[50]{id,name,paid}:\n  0,customer 0,true"));
+    // TOON is never chosen for data holding a reserved tag: compact JSON beats pretty.
+    let tagged = doc(r#"[{"note":"<tool_error>"},{"note":"x"}]"#);
+    let r = wire::response(tagged.root())
+        .format(Format::Auto)
+        .build()
+        .unwrap();
+    assert_eq!(r.meta().format, Format::Compact);
+    assert_eq!(
+        r.texts(),
+        [r#"[{"note":"\u003ctool_error>"},{"note":"x"}]"#]
+    );
+    // A text result has no format to choose.
+    assert_eq!(
+        wire::response("hi")
+            .format(Format::Auto)
+            .build()
+            .unwrap()
+            .texts(),
+        ["hi"]
+    );
+    // Large arrays are judged on a sample, with the same answer.
+    let big = serde_json::Value::Array(
+        (0..5000)
+            .map(|i| serde_json::json!({"id": i, "v": "x"}))
+            .collect(),
+    );
+    let big = doc_from_serde(&big);
+    assert_eq!(
+        toolwire::present::choose_auto(big.root()),
+        Format::Toon(Delimiter::Comma)
+    );
+}

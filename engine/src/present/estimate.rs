@@ -167,7 +167,8 @@ fn punct(text: &[u8], mut i: usize) -> (usize, usize) {
     (i, len.div_ceil(PUNCT_CHUNK))
 }
 
-/// Estimates the tokens of `value` encoded in `format` (encodes it, then estimates).
+/// Estimates the tokens of `value` encoded in `format` (encodes it, then estimates;
+/// [`Format::Auto`] is estimated as compact JSON).
 pub fn estimate_format_tokens(value: Value<'_>, format: Format) -> usize {
     let mut buf = Vec::new();
     write_format(value, format, &mut buf);
@@ -177,7 +178,7 @@ pub fn estimate_format_tokens(value: Value<'_>, format: Format) -> usize {
 fn write_format(value: Value<'_>, format: Format, out: &mut Vec<u8>) {
     match format {
         Format::Pretty => crate::json::write_pretty(value, out),
-        Format::Compact => crate::json::write_compact(value, out),
+        Format::Compact | Format::Auto => crate::json::write_compact(value, out),
         Format::Toon(d) => {
             let opts = EncodeOptions::new().delimiter(d).parallel(false);
             if crate::toon::encode(value, &opts, out).is_err() {
@@ -188,6 +189,55 @@ fn write_format(value: Value<'_>, format: Format, out: &mut Vec<u8>) {
     }
 }
 
+/// The format [`Format::Auto`] resolves to for `value`: the cheapest of pretty JSON, compact
+/// JSON, TOON-comma and TOON-pipe by [`estimate_tokens`] (ties go to the earlier of TOON-comma,
+/// TOON-pipe, compact, pretty). TOON is not a candidate when the document holds a reserved tag
+/// or a lone surrogate (it would fall back to compact JSON). A root array of more than
+/// [`AUTO_SAMPLE_ROWS`] elements is judged on its first [`AUTO_SAMPLE_ROWS`].
+pub fn choose_auto(value: Value<'_>) -> Format {
+    let doc = value.doc();
+    let toon_ok = !doc.has_reserved_tag() && !doc.has_lone_surrogate();
+    let sample_doc;
+    let sample = match value.as_array() {
+        Some(a) if a.len() > AUTO_SAMPLE_ROWS => {
+            let mut b = crate::doc::DocBuilder::new(doc.src());
+            let m = b.begin_array();
+            for item in a.iter().take(AUTO_SAMPLE_ROWS) {
+                b.copy_from(doc, item.index());
+            }
+            b.end_array(m, AUTO_SAMPLE_ROWS);
+            sample_doc = b.finish();
+            sample_doc.root()
+        }
+        _ => value,
+    };
+    let candidates = [
+        Format::Toon(Delimiter::Comma),
+        Format::Toon(Delimiter::Pipe),
+        Format::Compact,
+        Format::Pretty,
+    ];
+    let mut best = (usize::MAX, Format::Compact);
+    let mut buf = Vec::new();
+    for f in candidates {
+        if matches!(f, Format::Toon(_))
+            && (!toon_ok || crate::toon::check(sample, &EncodeOptions::new()).is_err())
+        {
+            continue;
+        }
+        buf.clear();
+        write_format(sample, f, &mut buf);
+        let tokens = estimate_tokens(&buf);
+        if tokens < best.0 {
+            best = (tokens, f);
+        }
+    }
+    best.1
+}
+
+/// Rows of a root array [`choose_auto`] looks at.
+pub const AUTO_SAMPLE_ROWS: usize = 2000;
+
 /// True for an object whose values are all primitives (a TOON tabular row).
 fn is_flat_object(v: Value<'_>) -> bool {
     v.as_object()
@@ -196,6 +246,13 @@ fn is_flat_object(v: Value<'_>) -> bool {
 
 /// How many of the first `max` items of `a` fit in `budget` tokens of `format`.
 pub(crate) fn fit(a: Array<'_>, max: usize, budget: usize, format: Format) -> usize {
+    // Auto picks the cheapest format, never dearer than compact JSON: budgeting in compact
+    // JSON keeps the promise whatever Auto then chooses.
+    let format = if format == Format::Auto {
+        Format::Compact
+    } else {
+        format
+    };
     let mut scratch: Vec<u8> = Vec::new();
     let mut total = 0usize;
     let tabular =
@@ -247,7 +304,7 @@ pub(crate) fn fit(a: Array<'_>, max: usize, budget: usize, format: Format) -> us
                 scratch.extend_from_slice(b",\n  ");
                 write_format(item, format, &mut scratch);
             }
-            Format::Compact => {
+            Format::Compact | Format::Auto => {
                 scratch.push(b',');
                 write_format(item, format, &mut scratch);
             }

@@ -98,7 +98,7 @@ mod template;
 use std::sync::Arc;
 
 pub use describe::{ActionDescription, plain_description, toon_description};
-pub use estimate::{estimate_format_tokens, estimate_tokens};
+pub use estimate::{AUTO_SAMPLE_ROWS, choose_auto, estimate_format_tokens, estimate_tokens};
 pub use file::FileError;
 pub use schema::{EnumValue, Schema, Type};
 pub use select::{select_input_property, validate_select};

@@ -26,6 +26,9 @@ pub enum Format {
     Compact,
     /// TOON 4.4 with the given delimiter (`toon_success` uses `|`).
     Toon(Delimiter),
+    /// The cheapest of pretty, compact, TOON-comma and TOON-pipe by the engine's token
+    /// estimator ([`crate::present::choose_auto`]); the side door's `format` records the choice.
+    Auto,
 }
 
 /// What a handler returned, as the data block sees it.
@@ -211,6 +214,11 @@ impl<'d> ResponseBuilder<'d> {
     /// encoder's limit).
     pub fn build(self) -> Result<ToolResponse<'d>> {
         let format = match (&self.data, self.format) {
+            (Data::Value(v), Format::Auto) => resolve(crate::present::choose_auto(*v), *v)?,
+            (Data::Doc(d), Format::Auto) => {
+                resolve(crate::present::choose_auto(d.root()), d.root())?
+            }
+            (_, Format::Auto) => Format::Pretty,
             (Data::Value(v), Format::Toon(delimiter)) => toon_or_fallback(*v, delimiter)?,
             (Data::Doc(d), Format::Toon(delimiter)) => toon_or_fallback(d.root(), delimiter)?,
             (_, f) => f,
@@ -320,6 +328,13 @@ pub fn handler_error(tool_action: &str, message: &str) -> ToolResponse<'static> 
         .message(format!("[{tool_action}] {message}"))
         .recovery("This may be a transient error. Retry the same call with identical parameters.")
         .into_response()
+}
+
+fn resolve(format: Format, v: Value<'_>) -> Result<Format> {
+    match format {
+        Format::Toon(d) => toon_or_fallback(v, d),
+        f => Ok(f),
+    }
 }
 
 /// The format TOON data is really written in: compact JSON when the document holds a reserved
@@ -518,7 +533,8 @@ fn data_len_bound(v: Value<'_>) -> usize {
 fn write_data<W: Sink + ?Sized>(v: Value<'_>, format: Format, out: &mut W) {
     match format {
         Format::Pretty => crate::json::write_pretty(v, out),
-        Format::Compact => crate::json::write_compact(v, out),
+        // `Auto` is resolved in `build`; never seen here.
+        Format::Compact | Format::Auto => crate::json::write_compact(v, out),
         Format::Toon(delimiter) => {
             let opts = crate::toon::EncodeOptions::new().delimiter(delimiter);
             // `build` ran `toon::check` with these options, so encoding cannot fail here.
