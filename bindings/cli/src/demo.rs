@@ -1,81 +1,196 @@
 //! `toolwire demo`: the main job on embedded default data.
 //!
-//! Generates the deterministic invoice collection in memory, prints the first blocks of a
-//! response over it, then encodes ALL rows in every format and prints bytes, tokens
-//! (o200k_base), encode time and throughput, marking the cheapest format.
+//! Generates N deterministic invoices in memory (each with an embedded `client` object),
+//! presents them through the built-in Invoice presenter ([`invoice_presenter`]: schema,
+//! rules, `limit` 50, a table and a summary, suggestions, `_select`, and an embedded Client
+//! presenter that redacts `client.email`), prints the first blocks of that response, then
+//! presents ALL N rows (the same presenter without its limit) in every format and prints the
+//! data block's bytes, tokens (o200k_base), time and throughput, marking the cheapest format.
 
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use toolwire::json::ParseOptions;
-use toolwire::toon::Delimiter;
-use toolwire::wire::{self, Format, Suggestion, ui};
-use toolwire_benches::{Shape, invoices_json};
+use toolwire::present::{FileError, Presenter, Schema, UiEntry};
+use toolwire::wire::{Format, UiMeta};
 
+use crate::FORMATS;
 use crate::input::Failure;
 use crate::tokens::{Vocabulary, count};
 
-/// The formats the demo compares, with their CLI names.
-const FORMATS: [(&str, Format); 5] = [
-    ("pretty", Format::Pretty),
-    ("compact", Format::Compact),
-    ("toon", Format::Toon(Delimiter::Pipe)),
-    ("toon-comma", Format::Toon(Delimiter::Comma)),
-    ("toon-tab", Format::Toon(Delimiter::Tab)),
-];
+/// How many lines of each block the demo prints before cutting it.
+const BLOCK_LINES: usize = 8;
 
-/// One row of the demo's table.
-pub struct Measurement {
-    pub name: &'static str,
-    pub bytes: usize,
-    pub tokens: usize,
-    pub time: Duration,
+/// The built-in Invoice presenter with `limit` (the demo's default response uses 50; the
+/// table uses none so every format is measured on all rows) and data `format`.
+pub fn invoice_presenter(limit: Option<usize>, format: Format) -> Result<Presenter, FileError> {
+    let client = Presenter::builder("Client")
+        .schema(
+            Schema::object()
+                .property("name", Schema::string())
+                .property("email", Schema::string())
+                .required(["name"]),
+        )
+        .redact(["email"], None)
+        .rules(["Display the client's company name prominently."])
+        .build()?;
+    let mut b = Presenter::builder("Invoice")
+        .schema(
+            Schema::object()
+                .property("id", Schema::string())
+                .property("client", Schema::object())
+                .property("amount_cents", Schema::integer())
+                .property(
+                    "currency",
+                    Schema::string().enum_values(["EUR", "USD", "GBP", "JPY"]),
+                )
+                .property(
+                    "status",
+                    Schema::string().enum_values(["paid", "pending", "overdue"]),
+                )
+                .property("issued_at", Schema::string())
+                .required(["id", "amount_cents", "currency", "status"]),
+        )
+        .rules(["CRITICAL: amount_cents is in CENTS. Divide by 100 before display."])
+        .collection_ui_entry(UiEntry::Table {
+            columns: ["id", "client.name", "amount_cents", "currency", "status"]
+                .map(String::from)
+                .to_vec(),
+            meta: UiMeta {
+                title: Some("Invoices".into()),
+                ..UiMeta::default()
+            },
+        })
+        .collection_ui_entry(UiEntry::Summary {
+            template: "{count} invoices, {shown} shown".into(),
+            meta: UiMeta::default(),
+        })
+        .collection_suggestion("billing.get", "View one invoice in full")
+        .collection_suggestion("billing.list", "Narrow the list with filters or _select")
+        .embed("client", client)
+        .select(true)
+        .format(format);
+    if let Some(n) = limit {
+        b = b.limit(n);
+    }
+    b.build()
 }
 
-pub fn run(rows: usize, force_progress: bool) -> Result<(), Failure> {
-    let show_progress =
-        force_progress || (std::io::stdout().is_terminal() && std::io::stderr().is_terminal());
+/// The demo's clients: company name and billing address.
+const CLIENTS: [(&str, &str); 12] = [
+    ("Acme Corp", "billing@acme.example"),
+    ("Globex", "ap@globex.example"),
+    ("Initech, Ltd", "invoices@initech.example"),
+    ("Umbrella \"Health\"", "finance@umbrella.example"),
+    ("Stark Industries", "ap@stark.example"),
+    ("Wayne Enterprises", "billing@wayne.example"),
+    ("Hooli", "pay@hooli.example"),
+    ("Soylent | Foods", "ap@soylent.example"),
+    ("Tyrell Corporation", "billing@tyrell.example"),
+    ("Cyberdyne Systems", "ap@cyberdyne.example"),
+    ("Müller & Söhne GmbH", "rechnung@mueller.example"),
+    ("株式会社サンプル", "keiri@sample.example"),
+];
+
+/// xorshift64*: deterministic and dependency free (the same rows on every run).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+    }
+}
+
+/// `rows` invoices as compact JSON: `id`, `client` {`name`, `email`}, `amount_cents`,
+/// `currency`, `status`, `issued_at`.
+pub fn invoices(rows: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(rows * 170 + 2);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    out.push(b'[');
+    for i in 0..rows {
+        if i > 0 {
+            out.push(b',');
+        }
+        let (name, email) = CLIENTS[rng.below(CLIENTS.len() as u64) as usize];
+        out.extend_from_slice(
+            format!("{{\"id\":\"INV-{:07}\",\"client\":{{\"name\":", i + 1).as_bytes(),
+        );
+        toolwire::json::escape::write_json_string(&mut out, name.as_bytes());
+        let day = rng.below(365);
+        out.extend_from_slice(
+            format!(
+                ",\"email\":\"{email}\"}},\"amount_cents\":{},\"currency\":\"{}\",\"status\":\"{}\",\"issued_at\":\"2026-{:02}-{:02}T{:02}:{:02}:00Z\"}}",
+                100 + rng.below(5_000_000),
+                ["EUR", "USD", "GBP", "JPY"][rng.below(4) as usize],
+                ["paid", "paid", "pending", "overdue"][rng.below(4) as usize],
+                1 + day / 31 % 12,
+                1 + day % 28,
+                rng.below(24),
+                rng.below(60),
+            )
+            .as_bytes(),
+        );
+    }
+    out.push(b']');
+    out
+}
+
+/// One row of the demo's table.
+struct Measurement {
+    name: &'static str,
+    bytes: usize,
+    tokens: usize,
+    time: Duration,
+}
+
+/// `toolwire demo`; with `dump`, prints only the data block of all rows in that format (the
+/// exact text the table measures, for tests and for looking at).
+pub fn run(rows: usize, force_progress: bool, dump: Option<&str>) -> Result<(), Failure> {
+    let show_progress = dump.is_none()
+        && (force_progress || (std::io::stdout().is_terminal() && std::io::stderr().is_terminal()));
     let bar = if show_progress {
-        let bar = ProgressBar::new(2 + 2 * FORMATS.len() as u64);
+        let bar = ProgressBar::new(3 + 2 * FORMATS.len() as u64);
         bar.set_style(
             ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {msg}")
-                .expect("template"),
+                .map_err(|e| Failure::internal(e.to_string()))?,
         );
+        bar.enable_steady_tick(Duration::from_millis(100));
         bar
     } else {
         ProgressBar::hidden()
     };
 
     bar.set_message(format!("generating {rows} invoices"));
-    let json = invoices_json(rows, Shape::Flat);
+    let json = invoices(rows);
     bar.inc(1);
     bar.set_message("parsing");
-    let doc = toolwire::json::parse(&json, &ParseOptions::default()).map_err(|e| internal(&e))?;
+    let doc = toolwire::json::parse(&json, &ParseOptions::default())
+        .map_err(|e| Failure::internal(format!("demo: {e}")))?;
     bar.inc(1);
 
-    // The first blocks of the default response: a few rows as an agent would see them.
-    let sample_json = invoices_json(rows.min(3), Shape::Flat);
-    let sample =
-        toolwire::json::parse(&sample_json, &ParseOptions::default()).map_err(|e| internal(&e))?;
-    let response = wire::response(sample.root())
-        .format(Format::Toon(Delimiter::Pipe))
-        .ui_block(ui::summary(&format!(
-            "{rows} invoices, {} shown",
-            rows.min(3)
-        )))
-        .system_rules(["CRITICAL: amount_cents is in CENTS. Divide by 100 before display."])
-        .system_hint([Suggestion {
-            tool: "billing.get".into(),
-            reason: "View one invoice in full".into(),
-        }])
-        .build()
-        .map_err(|e| internal(&e))?;
+    if let Some(name) = dump {
+        let (text, _) = encode_timed(doc.root(), name, 1)?;
+        return crate::write_stdout(text.as_bytes());
+    }
+
+    // The default response: through the Invoice presenter with its limit, as the agent sees it.
+    bar.set_message("presenting");
+    let presenter = invoice_presenter(Some(50), Format::Toon(toolwire::toon::Delimiter::Pipe))
+        .map_err(|e| Failure::internal(format!("demo presenter: {e}")))?;
+    let response = presenter
+        .present(doc.root(), None)
+        .map_err(|e| Failure::internal(format!("demo: {e}")))?;
+    let texts = response.texts();
+    bar.inc(1);
 
     let mut table = Vec::new();
-    for (name, format) in FORMATS {
-        bar.set_message(format!("encoding {name}"));
-        let (text, time) = encode_timed(doc.root(), format)?;
+    for (name, _) in FORMATS {
+        bar.set_message(format!("presenting all rows as {name}"));
+        let (text, time) = encode_timed(doc.root(), name, 5)?;
         bar.inc(1);
         bar.set_message(format!("counting {name} tokens"));
         let tokens = count(Vocabulary::O200k, &text);
@@ -89,36 +204,51 @@ pub fn run(rows: usize, force_progress: bool) -> Result<(), Failure> {
     }
     bar.finish_and_clear();
 
-    let mut out = String::new();
-    out.push_str(&format!(
-        "toolwire demo: {rows} invoice rows ({} bytes of JSON input)\n\nFirst blocks of the response (TOON, 3 rows):\n\n",
+    let mut out = format!(
+        "toolwire demo: {rows} invoice rows ({} bytes of JSON input)\n\n\
+         First blocks of the response (Invoice presenter, limit 50, TOON), {BLOCK_LINES} lines each:\n\n",
         json.len()
-    ));
-    for text in response.texts() {
-        out.push_str(&text);
-        out.push_str("\n-----\n");
+    );
+    for text in &texts {
+        let lines: Vec<&str> = text.lines().collect();
+        for line in lines.iter().take(BLOCK_LINES) {
+            out.push_str(line);
+            out.push('\n');
+        }
+        if lines.len() > BLOCK_LINES {
+            out.push_str(&format!("… ({} more lines)\n", lines.len() - BLOCK_LINES));
+        }
+        out.push_str("-----\n");
     }
-    out.push('\n');
+    out.push_str(&format!(
+        "\nThe data block of all {rows} rows (same presenter, no limit) in every format:\n\n"
+    ));
     out.push_str(&render_table(&table, json.len()));
-    print!("{out}");
-    Ok(())
+    crate::write_stdout(out.as_bytes())
 }
 
-/// Encodes the whole collection in `format`; the time is the best of up to 5 runs within about
-/// a second, so small inputs are not dominated by noise.
-fn encode_timed(root: toolwire::Value<'_>, format: Format) -> Result<(String, Duration), Failure> {
-    let response = wire::response(root)
-        .format(format)
-        .build()
-        .map_err(|e| internal(&e))?;
+/// Presents all rows through the Invoice presenter without limit in format `name` and writes
+/// the data block; the time (presenting + writing) is the best of up to `runs` runs, stopping
+/// after about a second.
+fn encode_timed(
+    root: toolwire::Value<'_>,
+    name: &str,
+    runs: usize,
+) -> Result<(String, Duration), Failure> {
+    let presenter = invoice_presenter(None, crate::format_named(name))
+        .map_err(|e| Failure::internal(format!("demo presenter: {e}")))?;
     let mut best = Duration::MAX;
     let mut text = Vec::new();
     let started = Instant::now();
-    for _ in 0..5 {
+    for _ in 0..runs.max(1) {
         text.clear();
         let t = Instant::now();
+        let response = presenter
+            .present(root, None)
+            .map_err(|e| Failure::internal(format!("demo: {e}")))?;
         response.write_block(0, &mut text);
         best = best.min(t.elapsed());
+        drop(response);
         if started.elapsed() > Duration::from_secs(1) {
             break;
         }
@@ -128,14 +258,19 @@ fn encode_timed(root: toolwire::Value<'_>, format: Format) -> Result<(String, Du
     Ok((text, best))
 }
 
-/// The table: format, bytes, tokens, encode time, MB/s (of JSON input), cheapest marked.
-pub fn render_table(rows: &[Measurement], input_bytes: usize) -> String {
-    let cheapest = rows.iter().map(|m| m.tokens).min().unwrap_or(0);
+/// The table: format, bytes, tokens (o200k_base), time in ms, MB/s (of JSON input), the first
+/// format with the fewest tokens marked `  <- cheapest`.
+fn render_table(rows: &[Measurement], input_bytes: usize) -> String {
+    let cheapest = rows
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, m)| m.tokens)
+        .map_or(0, |(i, _)| i);
     let mut s = format!(
         "{:<12} {:>14} {:>14} {:>12} {:>10}\n",
         "format", "bytes", "tokens(o200k)", "encode ms", "MB/s"
     );
-    for m in rows {
+    for (i, m) in rows.iter().enumerate() {
         let secs = m.time.as_secs_f64().max(1e-9);
         s.push_str(&format!(
             "{:<12} {:>14} {:>14} {:>12.2} {:>10.0}{}\n",
@@ -144,16 +279,8 @@ pub fn render_table(rows: &[Measurement], input_bytes: usize) -> String {
             m.tokens,
             secs * 1e3,
             input_bytes as f64 / secs / 1e6,
-            if m.tokens == cheapest {
-                "  <- cheapest"
-            } else {
-                ""
-            }
+            if i == cheapest { "  <- cheapest" } else { "" }
         ));
     }
     s
-}
-
-fn internal(e: &toolwire::Error) -> Failure {
-    Failure::internal(format!("demo: {e}"))
 }

@@ -81,10 +81,23 @@ impl Failure {
 
     /// The response was printed and is an error response (exit 5).
     pub fn error_response(name: &str) -> Failure {
+        Failure::error_response_line(format!(
+            "{name}: the tool response is an error response (isError: true)"
+        ))
+    }
+
+    /// The response was printed and is an error response (exit 5), with a ready-made line
+    /// (line breaks in it become spaces: the contract is one line).
+    pub fn error_response_line(line: String) -> Failure {
         Failure {
             code: 5,
-            line: format!("{name}: the tool response is an error response (isError: true)"),
+            line: line.replace(['\n', '\r'], " "),
         }
+    }
+
+    /// Anything wrong in the presenter file (exit 4).
+    pub fn presenter(line: String) -> Failure {
+        Failure { code: 4, line }
     }
 
     /// Prints the line and returns the exit code.

@@ -4,8 +4,10 @@
 //! an error response (printed in full on stdout). Errors are one line on stderr naming the
 //! file and `LINE:COLUMN`.
 
+mod budget;
 mod demo;
 mod input;
+mod presenter;
 mod tokens;
 
 use std::io::Write;
@@ -14,10 +16,13 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use toolwire::frame::{self, Id, Protocol};
 use toolwire::json::{ParseOptions, Selector};
+use toolwire::present::{PresentError, Presenter, estimate_format_tokens};
 use toolwire::toon::{self, Delimiter};
-use toolwire::wire::{self, Data, Format};
+use toolwire::wire::{self, Data, Format, ToolResponse};
+use toolwire::{Doc, Value};
 
 use crate::input::{Failure, Input};
+use crate::presenter::{FormatChoice, Overrides, PresenterFile};
 
 /// toolwire: turn tool handler results into MCP tool responses (TOON/JSON blocks).
 #[derive(Parser, Debug)]
@@ -30,6 +35,12 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Present a generated invoice collection in every format and compare bytes, tokens, speed.
+    ///
+    /// Prints the first blocks of the built-in Invoice presenter's response (limit 50, TOON),
+    /// then one line per format for the data block of ALL rows (the presenter without its
+    /// limit): bytes, tokens (o200k_base), the best time of presenting and encoding (ms), and
+    /// MB/s of JSON input over that time; the first format with the fewest tokens ends with
+    /// `  <- cheapest`. A progress bar shows on stderr when stdout and stderr are terminals.
     Demo {
         /// Number of invoice rows to generate.
         #[arg(long, default_value_t = 100_000)]
@@ -37,18 +48,31 @@ enum Command {
         /// Show a progress bar even when stdout is not a terminal.
         #[arg(long)]
         progress: bool,
+        /// Print only the data block of all rows in this format (what the table measures).
+        #[arg(long, hide = true, value_name = "FORMAT",
+              value_parser = ["pretty", "compact", "toon", "toon-comma", "toon-tab"])]
+        dump: Option<String>,
     },
     /// Print the CallToolResult for one JSON document (the value a handler returned).
+    ///
+    /// Exit codes: 0 success, 2 usage, 3 malformed input, 4 presenter file, 5 the response
+    /// is an error response (printed in full on stdout; one line on stderr).
     Present {
         /// A JSON file, or `-` for stdin.
         #[arg(default_value = "-")]
         input: String,
-        /// The `_select` argument an agent would send: names in its order.
-        #[arg(long, value_delimiter = ',')]
-        select: Option<Vec<String>>,
-        /// Data format.
-        #[arg(long, value_enum, default_value_t = FormatArg::Pretty)]
-        format: FormatArg,
+        #[command(flatten)]
+        shape: ShapeArgs,
+        /// Data format (overrides the presenter file's `format`; default pretty). `auto`: the
+        /// cheapest of pretty, compact, toon-comma, toon by the engine's token estimator.
+        #[arg(long, value_enum)]
+        format: Option<FormatArg>,
+        /// Keep at most N items of a collection (overrides the presenter file's `limit`).
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        /// Keep as many whole items as fit in N estimated tokens (overrides `token_budget`).
+        #[arg(long, value_name = "N")]
+        token_budget: Option<usize>,
         /// Print the whole JSON-RPC response line with this id.
         #[arg(long, allow_hyphen_values = true)]
         frame: Option<String>,
@@ -58,6 +82,22 @@ enum Command {
         /// Print each block's text followed by a line `-----`, for humans.
         #[arg(long)]
         blocks: bool,
+    },
+    /// Compare the response's cost in every format: bytes, tokens, encode time.
+    ///
+    /// Prints one header line and one line per format (pretty, compact, toon, toon-comma,
+    /// toon-tab), columns separated by spaces:
+    /// `format bytes o200k cl100k encode_ms`, where bytes and tokens cover every block of
+    /// the response (each block tokenized on its own, as the agent receives them; tokens by
+    /// tiktoken's o200k_base and cl100k_base) and encode_ms is the best of up to 5 runs of
+    /// presenting and writing the response. The line with the fewest o200k tokens (the first
+    /// on a tie) ends with `  <- cheapest`.
+    Budget {
+        /// A JSON file, or `-` for stdin.
+        #[arg(default_value = "-")]
+        input: String,
+        #[command(flatten)]
+        shape: ShapeArgs,
     },
     /// TOON conversion (spec 4.4).
     Toon {
@@ -94,7 +134,30 @@ enum ToonCommand {
     },
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+/// The presenter file and `_select` (shared by `present` and `budget`).
+#[derive(clap::Args, Debug)]
+struct ShapeArgs {
+    /// A presenter file (JSON, CLI.md "Presenter file").
+    #[arg(long, value_name = "FILE")]
+    presenter: Option<String>,
+    /// The `_select` argument an agent would send: names in its order, spaces trimmed.
+    #[arg(long, value_delimiter = ',')]
+    select: Option<Vec<String>>,
+}
+
+impl ShapeArgs {
+    /// The `_select` names, trimmed, empty ones dropped (`Some(&[])`: all fields).
+    fn names(&self) -> Option<Vec<&str>> {
+        self.select.as_ref().map(|keys| {
+            keys.iter()
+                .map(|k| k.trim())
+                .filter(|k| !k.is_empty())
+                .collect()
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum FormatArg {
     /// JSON.stringify(data, null, 2)
     Pretty,
@@ -106,18 +169,55 @@ enum FormatArg {
     ToonComma,
     /// TOON with a tab
     ToonTab,
+    /// The cheapest of pretty, compact, toon-comma, toon by the engine's token estimator
+    Auto,
 }
 
+/// Every fixed format with its name (the names of `--format` and of presenter files).
+pub const FORMATS: [(&str, Format); 5] = [
+    ("pretty", Format::Pretty),
+    ("compact", Format::Compact),
+    ("toon", Format::Toon(Delimiter::Pipe)),
+    ("toon-comma", Format::Toon(Delimiter::Comma)),
+    ("toon-tab", Format::Toon(Delimiter::Tab)),
+];
+
 impl FormatArg {
-    fn format(self) -> Format {
+    fn choice(self) -> FormatChoice {
         match self {
-            FormatArg::Pretty => Format::Pretty,
-            FormatArg::Compact => Format::Compact,
-            FormatArg::Toon => Format::Toon(Delimiter::Pipe),
-            FormatArg::ToonComma => Format::Toon(Delimiter::Comma),
-            FormatArg::ToonTab => Format::Toon(Delimiter::Tab),
+            FormatArg::Pretty => FormatChoice::Named("pretty"),
+            FormatArg::Compact => FormatChoice::Named("compact"),
+            FormatArg::Toon => FormatChoice::Named("toon"),
+            FormatArg::ToonComma => FormatChoice::Named("toon-comma"),
+            FormatArg::ToonTab => FormatChoice::Named("toon-tab"),
+            FormatArg::Auto => FormatChoice::Auto,
         }
     }
+}
+
+/// The engine format of a format name from [`FORMATS`].
+fn format_named(name: &str) -> Format {
+    FORMATS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(Format::Pretty, |(_, f)| *f)
+}
+
+/// `--format auto`: the cheapest of pretty, compact, toon-comma and toon (pipe) for `value` by
+/// the engine's token estimator ([`estimate_format_tokens`]); on a tie the earlier in that
+/// order. No value (a text result) is pretty: the format does not apply.
+pub fn auto_format(value: Option<Value<'_>>) -> &'static str {
+    let Some(value) = value else {
+        return "pretty";
+    };
+    let mut best = ("pretty", usize::MAX);
+    for name in ["pretty", "compact", "toon-comma", "toon"] {
+        let tokens = estimate_format_tokens(value, format_named(name));
+        if tokens < best.1 {
+            best = (name, tokens);
+        }
+    }
+    best.0
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -153,22 +253,33 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Demo { rows, progress } => demo::run(rows, progress),
+        Command::Demo {
+            rows,
+            progress,
+            dump,
+        } => demo::run(rows, progress, dump.as_deref()),
         Command::Present {
             input,
-            select,
+            shape,
             format,
+            limit,
+            token_budget,
             frame,
             protocol,
             blocks,
         } => present(
             &input,
-            select,
-            format.format(),
+            &shape,
+            Overrides {
+                format: format.map(FormatArg::choice),
+                limit,
+                token_budget,
+            },
             frame.as_deref(),
             &protocol,
             blocks,
         ),
+        Command::Budget { input, shape } => budget::run(&input, &shape),
         Command::Toon {
             command:
                 ToonCommand::Encode {
@@ -199,49 +310,216 @@ fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
         .map_err(|e| Failure::io("<stdout>", &e))
 }
 
+/// What `present` and `budget` share: the presenter file (if any), the input document parsed
+/// with the presenter's pushdown selector, and the `_select` names the presenter will see.
+struct Prepared<'a> {
+    file: Option<PresenterFile>,
+    input: &'a Input,
+    doc: Doc<'a>,
+    /// `_select` for the presenter: `None` without a presenter, when not given, or when the
+    /// presenter does not enable select.
+    select: Option<Vec<&'a str>>,
+}
+
+/// Reads the presenter file (exit 4 first: a bad presenter makes the input irrelevant), then
+/// parses the input: with a presenter, through its selector (parser pushdown); without one,
+/// `--select` applies to root keys unchecked.
+fn prepare<'a>(
+    input: &'a Input,
+    shape: &'a ShapeArgs,
+    file: Option<PresenterFile>,
+) -> Result<Prepared<'a>, Failure> {
+    let opts = ParseOptions::default();
+    let names = shape.names();
+    let (selector, select) = match &file {
+        Some(file) => {
+            let p = file.presenter();
+            let select = match names {
+                Some(names) if p.select_enabled() => Some(names),
+                Some(_) => {
+                    eprintln!(
+                        "toolwire: --select ignored: presenter '{}' does not enable select",
+                        p.name()
+                    );
+                    None
+                }
+                None => None,
+            };
+            (p.selector(select.as_deref()), select)
+        }
+        None => (
+            names
+                .filter(|n| !n.is_empty())
+                .map(|n| Selector::new(n.iter())),
+            None,
+        ),
+    };
+    let doc = match &selector {
+        Some(sel) => toolwire::json::parse_selected(input.bytes(), sel, &opts),
+        None => toolwire::json::parse(input.bytes(), &opts),
+    }
+    .map_err(|e| input.malformed(&e))?;
+    Ok(Prepared {
+        file,
+        input,
+        doc,
+        select,
+    })
+}
+
+/// Why a response could not be built: a failure of the command (exit 3), or an error
+/// response to print (exit 5).
+enum Outcome<'d> {
+    Ok(ToolResponse<'d>),
+    ErrorResponse(ToolResponse<'static>, String),
+}
+
+impl Prepared<'_> {
+    /// The response in `format` (`None`: the presenter's own, or pretty without one; `auto`
+    /// resolved by [`auto_format`]).
+    fn respond(&self, format: Option<&str>, overrides: Overrides) -> Result<Outcome<'_>, Failure> {
+        let root = self.doc.root();
+        match &self.file {
+            Some(file) => {
+                let select = self.select.as_deref();
+                let rebuilt;
+                let presenter: &Presenter = match format {
+                    Some(f) => {
+                        rebuilt = file.with_format(f)?;
+                        &rebuilt
+                    }
+                    None if file.auto() => {
+                        // Present once, then pick the cheapest format for the data it kept.
+                        let first = file.presenter().present(root, select);
+                        let f = match &first {
+                            Ok(r) => auto_format(r.data()),
+                            Err(_) => "pretty",
+                        };
+                        rebuilt = file.with_format(f)?;
+                        &rebuilt
+                    }
+                    None => file.presenter(),
+                };
+                Ok(self.present_with(presenter))
+            }
+            None => self.respond_plain(root, format, overrides),
+        }
+    }
+
+    /// The response through `presenter` (the file's presenter, possibly rebuilt with another
+    /// format), with the validation action `<name>/present`.
+    fn present_with(&self, presenter: &Presenter) -> Outcome<'_> {
+        match presenter.present(self.doc.root(), self.select.as_deref()) {
+            Ok(r) => Outcome::Ok(r),
+            Err(e) => {
+                let line = self.error_line(&e);
+                let action = format!("{}/present", presenter.name());
+                Outcome::ErrorResponse(e.into_response(&action), line)
+            }
+        }
+    }
+
+    /// Without a presenter: a string root is a text result; `--limit`/`--token-budget` go
+    /// through an anonymous presenter without schema.
+    fn respond_plain<'s>(
+        &'s self,
+        root: Value<'s>,
+        format: Option<&str>,
+        overrides: Overrides,
+    ) -> Result<Outcome<'s>, Failure> {
+        let name = match (format, overrides.format) {
+            (Some(f), _) => f,
+            (None, Some(FormatChoice::Named(f))) => f,
+            (None, Some(FormatChoice::Auto)) => {
+                auto_format(root.as_str().is_none().then_some(root))
+            }
+            (None, None) => "pretty",
+        };
+        let format = format_named(name);
+        // A root JSON string is a string result: verbatim in every format.
+        if let Some(s) = root.as_str() {
+            // MCP text is Unicode: a lone surrogate cannot be passed on verbatim, and changing
+            // it silently would alter the handler's text, so it is malformed input here.
+            let text = s.to_str().ok_or_else(|| {
+                Failure::malformed_line(format!(
+                    "{}: a string result cannot hold a lone surrogate",
+                    self.input.name()
+                ))
+            })?;
+            return wire::response(Data::Text(text))
+                .format(format)
+                .build()
+                .map(Outcome::Ok)
+                .map_err(|e| self.input.malformed(&e));
+        }
+        if overrides.limit.is_none() && overrides.token_budget.is_none() {
+            return wire::response(Data::Value(root))
+                .format(format)
+                .build()
+                .map(Outcome::Ok)
+                .map_err(|e| self.input.malformed(&e));
+        }
+        let mut b = Presenter::builder("cli").format(format);
+        if let Some(n) = overrides.limit {
+            b = b.limit(n);
+        }
+        if let Some(n) = overrides.token_budget {
+            b = b.token_budget(n);
+        }
+        let p = b
+            .build()
+            .map_err(|e| Failure::internal(format!("cli presenter: {e}")))?;
+        Ok(match p.present(root, None) {
+            Ok(r) => Outcome::Ok(r),
+            Err(PresentError::Encode(e)) => return Err(self.input.malformed(&e)),
+            Err(e) => {
+                let line = self.error_line(&e);
+                Outcome::ErrorResponse(e.into_response("cli/present"), line)
+            }
+        })
+    }
+
+    /// The one stderr line of an error response.
+    fn error_line(&self, e: &PresentError) -> String {
+        let name = self.input.name();
+        match e {
+            PresentError::Select(problems) => match problems.first() {
+                Some(p) => format!("{name}: {}: {}", p.name, p.detail),
+                None => format!("{name}: _select: invalid"),
+            },
+            PresentError::Output(_) => {
+                format!("{name}: the tool response is an error response (OUTPUT_VALIDATION_FAILED)")
+            }
+            PresentError::Encode(e) => format!(
+                "{name}: the tool response is an error response (INTERNAL_ERROR: {})",
+                e.message()
+            ),
+        }
+    }
+}
+
 fn present(
     path: &str,
-    select: Option<Vec<String>>,
-    format: Format,
+    shape: &ShapeArgs,
+    overrides: Overrides,
     frame_id: Option<&str>,
     protocol: &str,
     blocks: bool,
 ) -> Result<(), Failure> {
+    let file = shape
+        .presenter
+        .as_deref()
+        .map(|p| PresenterFile::read(p, overrides))
+        .transpose()?;
     let input = Input::read(path)?;
-    let opts = ParseOptions::default();
-    let doc = match &select {
-        Some(keys) => {
-            let keys: Vec<&str> = keys
-                .iter()
-                .map(|k| k.trim())
-                .filter(|k| !k.is_empty())
-                .collect();
-            if keys.is_empty() {
-                toolwire::json::parse(input.bytes(), &opts)
-            } else {
-                toolwire::json::parse_selected(input.bytes(), &Selector::new(keys), &opts)
-            }
+    let prepared = prepare(&input, shape, file)?;
+    let (response, failure) = match prepared.respond(None, overrides)? {
+        Outcome::Ok(r) => {
+            let failure = (r.is_error() == Some(true)).then(|| Failure::error_response(path));
+            (r, failure)
         }
-        None => toolwire::json::parse(input.bytes(), &opts),
-    }
-    .map_err(|e| input.malformed(&e))?;
-    let root = doc.root();
-    // A root JSON string is a string result: verbatim in every format.
-    let data = match root.as_str() {
-        // MCP text is Unicode: a lone surrogate cannot be passed on verbatim, and changing it
-        // silently would alter the handler's text, so it is malformed input here.
-        Some(s) => Data::Text(s.to_str().ok_or_else(|| {
-            Failure::malformed_line(format!(
-                "{}: a string result cannot hold a lone surrogate",
-                input.name()
-            ))
-        })?),
-        None => Data::Value(root),
+        Outcome::ErrorResponse(r, line) => (r, Some(Failure::error_response_line(line))),
     };
-    let response = wire::response(data)
-        .format(format)
-        .build()
-        .map_err(|e| input.malformed(&e))?;
     let protocol = Protocol::from_revision(protocol);
     let mut out = Vec::new();
     if blocks {
@@ -256,10 +534,10 @@ fn present(
         out.push(b'\n');
     }
     write_stdout(&out)?;
-    if response.is_error() == Some(true) {
-        return Err(Failure::error_response(path));
+    match failure {
+        Some(f) => Err(f),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn toon_encode(path: &str, delimiter: Delimiter, indent: usize) -> Result<(), Failure> {

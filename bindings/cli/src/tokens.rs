@@ -9,7 +9,6 @@ pub enum Vocabulary {
     /// `o200k_base` (GPT-4o family).
     O200k,
     /// `cl100k_base` (GPT-4 family).
-    #[allow(dead_code)]
     Cl100k,
 }
 

@@ -54,8 +54,13 @@ fn readme_console_examples_are_true() {
             .output()
             .unwrap();
         let got = String::from_utf8(out.stdout).unwrap();
-        // Outputs without a trailing newline (toon encode/decode) are shown on their own line.
-        let got = if got.ends_with('\n') { got } else { got + "\n" };
+        // Outputs without a trailing newline (toon encode/decode) are shown on their own line;
+        // a command without output (writing a file) shows nothing.
+        let got = if got.is_empty() || got.ends_with('\n') {
+            got
+        } else {
+            got + "\n"
+        };
         assert_eq!(got, expected, "README example: $ {cmd}");
     }
 }

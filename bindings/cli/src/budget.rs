@@ -1,0 +1,116 @@
+//! `toolwire budget`: what one response costs in every format (bytes, tokens, encode time).
+//!
+//! The measured text is every block of the response, each tokenized on its own (the agent
+//! receives them as separate content items); the time is the best of up to 5 runs of
+//! presenting (or building) the response and writing all its blocks, stopping after about a
+//! second. The table format is documented in the command's help (`toolwire budget --help`).
+
+use std::time::{Duration, Instant};
+
+use toolwire::frame::{self, Protocol};
+
+use crate::input::{Failure, Input};
+use crate::presenter::{Overrides, PresenterFile};
+use crate::tokens::{Vocabulary, count};
+use crate::{FORMATS, Outcome, ShapeArgs, prepare, write_stdout};
+
+/// One line of the table.
+struct Line {
+    name: &'static str,
+    bytes: usize,
+    o200k: usize,
+    cl100k: usize,
+    time: Duration,
+}
+
+pub fn run(path: &str, shape: &ShapeArgs) -> Result<(), Failure> {
+    let file = shape
+        .presenter
+        .as_deref()
+        .map(|p| PresenterFile::read(p, Overrides::default()))
+        .transpose()?;
+    let input = Input::read(path)?;
+    let prepared = prepare(&input, shape, file)?;
+    let mut lines = Vec::with_capacity(FORMATS.len());
+    for (name, _) in FORMATS {
+        let presenter = match &prepared.file {
+            Some(f) => Some(f.with_format(name)?),
+            None => None,
+        };
+        let mut best = Duration::MAX;
+        let mut blocks: Vec<Vec<u8>> = Vec::new();
+        let started = Instant::now();
+        for _ in 0..5 {
+            let t = Instant::now();
+            let outcome = match &presenter {
+                Some(p) => prepared.present_with(p),
+                None => {
+                    prepared.respond_plain(prepared.doc.root(), Some(name), Overrides::default())?
+                }
+            };
+            let response = match outcome {
+                Outcome::Ok(r) => r,
+                Outcome::ErrorResponse(r, line) => {
+                    // The error response is what the agent would get, whatever the format.
+                    let mut out = Vec::new();
+                    frame::write_result(&r, Protocol::from_revision("2025-11-25"), &mut out);
+                    out.push(b'\n');
+                    write_stdout(&out)?;
+                    return Err(Failure::error_response_line(line));
+                }
+            };
+            blocks.clear();
+            for i in 0..response.block_count() {
+                let mut b = Vec::new();
+                response.write_block(i, &mut b);
+                blocks.push(b);
+            }
+            best = best.min(t.elapsed());
+            if started.elapsed() > Duration::from_secs(1) {
+                break;
+            }
+        }
+        let mut line = Line {
+            name,
+            bytes: 0,
+            o200k: 0,
+            cl100k: 0,
+            time: best,
+        };
+        for b in &blocks {
+            let text =
+                std::str::from_utf8(b).map_err(|_| Failure::internal("a block is not UTF-8"))?;
+            line.bytes += b.len();
+            line.o200k += count(Vocabulary::O200k, text);
+            line.cl100k += count(Vocabulary::Cl100k, text);
+        }
+        lines.push(line);
+    }
+    write_stdout(render(&lines).as_bytes())
+}
+
+/// The table: a header, then one line per format; the first with the fewest o200k tokens
+/// ends with `  <- cheapest`.
+fn render(lines: &[Line]) -> String {
+    let cheapest = lines
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, l)| l.o200k)
+        .map_or(0, |(i, _)| i);
+    let mut s = format!(
+        "{:<12} {:>12} {:>12} {:>12} {:>12}\n",
+        "format", "bytes", "o200k", "cl100k", "encode_ms"
+    );
+    for (i, l) in lines.iter().enumerate() {
+        s.push_str(&format!(
+            "{:<12} {:>12} {:>12} {:>12} {:>12.3}{}\n",
+            l.name,
+            l.bytes,
+            l.o200k,
+            l.cl100k,
+            l.time.as_secs_f64() * 1e3,
+            if i == cheapest { "  <- cheapest" } else { "" }
+        ));
+    }
+    s
+}
