@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use toolwire::frame::{self, Id, Protocol};
 use toolwire::json::{ParseOptions, Selector};
-use toolwire::present::{PresentError, Presenter, estimate_format_tokens};
+use toolwire::present::{PresentError, Presenter};
 use toolwire::toon::{self, Delimiter};
 use toolwire::wire::{self, Data, Format, ToolResponse};
 use toolwire::{Doc, Value};
@@ -203,21 +203,19 @@ fn format_named(name: &str) -> Format {
         .map_or(Format::Pretty, |(_, f)| *f)
 }
 
-/// `--format auto`: the cheapest of pretty, compact, toon-comma and toon (pipe) for `value` by
-/// the engine's token estimator ([`estimate_format_tokens`]); on a tie the earlier in that
-/// order. No value (a text result) is pretty: the format does not apply.
+/// `--format auto`: the engine's [`Format::Auto`] choice for `value`
+/// ([`toolwire::present::choose_auto`]: the cheapest of pretty, compact, toon-comma and toon
+/// by the engine's token estimator), as a format name. No value (a text result) is pretty:
+/// the format does not apply.
 pub fn auto_format(value: Option<Value<'_>>) -> &'static str {
     let Some(value) = value else {
         return "pretty";
     };
-    let mut best = ("pretty", usize::MAX);
-    for name in ["pretty", "compact", "toon-comma", "toon"] {
-        let tokens = estimate_format_tokens(value, format_named(name));
-        if tokens < best.1 {
-            best = (name, tokens);
-        }
-    }
-    best.0
+    let chosen = toolwire::present::choose_auto(value);
+    FORMATS
+        .iter()
+        .find(|(_, f)| *f == chosen)
+        .map_or("pretty", |(n, _)| n)
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

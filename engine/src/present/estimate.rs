@@ -21,9 +21,9 @@
 //! JSON, compact JSON and TOON (comma and pipe), flat and nested (the accuracy test lives in
 //! the tests crate, `present_estimate.rs`, with tiktoken as a dev-dependency only).
 //!
-//! For a budget, each row is estimated on its own (its text in the chosen format, as the raw
-//! row before stripping, so stripped fields only make the budget conservative) plus the
-//! array's header once; rows are kept while the running total fits.
+//! For a budget, each row is estimated on its own (its text in the chosen format, with only
+//! the root keys the schema lets through, so select pushdown cannot change the result) plus
+//! the array's header once; rows are kept while the running total fits.
 
 use crate::doc::{Array, Value, ValueRef};
 use crate::toon::{Delimiter, EncodeOptions};
@@ -238,14 +238,35 @@ pub fn choose_auto(value: Value<'_>) -> Format {
 /// Rows of a root array [`choose_auto`] looks at.
 pub const AUTO_SAMPLE_ROWS: usize = 2000;
 
-/// True for an object whose values are all primitives (a TOON tabular row).
-fn is_flat_object(v: Value<'_>) -> bool {
-    v.as_object()
-        .is_some_and(|o| o.iter().all(|(_, x)| x.is_primitive()))
+/// `o` with only the members `keep` accepts, as a small document of its own.
+fn project<'s>(
+    doc: &crate::doc::Doc<'s>,
+    o: crate::doc::Object<'_>,
+    keep: &dyn Fn(crate::doc::Str<'_>) -> bool,
+) -> crate::doc::Doc<'s> {
+    let mut b = crate::doc::DocBuilder::new(doc.src());
+    let m = b.begin_object();
+    let mut n = 0;
+    for (_, v) in o.iter().filter(|(k, _)| keep(*k)) {
+        b.copy_from(doc, v.index() - 1);
+        b.copy_from(doc, v.index());
+        n += 1;
+    }
+    b.end_object_unique(m, n);
+    b.finish()
 }
 
 /// How many of the first `max` items of `a` fit in `budget` tokens of `format`.
-pub(crate) fn fit(a: Array<'_>, max: usize, budget: usize, format: Format) -> usize {
+/// With `keep` (the root keys a schema lets through), each object item is costed as the
+/// data block will show it: only those members. So the count does not depend on whether the
+/// parser already dropped the other members (select pushdown) or the schema strips them.
+pub(crate) fn fit(
+    a: Array<'_>,
+    max: usize,
+    budget: usize,
+    format: Format,
+    keep: Option<&[String]>,
+) -> usize {
     // Auto picks the cheapest format, never dearer than compact JSON: budgeting in compact
     // JSON keeps the promise whatever Auto then chooses.
     let format = if format == Format::Auto {
@@ -255,8 +276,18 @@ pub(crate) fn fit(a: Array<'_>, max: usize, budget: usize, format: Format) -> us
     };
     let mut scratch: Vec<u8> = Vec::new();
     let mut total = 0usize;
-    let tabular =
-        matches!(format, Format::Toon(_)) && a.iter().take(max).all(is_flat_object) && max > 0;
+    let kept_member = |k: crate::doc::Str<'_>| {
+        keep.is_none_or(|keys| keys.iter().any(|x| x.as_bytes() == k.as_bytes()))
+    };
+    let tabular = matches!(format, Format::Toon(_))
+        && max > 0
+        && a.iter().take(max).all(|v| {
+            v.as_object().is_some_and(|o| {
+                o.iter()
+                    .filter(|(k, _)| kept_member(*k))
+                    .all(|(_, x)| x.is_primitive())
+            })
+        });
     // The array's own brackets or header.
     if let (Format::Toon(d), true, Some(first)) = (format, tabular, a.iter().next()) {
         scratch.extend_from_slice(b"[");
@@ -266,7 +297,7 @@ pub(crate) fn fit(a: Array<'_>, max: usize, budget: usize, format: Format) -> us
         }
         scratch.extend_from_slice(b"]{");
         if let Some(o) = first.as_object() {
-            for (i, (k, _)) in o.iter().enumerate() {
+            for (i, (k, _)) in o.iter().filter(|(k, _)| kept_member(*k)).enumerate() {
                 if i > 0 {
                     scratch.push(d.as_byte());
                 }
@@ -279,13 +310,19 @@ pub(crate) fn fit(a: Array<'_>, max: usize, budget: usize, format: Format) -> us
         total += 1;
     }
     let mut kept = 0;
-    for item in a.iter().take(max) {
+    for raw in a.iter().take(max) {
         scratch.clear();
+        // The item as the data block will show it (only the kept members).
+        let projected = match (keep, raw.as_object()) {
+            (Some(_), Some(o)) if !tabular => Some(project(raw.doc(), o, &kept_member)),
+            _ => None,
+        };
+        let item = projected.as_ref().map_or(raw, |d| d.root());
         match format {
             Format::Toon(d) if tabular => {
                 scratch.extend_from_slice(b"\n  ");
                 if let Some(o) = item.as_object() {
-                    for (i, (_, v)) in o.iter().enumerate() {
+                    for (i, (_, v)) in o.iter().filter(|(k, _)| kept_member(*k)).enumerate() {
                         if i > 0 {
                             scratch.push(d.as_byte());
                         }

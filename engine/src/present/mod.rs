@@ -43,8 +43,10 @@
 //!   absent. Non-array and non-string details: `Expected an array of field names. You sent:
 //!   <v>. Valid options: …` and `Expected a field name (string). You sent: <v>. Valid
 //!   options: …`.
-//! * `token_budget` counts each raw row (before stripping), so stripped fields only make it
-//!   conservative; see [`estimate_tokens`].
+//! * `token_budget` costs each row with only the root keys the schema lets through (when it
+//!   declares properties without `additionalProperties`), so the result is the same whether
+//!   the parser already skipped the other fields or the schema strips them; nested undeclared
+//!   fields still count, which only makes the budget conservative. See [`estimate_tokens`].
 //! * A root string is presented as a JSON string value like any primitive item (the
 //!   verbatim-text rule of WIRE.md §1.3 is for handler text results, outside presenters).
 //! * Presenter files also accept `item_rules` (static, for the single item or the first kept

@@ -728,7 +728,8 @@ impl Presenter {
                 let total = a.len();
                 let mut max = cfg.limit.map_or(total, |l| l.min(total));
                 if let Some(budget) = cfg.token_budget {
-                    max = super::estimate::fit(a, max, budget, cfg.format);
+                    let keep = super::select::needed_root_keys(plan, None);
+                    max = super::estimate::fit(a, max, budget, cfg.format, keep.as_deref());
                 }
                 let m = w.b.begin_array();
                 for (i, el) in a.iter().take(max).enumerate() {

@@ -1,17 +1,12 @@
-//! Engine bugs found while building the CLI, pinned as failing tests (the CLI must not fix
-//! the engine). Each test states the contract it expects; it fails until the engine is fixed.
+//! Regression: `token_budget` once depended on parser pushdown (found while building the CLI).
+//! The budget now costs each row as the data block shows it (the schema's root keys only).
 
 use toolwire::json::ParseOptions;
 use toolwire::present::Presenter;
 
-/// `Presenter::selector` documents the root keys the parser "must materialise for
-/// `present`": parsing with it is meant to be an optimisation that does not change the
-/// response. With `token_budget`, it does: the budget counts each RAW row (before stripping,
-/// `present/mod.rs` decisions), and pushdown drops the undeclared fields from the raw rows,
-/// so the same input keeps 1 row with pushdown and 0 without.
-///
-/// Expected: the same response either way (e.g. `fit` costs the stripped row, or
-/// `needed_root_keys` returns `None` when a token budget is set).
+/// Parsing with `Presenter::selector` is an optimisation: the response must be the same as
+/// with a full parse, also under a token budget (the undeclared `note` used to be costed in
+/// the full parse only, keeping 0 rows instead of 1).
 #[test]
 fn token_budget_truncation_does_not_depend_on_parser_pushdown() {
     let presenter = Presenter::from_json(
