@@ -68,20 +68,39 @@ impl Protocol {
 
 /// A sink adapter that writes everything it receives as the body of a JSON string (quotes
 /// not included) into the inner sink.
+///
+/// Encoders write many small pieces (a cell, a delimiter); they are gathered into a 16 KiB
+/// buffer and escaped in bulk, so the per-write cost of escaping is paid once per buffer.
+/// The buffer is flushed when full and when the adapter is dropped.
 pub struct EscapingSink<'a, S: Sink + ?Sized> {
     inner: &'a mut S,
-    scratch: Vec<u8>,
+    buf: Vec<u8>,
     written: usize,
 }
+
+const ESCAPE_BUFFER: usize = 16 << 10;
 
 impl<'a, S: Sink + ?Sized> EscapingSink<'a, S> {
     /// Wraps `inner`.
     pub fn new(inner: &'a mut S) -> Self {
         EscapingSink {
             inner,
-            scratch: Vec::new(),
+            buf: Vec::with_capacity(ESCAPE_BUFFER),
             written: 0,
         }
+    }
+
+    fn flush(&mut self) {
+        if !self.buf.is_empty() {
+            crate::json::escape::write_json_string_body_plain(self.inner, &self.buf);
+            self.buf.clear();
+        }
+    }
+}
+
+impl<S: Sink + ?Sized> Drop for EscapingSink<'_, S> {
+    fn drop(&mut self) {
+        self.flush();
     }
 }
 
@@ -89,22 +108,40 @@ impl<S: Sink + ?Sized> Sink for EscapingSink<'_, S> {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         self.written += bytes.len();
-        crate::json::escape::write_json_string_body_plain(self.inner, bytes);
+        if bytes.len() >= ESCAPE_BUFFER {
+            self.flush();
+            crate::json::escape::write_json_string_body_plain(self.inner, bytes);
+            return;
+        }
+        if self.buf.len() + bytes.len() > ESCAPE_BUFFER {
+            self.flush();
+        }
+        self.buf.extend_from_slice(bytes);
+    }
+
+    #[inline]
+    fn write_byte(&mut self, byte: u8) {
+        self.written += 1;
+        if self.buf.len() >= ESCAPE_BUFFER {
+            self.flush();
+        }
+        self.buf.push(byte);
     }
 
     fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
-        self.scratch.clear();
-        self.scratch.reserve(n);
-        self.scratch.spare_capacity_mut()
+        if self.buf.len() + n > ESCAPE_BUFFER {
+            self.flush();
+        }
+        self.buf.reserve(n);
+        self.buf.spare_capacity_mut()
     }
 
     unsafe fn advance(&mut self, n: usize) {
-        debug_assert!(n <= self.scratch.capacity());
-        // SAFETY: the caller initialised the first `n` bytes of the slice `spare` returned,
-        // which is the scratch vector's spare capacity starting at length 0.
-        unsafe { self.scratch.set_len(n) };
+        debug_assert!(self.buf.len() + n <= self.buf.capacity());
+        // SAFETY: the caller initialised the first `n` bytes of the spare capacity `spare`
+        // returned, which starts at the buffer's length.
+        unsafe { self.buf.set_len(self.buf.len() + n) };
         self.written += n;
-        crate::json::escape::write_json_string_body_plain(self.inner, &self.scratch);
     }
 
     #[inline]

@@ -194,9 +194,12 @@ fn write_body_from<W: Sink + ?Sized>(out: &mut W, s: &[u8], mut i: usize) {
 pub fn write_json_string_body_plain<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
     let mut start = 0;
     let mut i = 0;
-    while i < s.len() {
-        let class = ESCAPE[s[i] as usize];
-        if class == NO || class == LT || class == ED {
+    loop {
+        // Clean runs 8 bytes at a time; `<` and 0xED stop the scan but need nothing here.
+        i = skip_clean(s, i);
+        let Some(&b) = s.get(i) else { break };
+        let class = ESCAPE[b as usize];
+        if class == LT || class == ED {
             i += 1;
             continue;
         }
