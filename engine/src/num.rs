@@ -27,13 +27,13 @@ pub fn write_f64<W: Sink + ?Sized>(out: &mut W, x: f64) {
         return;
     }
     let mut buf = ryu_js::Buffer::new();
-    out.write(format_f64(&mut buf, x).as_bytes());
+    out.write_clean(format_f64(&mut buf, x).as_bytes());
 }
 
 /// Writes an integer lexeme (`-?(0|[1-9][0-9]*)`) with all its digits; `-0` becomes `0`.
 #[inline]
 pub fn write_int_lexeme<W: Sink + ?Sized>(out: &mut W, lexeme: &[u8]) {
-    out.write(normalize_int_lexeme(lexeme));
+    out.write_clean(normalize_int_lexeme(lexeme));
 }
 
 /// `-0` → `0`; every other integer lexeme unchanged.
@@ -46,14 +46,14 @@ pub fn normalize_int_lexeme(lexeme: &[u8]) -> &[u8] {
 #[inline]
 pub fn write_i64<W: Sink + ?Sized>(out: &mut W, x: i64) {
     let mut buf = itoa::Buffer::new();
-    out.write(buf.format(x).as_bytes());
+    out.write_clean(buf.format(x).as_bytes());
 }
 
 /// Writes a `u64` in decimal.
 #[inline]
 pub fn write_u64<W: Sink + ?Sized>(out: &mut W, x: u64) {
     let mut buf = itoa::Buffer::new();
-    out.write(buf.format(x).as_bytes());
+    out.write_clean(buf.format(x).as_bytes());
 }
 
 /// True when `lexeme` matches `-?(0|[1-9][0-9]*)`, the integer form of WIRE.md §1.3.

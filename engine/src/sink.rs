@@ -39,6 +39,31 @@ pub trait Sink {
     /// Bytes written so far (as seen by the consumer of this sink).
     fn written(&self) -> usize;
 
+    /// Appends bytes that need no escaping inside a JSON string: no `"`, no `\\`, no byte
+    /// below 0x20 (digits, unquoted TOON text, the clean runs of an escaped string). A sink
+    /// that JSON-escapes what it receives (framing) copies them straight through; every other
+    /// sink treats this as [`Sink::write`]. This is how escaping is fused into the encoders.
+    #[inline]
+    fn write_clean(&mut self, bytes: &[u8]) {
+        self.write(bytes);
+    }
+
+    /// Appends bytes already in this sink's output form: an escaping sink copies them through
+    /// unescaped (they were escaped elsewhere, for example by a parallel worker writing into
+    /// its own escaping buffer); every other sink treats this as [`Sink::write`]. Only
+    /// meaningful together with [`Sink::escapes`].
+    #[inline]
+    fn write_escaped(&mut self, bytes: &[u8]) {
+        self.write(bytes);
+    }
+
+    /// True when this sink JSON-escapes what it receives (the framing adapter). Encoders
+    /// then prefer [`Sink::write_clean`] for clean runs over bulk writes of mixed bytes.
+    #[inline]
+    fn escapes(&self) -> bool {
+        false
+    }
+
     /// True when nobody will read what comes next (a streamed response whose receiver was
     /// dropped). Encoders check it now and then (per batch of rows) and stop early; output
     /// after cancellation is meaningless. In-memory sinks never cancel.
@@ -125,6 +150,21 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     #[inline]
     fn cancelled(&self) -> bool {
         (**self).cancelled()
+    }
+
+    #[inline]
+    fn write_clean(&mut self, bytes: &[u8]) {
+        (**self).write_clean(bytes);
+    }
+
+    #[inline]
+    fn escapes(&self) -> bool {
+        (**self).escapes()
+    }
+
+    #[inline]
+    fn write_escaped(&mut self, bytes: &[u8]) {
+        (**self).write_escaped(bytes);
     }
 }
 

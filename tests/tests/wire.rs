@@ -399,3 +399,29 @@ fn auto_picks_the_cheapest_format_and_records_it() {
         Format::Toon(Delimiter::Comma)
     );
 }
+
+#[test]
+fn framing_large_parallel_tables_keeps_every_byte() {
+    // Above the parallel threshold: workers escape their own chunks for the frame.
+    let rows: Vec<serde_json::Value> = (0..10_000)
+        .map(|i| serde_json::json!({"id": i, "s": format!("q\"{i}\\ \t|,\u{1}é"), "n": i as f64 / 8.0}))
+        .collect();
+    let d = doc_from_serde(&serde_json::Value::Array(rows));
+    for format in [
+        Format::Toon(Delimiter::Pipe),
+        Format::Toon(Delimiter::Tab),
+        Format::Toon(Delimiter::Comma),
+        Format::Pretty,
+        Format::Compact,
+    ] {
+        let r = wire::response(d.root()).format(format).build().unwrap();
+        let mut line = Vec::new();
+        frame::frame(&Id::from_cli("1"), &r, Protocol::default(), &mut line);
+        let v: serde_json::Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(
+            v["result"]["content"][0]["text"].as_str().unwrap(),
+            r.texts()[0],
+            "{format:?}"
+        );
+    }
+}

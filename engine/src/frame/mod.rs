@@ -69,38 +69,42 @@ impl Protocol {
 /// A sink adapter that writes everything it receives as the body of a JSON string (quotes
 /// not included) into the inner sink.
 ///
-/// Encoders write many small pieces (a cell, a delimiter); they are gathered into a 16 KiB
-/// buffer and escaped in bulk, so the per-write cost of escaping is paid once per buffer.
-/// The buffer is flushed when full and when the adapter is dropped.
+/// Escaping is fused into the encoders: they hand clean runs (text with no `"`, `\\` or
+/// control byte) to [`Sink::write_clean`], which copies them straight through, and only the
+/// structural bytes (quotes, line feeds, tabs, escape sequences) go through [`Sink::write`],
+/// which escapes them here, inline for short pieces.
 pub struct EscapingSink<'a, S: Sink + ?Sized> {
     inner: &'a mut S,
-    buf: Vec<u8>,
+    scratch: Vec<u8>,
     written: usize,
 }
-
-const ESCAPE_BUFFER: usize = 16 << 10;
 
 impl<'a, S: Sink + ?Sized> EscapingSink<'a, S> {
     /// Wraps `inner`.
     pub fn new(inner: &'a mut S) -> Self {
         EscapingSink {
             inner,
-            buf: Vec::with_capacity(ESCAPE_BUFFER),
+            scratch: Vec::new(),
             written: 0,
-        }
-    }
-
-    fn flush(&mut self) {
-        if !self.buf.is_empty() {
-            crate::json::escape::write_json_string_body_plain(self.inner, &self.buf);
-            self.buf.clear();
         }
     }
 }
 
-impl<S: Sink + ?Sized> Drop for EscapingSink<'_, S> {
-    fn drop(&mut self) {
-        self.flush();
+/// The JSON escape of one byte of valid UTF-8 text, or `None` when it is copied as is.
+#[inline(always)]
+fn escape_byte(b: u8) -> Option<&'static [u8]> {
+    const CONTROL: [&[u8]; 32] = [
+        b"\\u0000", b"\\u0001", b"\\u0002", b"\\u0003", b"\\u0004", b"\\u0005", b"\\u0006",
+        b"\\u0007", b"\\b", b"\\t", b"\\n", b"\\u000b", b"\\f", b"\\r", b"\\u000e", b"\\u000f",
+        b"\\u0010", b"\\u0011", b"\\u0012", b"\\u0013", b"\\u0014", b"\\u0015", b"\\u0016",
+        b"\\u0017", b"\\u0018", b"\\u0019", b"\\u001a", b"\\u001b", b"\\u001c", b"\\u001d",
+        b"\\u001e", b"\\u001f",
+    ];
+    match b {
+        0..=0x1F => Some(CONTROL[b as usize]),
+        b'"' => Some(b"\\\""),
+        b'\\' => Some(b"\\\\"),
+        _ => None,
     }
 }
 
@@ -108,40 +112,48 @@ impl<S: Sink + ?Sized> Sink for EscapingSink<'_, S> {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         self.written += bytes.len();
-        if bytes.len() >= ESCAPE_BUFFER {
-            self.flush();
+        if bytes.len() > 16 {
             crate::json::escape::write_json_string_body_plain(self.inner, bytes);
             return;
         }
-        if self.buf.len() + bytes.len() > ESCAPE_BUFFER {
-            self.flush();
+        // Short structural pieces (`\n  `, a delimiter, a quote): escape inline.
+        let mut start = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            if let Some(e) = escape_byte(b) {
+                if start < i {
+                    self.inner.write(&bytes[start..i]);
+                }
+                self.inner.write(e);
+                start = i + 1;
+            }
         }
-        self.buf.extend_from_slice(bytes);
+        if start < bytes.len() {
+            self.inner.write(&bytes[start..]);
+        }
     }
 
     #[inline]
     fn write_byte(&mut self, byte: u8) {
         self.written += 1;
-        if self.buf.len() >= ESCAPE_BUFFER {
-            self.flush();
+        match escape_byte(byte) {
+            Some(e) => self.inner.write(e),
+            None => self.inner.write_byte(byte),
         }
-        self.buf.push(byte);
     }
 
     fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
-        if self.buf.len() + n > ESCAPE_BUFFER {
-            self.flush();
-        }
-        self.buf.reserve(n);
-        self.buf.spare_capacity_mut()
+        self.scratch.clear();
+        self.scratch.reserve(n);
+        self.scratch.spare_capacity_mut()
     }
 
     unsafe fn advance(&mut self, n: usize) {
-        debug_assert!(self.buf.len() + n <= self.buf.capacity());
-        // SAFETY: the caller initialised the first `n` bytes of the spare capacity `spare`
-        // returned, which starts at the buffer's length.
-        unsafe { self.buf.set_len(self.buf.len() + n) };
+        debug_assert!(n <= self.scratch.capacity());
+        // SAFETY: the caller initialised the first `n` bytes of the slice `spare` returned,
+        // which is the scratch vector's spare capacity starting at length 0.
+        unsafe { self.scratch.set_len(n) };
         self.written += n;
+        crate::json::escape::write_json_string_body_plain(self.inner, &self.scratch);
     }
 
     #[inline]
@@ -152,6 +164,28 @@ impl<S: Sink + ?Sized> Sink for EscapingSink<'_, S> {
     #[inline]
     fn cancelled(&self) -> bool {
         self.inner.cancelled()
+    }
+
+    #[inline]
+    fn write_clean(&mut self, bytes: &[u8]) {
+        debug_assert!(
+            !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\'),
+            "write_clean got bytes that need escaping: {:?}",
+            String::from_utf8_lossy(bytes)
+        );
+        self.written += bytes.len();
+        self.inner.write(bytes);
+    }
+
+    #[inline]
+    fn escapes(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn write_escaped(&mut self, bytes: &[u8]) {
+        self.written += bytes.len();
+        self.inner.write(bytes);
     }
 }
 

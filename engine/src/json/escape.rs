@@ -49,6 +49,13 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 #[inline]
 pub fn write_json_string<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
     let first = skip_clean(s, 0);
+    if first == s.len() && out.escapes() {
+        // Framing: the quotes need escaping, the body does not.
+        out.write(b"\"");
+        out.write_clean(s);
+        out.write(b"\"");
+        return;
+    }
     if first == s.len() {
         let n = s.len() + 2;
         let spare = out.spare(n);
@@ -177,14 +184,14 @@ fn write_body_from<W: Sink + ?Sized>(out: &mut W, s: &[u8], mut i: usize) {
             }
         }
         if start < i {
-            out.write(&s[start..i]);
+            out.write_clean(&s[start..i]);
         }
         out.write(replacement);
         i += consumed;
         start = i;
     }
     if start < s.len() {
-        out.write(&s[start..]);
+        out.write_clean(&s[start..]);
     }
 }
 

@@ -468,7 +468,7 @@ fn write_quoted<W: Sink + ?Sized>(w: &mut W, s: &[u8]) {
             continue;
         }
         if start < i {
-            w.write(&s[start..i]);
+            w.write_clean(&s[start..i]);
         }
         if e == b'u' {
             const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -486,7 +486,7 @@ fn write_quoted<W: Sink + ?Sized>(w: &mut W, s: &[u8]) {
         start = i + 1;
     }
     if start < s.len() {
-        w.write(&s[start..]);
+        w.write_clean(&s[start..]);
     }
     w.write_byte(b'"');
 }
@@ -494,7 +494,7 @@ fn write_quoted<W: Sink + ?Sized>(w: &mut W, s: &[u8]) {
 #[inline]
 fn write_key<W: Sink + ?Sized>(w: &mut W, k: &[u8]) {
     if is_unquoted_key(k) {
-        w.write(k);
+        w.write_clean(k);
     } else {
         write_quoted(w, k);
     }
@@ -822,16 +822,17 @@ impl<'o> Enc<'o> {
         if needs_quotes(s, self.table) {
             write_quoted(w, s);
         } else {
-            w.write(s);
+            // Unquoted text has no `"`, `\\` or control character (they force quotes).
+            w.write_clean(s);
         }
     }
 
     #[inline]
     fn primitive<W: Sink + ?Sized>(&self, w: &mut W, v: Value<'_>) {
         match v.get() {
-            ValueRef::Null => w.write(b"null"),
-            ValueRef::Bool(true) => w.write(b"true"),
-            ValueRef::Bool(false) => w.write(b"false"),
+            ValueRef::Null => w.write_clean(b"null"),
+            ValueRef::Bool(true) => w.write_clean(b"true"),
+            ValueRef::Bool(false) => w.write_clean(b"false"),
             ValueRef::Number(Number::Int(lex)) => crate::num::write_int_lexeme(w, lex),
             ValueRef::Number(Number::Float(x)) => crate::num::write_f64(w, x),
             ValueRef::String(s) => self.string(w, s.as_bytes()),
@@ -990,15 +991,27 @@ impl<'o> Enc<'o> {
             if w.cancelled() {
                 return;
             }
+            // Into a framing sink, each worker escapes its own chunk: the stitching thread
+            // then only copies (escaping is fused and parallel too).
+            let escape = w.escapes();
             bufs.par_iter_mut()
                 .zip(group.par_iter())
                 .for_each(|(buf, (start, n))| {
                     buf.clear();
                     let mut enc = Enc::new(opts, true);
-                    enc.rows(buf, start.clone().take(*n), shape, depth);
+                    if escape {
+                        let mut esc = crate::frame::EscapingSink::new(buf);
+                        enc.rows(&mut esc, start.clone().take(*n), shape, depth);
+                    } else {
+                        enc.rows(buf, start.clone().take(*n), shape, depth);
+                    }
                 });
             for buf in &bufs[..group.len()] {
-                w.write(buf);
+                if escape {
+                    w.write_escaped(buf);
+                } else {
+                    w.write(buf);
+                }
             }
         }
         self.started = true;
