@@ -11,9 +11,13 @@
 //! * [`check_doc`]: a decoded [`Doc`] is a well-formed tree (lengths match iteration,
 //!   object keys are unique, the tape holds exactly the nodes the tree reaches, nesting stays
 //!   within the configured limit);
-//! * [`doc_text`]: a canonical text of a document, to compare two decodes.
+//! * [`same_value`] / [`assert_same`]: exact equality of two documents (determinism,
+//!   strict versus lenient, and later parse versus re-parse).
 
-use toolwire::doc::{Array, Object};
+pub mod toon_model;
+
+use libfuzzer_sys::arbitrary::Unstructured;
+use toolwire::doc::{Array, Number, Object};
 use toolwire::toon::{DecodeOptions, decode};
 use toolwire::{Doc, Error, Value, ValueRef};
 
@@ -100,22 +104,23 @@ pub const TOON_CONFIGS: [ToonConfig; 8] = [
 pub fn toon_decode(data: &[u8]) {
     for pair in TOON_CONFIGS.chunks(2) {
         let (strict, lenient) = (pair[0], pair[1]);
-        let strict_text = toon_decode_one(data, strict);
-        let lenient_text = toon_decode_one(data, lenient);
-        if let Some(s) = strict_text {
-            match lenient_text {
-                Some(l) => assert_eq!(
-                    s, l,
-                    "lenient mode ({lenient:?}) decodes a strict-valid input differently"
-                ),
-                None => panic!("lenient mode ({lenient:?}) rejects a strict-valid input"),
-            }
+        let strict_doc = toon_decode_one(data, strict);
+        let lenient_doc = toon_decode_one(data, lenient);
+        if let Some(s) = strict_doc {
+            let Some(l) = lenient_doc else {
+                panic!("lenient mode ({lenient:?}) rejects a strict-valid input");
+            };
+            assert_same(
+                &s,
+                &l,
+                "lenient mode decodes a strict-valid input differently",
+            );
         }
     }
 }
 
-/// One configuration of [`toon_decode`]; returns the document's text on success.
-fn toon_decode_one(data: &[u8], cfg: ToonConfig) -> Option<String> {
+/// One configuration of [`toon_decode`]; returns the document on success.
+fn toon_decode_one(data: &[u8], cfg: ToonConfig) -> Option<Doc<'_>> {
     let opts = cfg.options();
     match decode(data, &opts) {
         Err(e) => {
@@ -135,16 +140,47 @@ fn toon_decode_one(data: &[u8], cfg: ToonConfig) -> Option<String> {
                 !doc.has_lone_surrogate(),
                 "{cfg:?}: lone surrogate from TOON"
             );
-            let text = doc_text(&doc);
-            let again = decode(data, &opts).map(|d| doc_text(&d));
-            assert_eq!(
-                again.ok(),
-                Some(text.clone()),
-                "{cfg:?}: second decode differs"
-            );
-            Some(text)
+            match decode(data, &opts) {
+                Ok(again) => assert_same(&doc, &again, "second decode differs"),
+                Err(e) => panic!("{cfg:?}: second decode fails: {e}"),
+            }
+            Some(doc)
         }
     }
+}
+
+/// Target `toon_structured`: the fuzzer's bytes choose a value ([`toon_model::Model`]) and
+/// how to write it as TOON ([`toon_model::render`]: array forms, delimiters, indent size,
+/// quoting, CRLF, comments). Properties: strict and lenient decoding both give back exactly
+/// the value, and the text passes every [`toon_decode`] check.
+pub fn toon_structured(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let (Ok(&indent), Ok(crlf)) = (u.choose(&[2usize, 4, 1]), u.ratio(1u8, 8)) else {
+        return;
+    };
+    let Ok(model) = toon_model::Model::generate(&mut u, 4) else {
+        return;
+    };
+    let layout = toon_model::Layout { indent, crlf };
+    let Ok(text) = toon_model::render(&model, &mut u, layout) else {
+        return;
+    };
+    for strict in [true, false] {
+        let opts = DecodeOptions::new().strict(strict).indent(indent);
+        match decode(&text, &opts) {
+            Ok(doc) => assert!(
+                toon_model::matches(doc.root(), &model),
+                "strict={strict} indent={indent}: decoded {} from\n{}\nexpected {model:?}",
+                doc_text(&doc),
+                String::from_utf8_lossy(&text)
+            ),
+            Err(e) => panic!(
+                "strict={strict} indent={indent}: valid TOON rejected: {e}\n{}\nmodel {model:?}",
+                String::from_utf8_lossy(&text)
+            ),
+        }
+    }
+    toon_decode(&text);
 }
 
 /// Checks an error about `input`: it has a position, the offset is at most `input.len()`,
@@ -258,7 +294,42 @@ impl Walk {
     }
 }
 
-/// The canonical text of a document (its `Debug` form), to compare two decodes.
+/// The canonical text of a document (its `Debug` form), for messages. Lossy for strings
+/// that are not UTF-8; compare documents with [`same_value`].
 pub fn doc_text(doc: &Doc<'_>) -> String {
     format!("{:?}", doc.root())
+}
+
+/// Panics with both documents' text unless they hold the same value ([`same_value`]).
+pub fn assert_same(a: &Doc<'_>, b: &Doc<'_>, what: &str) {
+    assert!(
+        same_value(a.root(), b.root()),
+        "{what}:\n  {}\n  {}",
+        doc_text(a),
+        doc_text(b)
+    );
+}
+
+/// Exact equality of two values: same kinds, same bytes for strings, keys and integer
+/// lexemes, same bits for floats, same members in the same order.
+pub fn same_value(a: Value<'_>, b: Value<'_>) -> bool {
+    match (a.get(), b.get()) {
+        (ValueRef::Null, ValueRef::Null) => true,
+        (ValueRef::Bool(x), ValueRef::Bool(y)) => x == y,
+        (ValueRef::Number(Number::Int(x)), ValueRef::Number(Number::Int(y))) => x == y,
+        (ValueRef::Number(Number::Float(x)), ValueRef::Number(Number::Float(y))) => {
+            x.to_bits() == y.to_bits()
+        }
+        (ValueRef::String(x), ValueRef::String(y)) => x.as_bytes() == y.as_bytes(),
+        (ValueRef::Array(x), ValueRef::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_value(p, q))
+        }
+        (ValueRef::Object(x), ValueRef::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y.iter())
+                    .all(|((kp, p), (kq, q))| kp.as_bytes() == kq.as_bytes() && same_value(p, q))
+        }
+        _ => false,
+    }
 }
