@@ -31,19 +31,25 @@ command -v c++ >/dev/null || command -v g++ >/dev/null || {
 host=$(rustc -vV | sed -n 's/^host: //p')
 cargo --version
 
-# The coverage instrumentation cargo-fuzz uses (its `-s none` set), plus `--cfg fuzzing`,
-# debug assertions and overflow checks. No -Dwarnings here: libFuzzer builds are not lint
+# Exactly the instrumentation `cargo fuzz build -s none` (cargo-fuzz 0.13.2) passes, read off
+# its --verbose output, plus overflow checks (cargo-fuzz leaves them off; an overflow in the
+# engine is a bug even where release builds would wrap). No -Dwarnings here: libFuzzer builds are not lint
 # gates (clippy covers fuzz/ through `cargo clippy --manifest-path fuzz/Cargo.toml`).
 export RUSTFLAGS="-Cpasses=sancov-module \
  -Cllvm-args=-sanitizer-coverage-level=4 \
  -Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
  -Cllvm-args=-sanitizer-coverage-pc-table \
  -Cllvm-args=-sanitizer-coverage-trace-compares \
+ -Cllvm-args=-sanitizer-coverage-stack-depth \
+ -Cllvm-args=-simplifycfg-branch-fold-threshold=0 \
  --cfg fuzzing -Cdebug-assertions -Coverflow-checks -Cforce-frame-pointers"
 
 targets=()
 for f in fuzz/fuzz_targets/*.rs; do targets+=("$(basename "$f" .rs)"); done
 if [ $# -gt 0 ]; then targets=("$@"); fi
+
+# Where cargo puts the binaries (CARGO_TARGET_DIR is honoured).
+tdir=${CARGO_TARGET_DIR:-fuzz/target}
 
 step "build ${targets[*]}"
 bins=()
@@ -60,7 +66,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=()
 for t in "${targets[@]}"; do
-  bin="fuzz/target/$host/release/$t"
+  bin="$tdir/$host/release/$t"
   # A scratch copy of the seed corpus: new inputs land there, never in the checkout.
   mkdir -p "$work/$t"
   if [ -d "fuzz/corpus/$t" ]; then cp -R "fuzz/corpus/$t/." "$work/$t/"; fi
@@ -78,8 +84,9 @@ for t in "${targets[@]}"; do
     -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
     -max_len=4096 -print_final_stats=1 \
     -artifact_prefix="$artifacts/" >"$work/$t.log" 2>&1 || rc=$?
-  # The whole log but the per-input progress lines.
-  grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "$work/$t.log" || true
+  # The log without the per-input progress lines and the recommended-dictionary listing.
+  sed -e '/Recommended dictionary/,/End of recommended dictionary/d' "$work/$t.log" |
+    grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' || true
   if [ "$rc" != 0 ]; then
     echo "FUZZ FAILURE in $t (libFuzzer exit $rc); saved input(s):"
     ls -1 "$artifacts" | sed "s|^|  $artifacts/|"
