@@ -44,7 +44,8 @@ impl ToonConfig {
 
 /// Every configuration [`toon_decode`] runs: both modes, indent sizes 1, 2 and 4 at the
 /// default depth limit, and a small depth limit (3) to reach the depth checks of every
-/// construct with short inputs.
+/// construct with short inputs. Listed as (strict, lenient) pairs that differ only in the
+/// mode: [`toon_decode`] compares the two results of each pair.
 pub const TOON_CONFIGS: [ToonConfig; 8] = [
     ToonConfig {
         strict: true,
@@ -104,6 +105,11 @@ pub const TOON_CONFIGS: [ToonConfig; 8] = [
 pub fn toon_decode(data: &[u8]) {
     for pair in TOON_CONFIGS.chunks(2) {
         let (strict, lenient) = (pair[0], pair[1]);
+        debug_assert!(
+            strict.strict
+                && !lenient.strict
+                && (strict.indent, strict.max_depth) == (lenient.indent, lenient.max_depth)
+        );
         let strict_doc = toon_decode_one(data, strict);
         let lenient_doc = toon_decode_one(data, lenient);
         if let Some(s) = strict_doc {
