@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Builds every fuzz target in fuzz/fuzz_targets on the STABLE toolchain (no cargo-fuzz, no
+# nightly) and runs each one for FUZZ_SECONDS (default 30) with its seed corpus and the
+# dictionary. Exits non-zero on any crash, timeout or out-of-memory; the log then names the
+# saved input (fuzz/artifacts/<target>/crash-*, timeout-*, oom-*).
+#
+#   bash .ci/fuzz.sh                          # all targets, 30 s each
+#   FUZZ_SECONDS=600 bash .ci/fuzz.sh toon_decode
+#   FUZZ_BUILD_ONLY=1 bash .ci/fuzz.sh        # compile only (a `cargo fuzz check`)
+#
+# How the build works on stable: cargo-fuzz only adds rustc flags, and every coverage flag it
+# adds for `-s none` is a stable codegen option (SanitizerCoverage is an LLVM pass that
+# rustc can run by name). libFuzzer itself is C++ that the libfuzzer-sys build script
+# compiles with the system g++. `--target <host>` keeps the flags off build scripts and
+# proc macros, as cargo-fuzz does. See docs/RELIABILITY.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+start=$(date +%s)
+step() { echo "== $* ($(($(date +%s) - start))s)"; }
+
+FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+export CARGO_TERM_COLOR=never
+
+step "toolchain"
+command -v cargo >/dev/null || { echo "cargo not found"; exit 1; }
+command -v c++ >/dev/null || command -v g++ >/dev/null || {
+  # libFuzzer is C++; a fresh machine normally has g++, install it when it does not.
+  apt-get update -qq && apt-get install -y -qq g++ >/dev/null
+}
+host=$(rustc -vV | sed -n 's/^host: //p')
+cargo --version
+
+# Exactly the instrumentation `cargo fuzz build -s none` (cargo-fuzz 0.13.2) passes, read off
+# its --verbose output, plus overflow checks (cargo-fuzz leaves them off; an overflow in the
+# engine is a bug even where release builds would wrap). No -Dwarnings here: libFuzzer builds are not lint
+# gates (clippy covers fuzz/ through `cargo clippy --manifest-path fuzz/Cargo.toml`).
+export RUSTFLAGS="-Cpasses=sancov-module \
+ -Cllvm-args=-sanitizer-coverage-level=4 \
+ -Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
+ -Cllvm-args=-sanitizer-coverage-pc-table \
+ -Cllvm-args=-sanitizer-coverage-trace-compares \
+ -Cllvm-args=-sanitizer-coverage-stack-depth \
+ -Cllvm-args=-simplifycfg-branch-fold-threshold=0 \
+ --cfg fuzzing -Cdebug-assertions -Coverflow-checks -Cforce-frame-pointers"
+
+targets=()
+for f in fuzz/fuzz_targets/*.rs; do targets+=("$(basename "$f" .rs)"); done
+if [ $# -gt 0 ]; then targets=("$@"); fi
+
+# Where cargo puts the binaries (CARGO_TARGET_DIR is honoured).
+tdir=${CARGO_TARGET_DIR:-fuzz/target}
+
+step "build ${targets[*]}"
+bins=()
+for t in "${targets[@]}"; do bins+=(--bin "$t"); done
+cargo build --manifest-path fuzz/Cargo.toml --release --locked --target "$host" "${bins[@]}"
+step "built"
+
+if [ "${FUZZ_BUILD_ONLY:-0}" = 1 ]; then
+  step "done (build only)"
+  exit 0
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=()
+for t in "${targets[@]}"; do
+  bin="$tdir/$host/release/$t"
+  # A scratch copy of the seed corpus: new inputs land there, never in the checkout.
+  mkdir -p "$work/$t"
+  if [ -d "fuzz/corpus/$t" ]; then cp -R "fuzz/corpus/$t/." "$work/$t/"; fi
+  artifacts="$root/fuzz/artifacts/$t"
+  mkdir -p "$artifacts"
+  dict=()
+  case "$t" in
+    toon_*) dict=(-dict="$root/fuzz/dict/toon.dict") ;;
+  esac
+  step "run $t for ${FUZZ_SECONDS}s"
+  # -jobs/-workers default to 1; -print_final_stats gives executions per second.
+  rc=0
+  "$bin" "$work/$t" "${dict[@]}" \
+    -max_total_time="$FUZZ_SECONDS" \
+    -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
+    -max_len=4096 -print_final_stats=1 \
+    -artifact_prefix="$artifacts/" >"$work/$t.log" 2>&1 || rc=$?
+  # The log without the per-input progress lines and the recommended-dictionary listing.
+  sed -e '/Recommended dictionary/,/End of recommended dictionary/d' "$work/$t.log" |
+    grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' || true
+  if [ "$rc" != 0 ]; then
+    echo "FUZZ FAILURE in $t (libFuzzer exit $rc); saved input(s):"
+    ls -1 "$artifacts" | sed "s|^|  $artifacts/|"
+    failed+=("$t")
+  fi
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+  step "FAILED: ${failed[*]}"
+  exit 1
+fi
+step "done: ${#targets[@]} target(s), ${FUZZ_SECONDS}s each, no crash"
