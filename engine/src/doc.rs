@@ -67,6 +67,8 @@ pub struct Doc<'s> {
     nodes: Vec<Node>,
     heap: Vec<u8>,
     flags: u8,
+    /// An upper bound of the nesting depth (containers inside containers; a scalar root is 0).
+    max_depth: u32,
 }
 
 impl<'s> Doc<'s> {
@@ -121,6 +123,14 @@ impl<'s> Doc<'s> {
     #[inline]
     pub(crate) fn nodes(&self) -> &[Node] {
         &self.nodes
+    }
+
+    /// An upper bound of the nesting depth of any value in the document (containers inside
+    /// containers; a scalar is 0, `[]` is 1). Encoders skip their depth walk when it is within
+    /// their limit.
+    #[inline]
+    pub fn max_depth(&self) -> usize {
+        self.max_depth as usize
     }
 
     /// Index just past the subtree that starts at `idx`.
@@ -523,6 +533,8 @@ pub struct Mark(u32);
 #[derive(Debug)]
 pub struct DocBuilder<'s> {
     doc: Doc<'s>,
+    /// Containers open now (for the document's depth bound).
+    depth: u32,
 }
 
 impl<'s> DocBuilder<'s> {
@@ -534,7 +546,9 @@ impl<'s> DocBuilder<'s> {
                 nodes: Vec::new(),
                 heap: Vec::new(),
                 flags: 0,
+                max_depth: 0,
             },
+            depth: 0,
         }
     }
 
@@ -546,7 +560,9 @@ impl<'s> DocBuilder<'s> {
                 nodes: Vec::with_capacity(nodes),
                 heap: Vec::with_capacity(heap),
                 flags: 0,
+                max_depth: 0,
             },
+            depth: 0,
         }
     }
 
@@ -655,9 +671,16 @@ impl<'s> DocBuilder<'s> {
         self.doc.flags |= FLAG_LONE_SURROGATE;
     }
 
+    #[inline]
+    fn open(&mut self) {
+        self.depth += 1;
+        self.doc.max_depth = self.doc.max_depth.max(self.depth);
+    }
+
     /// Opens an array.
     #[inline]
     pub fn begin_array(&mut self) -> Mark {
+        self.open();
         let m = Mark(self.doc.nodes.len() as u32);
         self.doc.nodes.push(Node::Array { len: 0, end: 0 });
         m
@@ -666,6 +689,7 @@ impl<'s> DocBuilder<'s> {
     /// Closes the array opened at `mark`, which received `len` elements.
     #[inline]
     pub fn end_array(&mut self, mark: Mark, len: usize) {
+        self.depth = self.depth.saturating_sub(1);
         let end = self.doc.nodes.len() as u32;
         self.doc.nodes[mark.0 as usize] = Node::Array {
             len: len as u32,
@@ -676,6 +700,7 @@ impl<'s> DocBuilder<'s> {
     /// Opens an object.
     #[inline]
     pub fn begin_object(&mut self) -> Mark {
+        self.open();
         let m = Mark(self.doc.nodes.len() as u32);
         self.doc.nodes.push(Node::Object { len: 0, end: 0 });
         m
@@ -685,6 +710,7 @@ impl<'s> DocBuilder<'s> {
     /// Duplicate keys are merged as `JSON.parse` does: the last value wins, at the position
     /// of the first occurrence of the key.
     pub fn end_object(&mut self, mark: Mark, len: usize) {
+        self.depth = self.depth.saturating_sub(1);
         let start = mark.0 as usize;
         let end = self.doc.nodes.len();
         self.doc.nodes[start] = Node::Object {
@@ -701,6 +727,7 @@ impl<'s> DocBuilder<'s> {
     /// Debug builds verify the guarantee.
     #[inline]
     pub fn end_object_unique(&mut self, mark: Mark, len: usize) {
+        self.depth = self.depth.saturating_sub(1);
         let start = mark.0 as usize;
         let end = self.doc.nodes.len();
         self.doc.nodes[start] = Node::Object {
@@ -809,6 +836,8 @@ impl<'s> DocBuilder<'s> {
     /// relocated, heap spans are copied into this builder's heap, and spans into `from`'s
     /// input are kept when `from` reads the same input (else copied into the heap).
     pub(crate) fn copy_from(&mut self, from: &Doc<'_>, idx: usize) {
+        // The copied subtree is at most as deep as its whole document.
+        self.doc.max_depth = self.doc.max_depth.max(self.depth + from.max_depth);
         let end = from.next_sibling(idx).clamp(idx + 1, from.nodes.len());
         let same_src = std::ptr::eq(from.src, self.doc.src);
         let base = self.doc.nodes.len();
@@ -877,6 +906,31 @@ fn span(start: usize, len: usize) -> Span {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_depth_bounds_every_value() {
+        // [[{"a": []}], 1] has depth 4; a sibling closing does not lower the record.
+        let mut b = DocBuilder::new(b"");
+        let root = b.begin_array();
+        let inner = b.begin_array();
+        let o = b.begin_object();
+        b.string(b"a");
+        let e = b.begin_array();
+        b.end_array(e, 0);
+        b.end_object(o, 1);
+        b.end_array(inner, 1);
+        b.i64(1);
+        b.end_array(root, 2);
+        let doc = b.finish();
+        assert_eq!(doc.max_depth(), 4);
+        assert_eq!(DocBuilder::new(b"").finish().max_depth(), 0);
+        // A copied subtree carries its document's bound.
+        let mut c = DocBuilder::new(b"");
+        let m = c.begin_array();
+        c.copy_from(&doc, 0);
+        c.end_array(m, 1);
+        assert!(c.finish().max_depth() >= 5);
+    }
 
     #[test]
     fn node_is_16_bytes() {

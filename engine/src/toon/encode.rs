@@ -198,7 +198,12 @@ pub fn check(value: Value<'_>, opts: &EncodeOptions) -> Result<()> {
     }
     let max = opts.max_depth.min(MAX_DEPTH_LIMIT);
     if !value.doc().has_lone_surrogate() {
-        // The common case: only the depth can fail; one pass over the tape.
+        // The common case: only the depth can fail. The document's builder recorded an upper
+        // bound of its depth; only a document that may be too deep needs the pass over the
+        // tape (7 ms of 65 ms on 1M rows, all of it serial).
+        if value.doc().max_depth() <= max {
+            return Ok(());
+        }
         return check_depth(value, max);
     }
     // The document holds a lone surrogate somewhere (maybe outside `value`): walk the values.
@@ -987,13 +992,13 @@ impl<'o> Enc<'o> {
         let batch = rayon::current_num_threads().max(1) * 4;
         let mut bufs: Vec<Vec<u8>> = vec![Vec::new(); batch.min(starts.len())];
         let opts = self.opts;
+        // Into a framing sink, each worker escapes its own chunk: the stitching thread then
+        // only copies (escaping is fused and parallel too).
+        let escape = w.escapes();
         for group in starts.chunks(batch) {
             if w.cancelled() {
                 return;
             }
-            // Into a framing sink, each worker escapes its own chunk: the stitching thread
-            // then only copies (escaping is fused and parallel too).
-            let escape = w.escapes();
             bufs.par_iter_mut()
                 .zip(group.par_iter())
                 .for_each(|(buf, (start, n))| {
