@@ -74,7 +74,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$artifacts"
   dict=()
   case "$t" in
-    toon_*) dict=(-dict="$root/fuzz/dict/toon.dict") ;;
+    *) dict=(-dict="$root/fuzz/dict/toon.dict") ;;
   esac
   step "run $t for ${FUZZ_SECONDS}s"
   # -jobs/-workers default to 1; -print_final_stats gives executions per second.

@@ -14,6 +14,7 @@
 //! * [`same_value`] / [`assert_same`]: exact equality of two documents (determinism,
 //!   strict versus lenient, and later parse versus re-parse).
 
+pub mod engine;
 pub mod toon_model;
 
 use libfuzzer_sys::arbitrary::Unstructured;

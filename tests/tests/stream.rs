@@ -254,3 +254,21 @@ async fn dropping_the_stream_ends_the_producer() {
     // The blocking task sees the closed channel at its next chunk and stops; the runtime's
     // shutdown at the end of this test would hang on a producer that never finished.
 }
+
+/// Found by the `frame` fuzz target: `structuredContent` repeats the data, and the bound
+/// once counted it only once.
+#[test]
+fn bound_covers_structured_content() {
+    let digits = format!("[{}]", "3".repeat(300));
+    let doc = parse(digits.as_bytes(), &ParseOptions::default()).unwrap();
+    let r = wire::success_structured(doc.root()).unwrap();
+    let id = Id::from_cli("1");
+    let mut line = Vec::new();
+    frame::frame(&id, &r, Protocol::default(), &mut line);
+    assert!(
+        framed_len_bound(&id, &r) >= line.len(),
+        "{} < {}",
+        framed_len_bound(&id, &r),
+        line.len()
+    );
+}

@@ -201,6 +201,10 @@ pub fn framed_len_bound(id: &Id, response: &ToolResponse<'_>) -> usize {
     for i in 0..response.block_count() {
         bound += 32 + response.block_len_bound(i);
     }
+    if response.is_structured() {
+        // structuredContent repeats the data (compact JSON, unescaped, maybe wrapped).
+        bound += 32 + response.block_len_bound(0);
+    }
     bound
 }
 

@@ -1,0 +1,393 @@
+//! Oracles for the JSON, TOON round-trip, wire, framing and presenter targets.
+//!
+//! * [`json_parse`]: positioned errors; a parsed document is well formed and survives
+//!   `write_compact` → `parse` unchanged; accept/reject agrees with serde_json except for the
+//!   documented differences (we reject numbers that overflow f64 and accept lone-surrogate
+//!   escapes; depth limits are compared only below 100 levels).
+//! * [`json_select`]: `parse_selected` accepts exactly what `parse` accepts and equals the
+//!   projection of the full parse (requested keys in request order).
+//! * [`toon_roundtrip`]: any parsed JSON value encodes (when `check` allows) identically in
+//!   sequential and parallel mode, and decodes back to the same value, for every delimiter.
+//! * [`wire_tags`]: hostile strings in every builder field: the output holds exactly the
+//!   builder's own tags (WIRE.md §2).
+//! * [`frame`]: the framed line is one JSON-RPC line whose block texts equal the unframed build.
+//! * [`present`]: arbitrary presenter files and data give a response or an error, never a
+//!   panic; a response's blocks carry only the builder's own tags.
+
+use toolwire::frame::{Id, Protocol};
+use toolwire::json::{ParseOptions, Selector, parse, parse_selected, to_vec_compact};
+use toolwire::toon::{DecodeOptions, Delimiter, EncodeOptions};
+use toolwire::wire::{self, Format, Suggestion, ToolError, UiMeta, ui};
+use toolwire::{Category, Doc, DocBuilder, ValueRef};
+
+use crate::{check_doc, check_error};
+
+const SEL_VOCAB: [&str; 6] = ["id", "a", "b", "name", "", "x"];
+
+/// Arbitrary bytes as JSON: see the module docs.
+pub fn json_parse(data: &[u8]) {
+    let opts = ParseOptions::new();
+    let ours = parse(data, &opts);
+    let theirs = serde_json::from_slice::<serde_json::Value>(data);
+    match &ours {
+        Err(e) => check_error(data, e),
+        Ok(doc) => {
+            check_doc(doc, 128);
+            let text = to_vec_compact(doc.root());
+            let again = parse(&text, &opts).expect("our own output parses");
+            assert_eq!(
+                to_vec_compact(again.root()),
+                text,
+                "write → parse → write is not stable"
+            );
+        }
+    }
+    // `\uD800`–`\uDFFF` all start `\ud` (conservative: `\ud7ff` counts too).
+    let lone_surrogate_escape = data
+        .windows(3)
+        .any(|w| w[0] == b'\\' && w[1] == b'u' && matches!(w[2], b'd' | b'D'));
+    let deep = data.iter().filter(|&&b| b == b'[' || b == b'{').count() >= 100;
+    match (&ours, &theirs) {
+        // serde_json reads integers as u64/i64 or f64 and gives up past f64; we keep every
+        // digit (WIRE.md §1.3).
+        (Ok(_), Err(e)) => assert!(
+            lone_surrogate_escape || deep || e.to_string().starts_with("number out of range"),
+            "we accept what serde_json rejects ({e}): {:?}",
+            String::from_utf8_lossy(data)
+        ),
+        (Err(e), Ok(_)) => assert!(
+            e.classify() == Category::Number || deep,
+            "we reject what serde_json accepts ({e}): {:?}",
+            String::from_utf8_lossy(data)
+        ),
+        _ => {}
+    }
+}
+
+/// The first byte picks up to three keys from a small vocabulary; the rest is JSON.
+pub fn json_select(data: &[u8]) {
+    let Some((&pick, json)) = data.split_first() else {
+        return;
+    };
+    let keys: Vec<&str> = (0..3)
+        .map(|i| SEL_VOCAB[usize::from(pick >> (2 * i)) % SEL_VOCAB.len()])
+        .collect();
+    let sel = Selector::new(&keys);
+    let opts = ParseOptions::new();
+    let full = parse(json, &opts);
+    let selected = parse_selected(json, &sel, &opts);
+    match (&full, &selected) {
+        (Err(a), Err(b)) => {
+            assert_eq!(a.to_string(), b.to_string(), "different errors");
+            check_error(json, b);
+        }
+        (Ok(full), Ok(selected)) => {
+            assert_eq!(full.has_reserved_tag(), selected.has_reserved_tag());
+            assert_eq!(full.has_lone_surrogate(), selected.has_lone_surrogate());
+            let want = project(full, &sel);
+            assert_eq!(
+                to_vec_compact(selected.root()),
+                to_vec_compact(want.root()),
+                "select != projection"
+            );
+        }
+        _ => panic!(
+            "parse and parse_selected disagree on {:?}",
+            String::from_utf8_lossy(json)
+        ),
+    }
+}
+
+/// The projection oracle: the requested keys in request order, of a root object or of each
+/// object element of a root array.
+fn project<'s>(doc: &Doc<'s>, sel: &Selector) -> Doc<'s> {
+    let mut b = DocBuilder::new(doc.src());
+    let pick = |b: &mut DocBuilder<'s>, v: toolwire::Value<'_>| match v.as_object() {
+        Some(o) => {
+            let m = b.begin_object();
+            let mut n = 0;
+            for k in sel.keys() {
+                if let Some(x) = o.get(k.as_bytes()) {
+                    b.string(k.as_bytes());
+                    copy(b, x);
+                    n += 1;
+                }
+            }
+            b.end_object(m, n);
+        }
+        None => copy(b, v),
+    };
+    match doc.root().as_array() {
+        Some(a) => {
+            let m = b.begin_array();
+            for x in a.iter() {
+                pick(&mut b, x);
+            }
+            b.end_array(m, a.len());
+        }
+        None => pick(&mut b, doc.root()),
+    }
+    b.finish()
+}
+
+fn copy(b: &mut DocBuilder<'_>, v: toolwire::Value<'_>) {
+    use toolwire::doc::Number;
+    match v.get() {
+        ValueRef::Null => b.null(),
+        ValueRef::Bool(x) => b.bool(x),
+        ValueRef::Number(Number::Int(l)) => b.int_lexeme(l),
+        ValueRef::Number(Number::Float(x)) => b.float(x),
+        ValueRef::String(s) => b.string(s.as_bytes()),
+        ValueRef::Array(a) => {
+            let m = b.begin_array();
+            for x in a.iter() {
+                copy(b, x);
+            }
+            b.end_array(m, a.len());
+        }
+        ValueRef::Object(o) => {
+            let m = b.begin_object();
+            for (k, x) in o.iter() {
+                b.string(k.as_bytes());
+                copy(b, x);
+            }
+            b.end_object(m, o.len());
+        }
+    }
+}
+
+/// JSON in, TOON out and back: see the module docs.
+pub fn toon_roundtrip(data: &[u8]) {
+    let Ok(doc) = parse(data, &ParseOptions::new().max_depth(64)) else {
+        return;
+    };
+    for delimiter in [Delimiter::Comma, Delimiter::Tab, Delimiter::Pipe] {
+        let seq = EncodeOptions::new().delimiter(delimiter).parallel(false);
+        let par = EncodeOptions::new()
+            .delimiter(delimiter)
+            .parallel(true)
+            .parallel_threshold(2);
+        let checked = toolwire::toon::check(doc.root(), &seq);
+        let encoded = toolwire::toon::to_vec(doc.root(), &seq);
+        assert_eq!(
+            checked.is_ok(),
+            encoded.is_ok(),
+            "check and encode disagree"
+        );
+        let Ok(text) = encoded else {
+            assert!(
+                doc.has_lone_surrogate(),
+                "only lone surrogates can fail here"
+            );
+            continue;
+        };
+        assert_eq!(
+            toolwire::toon::to_vec(doc.root(), &par).unwrap(),
+            text,
+            "parallel != sequential"
+        );
+        let back = toolwire::toon::decode(&text, &DecodeOptions::new().max_depth(1000))
+            .unwrap_or_else(|e| {
+                panic!(
+                    "our TOON does not decode ({e}):\n{}",
+                    String::from_utf8_lossy(&text)
+                )
+            });
+        assert_eq!(
+            to_vec_compact(back.root()),
+            to_vec_compact(doc.root()),
+            "round trip changed the value; TOON:\n{}",
+            String::from_utf8_lossy(&text)
+        );
+    }
+}
+
+/// Up to 12 strings separated by 0xFF (lossy UTF-8).
+fn strings(data: &[u8]) -> Vec<String> {
+    let mut v: Vec<String> = data
+        .split(|&b| b == 0xFF)
+        .take(12)
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect();
+    v.resize(12, String::new());
+    v
+}
+
+/// Every reserved tag sequence in `text`, as `<name` or `</name` in lowercase.
+fn tags(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    (0..b.len())
+        .filter(|&i| b[i] == b'<' && toolwire::tag::starts_reserved_tag(b, i))
+        .map(|i| {
+            let end = b[i + 1..]
+                .iter()
+                .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_' || *c == b'/'))
+                .map_or(b.len(), |p| p + i + 1);
+            text[i..end].to_ascii_lowercase()
+        })
+        .collect()
+}
+
+/// The tags a block written by the builder starts and ends with, by its first line.
+fn own_tags(block: &str) -> Vec<String> {
+    for name in toolwire::tag::RESERVED_TAGS {
+        if block.starts_with(&format!("<{name}")) {
+            return vec![format!("<{name}"), format!("</{name}")];
+        }
+    }
+    Vec::new()
+}
+
+fn assert_tag_safe(texts: &[String]) {
+    for (i, t) in texts.iter().enumerate() {
+        assert_eq!(tags(t), own_tags(t), "block {i} holds forged tags:\n{t}");
+    }
+}
+
+/// Hostile strings in every field: see the module docs.
+pub fn wire_tags(data: &[u8]) {
+    let s = strings(data);
+    let mut b = DocBuilder::new(b"");
+    let o = b.begin_object();
+    b.string(s[0].as_bytes());
+    b.string(s[1].as_bytes());
+    b.string(b"k");
+    let a = b.begin_array();
+    b.string(s[2].as_bytes());
+    b.end_array(a, 1);
+    b.end_object(o, 2);
+    let doc = b.finish();
+    let Ok(table) = ui::table(&[s[3].as_str()], vec![vec![s[4].as_str()]]) else {
+        return;
+    };
+    for format in [
+        Format::Pretty,
+        Format::Compact,
+        Format::Toon(Delimiter::Pipe),
+        Format::Auto,
+    ] {
+        let r = wire::response(doc.root())
+            .format(format)
+            .ui_block(ui::markdown(&s[5]).with_meta(UiMeta {
+                title: Some(s[6].clone()),
+                width: None,
+                priority: Some(1),
+            }))
+            .ui_block(table.clone())
+            .ui_block(ui::code_block(&s[7], &s[8]))
+            .ui_block(ui::json(doc.root()))
+            .ui_block(ui::summary(&s[9]))
+            .llm_hint(s[10].clone())
+            .system_rules([s[11].clone()])
+            .system_hint([Suggestion {
+                tool: s[0].clone(),
+                reason: s[1].clone(),
+            }])
+            .build()
+            .expect("builds");
+        let texts = r.texts();
+        assert_eq!(texts.len(), 9);
+        assert_tag_safe(&texts);
+    }
+    let e = ToolError::new(s[0].clone())
+        .message(s[1].clone())
+        .recovery(s[2].clone())
+        .actions([s[3].clone()])
+        .detail(s[4].clone(), s[5].clone())
+        .into_response();
+    assert_tag_safe(&e.texts());
+    assert_tag_safe(&wire::error(&s[6]).texts());
+    assert_tag_safe(&wire::required(&s[7]).texts());
+}
+
+/// JSON data framed in a format picked by the first byte: see the module docs.
+pub fn frame(data: &[u8]) {
+    let Some((&pick, json)) = data.split_first() else {
+        return;
+    };
+    let Ok(doc) = parse(json, &ParseOptions::new()) else {
+        return;
+    };
+    let format = [
+        Format::Pretty,
+        Format::Compact,
+        Format::Toon(Delimiter::Comma),
+        Format::Toon(Delimiter::Tab),
+        Format::Toon(Delimiter::Pipe),
+        Format::Auto,
+    ][usize::from(pick) % 6];
+    let structured = pick & 0x80 != 0;
+    let r = if structured {
+        wire::success_structured(doc.root())
+    } else {
+        wire::response(doc.root())
+            .format(format)
+            .llm_hint("h")
+            .build()
+    };
+    let Ok(r) = r else {
+        return;
+    };
+    let protocol = if pick & 0x40 != 0 {
+        Protocol::Since20260728
+    } else {
+        Protocol::Before20260728
+    };
+    let id = Id::from_cli(&String::from_utf8_lossy(&json[..json.len().min(8)]));
+    let mut line = Vec::new();
+    toolwire::frame::frame(&id, &r, protocol, &mut line);
+    assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1, "one line");
+    let v: serde_json::Value = match serde_json::from_slice(&line) {
+        Ok(v) => v,
+        // A lone surrogate is written `\udxxx`, as JSON.stringify does: valid JSON syntax that
+        // serde_json refuses to read. Our own parser must accept it; nothing else may fail.
+        Err(_) if doc.has_lone_surrogate() => {
+            parse(&line, &ParseOptions::new()).expect("the frame is JSON");
+            return;
+        }
+        Err(e) => panic!(
+            "the frame is not JSON ({e}): {}",
+            String::from_utf8_lossy(&line)
+        ),
+    };
+    let texts: Vec<&str> = v["result"]["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .map(|b| b["text"].as_str().expect("text"))
+        .collect();
+    assert_eq!(texts, r.texts(), "framed texts differ from the build");
+    assert!(
+        toolwire::frame::framed_len_bound(&id, &r) >= line.len(),
+        "size bound below the real size"
+    );
+}
+
+/// A presenter file and data, separated by the first NUL: see the module docs.
+pub fn present(data: &[u8]) {
+    let mut parts = data.splitn(2, |&b| b == 0);
+    let (Some(file), Some(json)) = (parts.next(), parts.next()) else {
+        return;
+    };
+    let Ok(presenter) = toolwire::present::Presenter::from_json(file) else {
+        return;
+    };
+    let Ok(doc) = parse(json, &ParseOptions::new()) else {
+        return;
+    };
+    let select = ["id", "name", "x"];
+    for sel in [None, Some(&select[..])] {
+        match presenter.present(doc.root(), sel) {
+            Ok(r) => {
+                let texts = r.texts();
+                assert!(!texts.is_empty());
+                assert_tag_safe(&texts);
+            }
+            Err(e) => {
+                let r = e.into_response("fuzz/present");
+                assert_eq!(r.is_error(), Some(true));
+                assert_tag_safe(&r.texts());
+            }
+        }
+    }
+}
