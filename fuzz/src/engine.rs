@@ -1,7 +1,8 @@
 //! Oracles for the JSON, TOON round-trip, wire, framing and presenter targets.
 //!
 //! * [`json_parse`]: positioned errors; a parsed document is well formed and survives
-//!   `write_compact` → `parse` unchanged; accept/reject agrees with serde_json except for the
+//!   `write_compact` → `parse` unchanged; its value equals serde_json's (numbers by value);
+//!   accept/reject agrees with serde_json except for the
 //!   documented differences (we reject numbers that overflow f64 and accept lone-surrogate
 //!   escapes; depth limits are compared only below 100 levels).
 //! * [`json_select`]: `parse_selected` accepts exactly what `parse` accepts and equals the
@@ -47,6 +48,14 @@ pub fn json_parse(data: &[u8]) {
         .windows(3)
         .any(|w| w[0] == b'\\' && w[1] == b'u' && matches!(w[2], b'd' | b'D'));
     let deep = data.iter().filter(|&&b| b == b'[' || b == b'{').count() >= 100;
+    if let (Ok(doc), Ok(v)) = (&ours, &theirs) {
+        let back: serde_json::Value = serde_json::from_slice(&to_vec_compact(doc.root()))
+            .expect("our output reads back (no lone surrogate: serde_json accepted the input)");
+        assert!(
+            model_eq(&back, v),
+            "values differ: ours {back}, serde_json {v}"
+        );
+    }
     match (&ours, &theirs) {
         // serde_json reads integers as u64/i64 or f64 and gives up past f64; we keep every
         // digit (WIRE.md §1.3).
@@ -61,6 +70,32 @@ pub fn json_parse(data: &[u8]) {
             String::from_utf8_lossy(data)
         ),
         _ => {}
+    }
+}
+
+/// JSON-model equality: integers by their digits, other numbers by f64 value, objects by
+/// ordered keys (serde_json here keeps the last duplicate at the first position, as we do).
+fn model_eq(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as V;
+    match (a, b) {
+        (V::Number(x), V::Number(y)) => {
+            let (x, y) = (x.to_string(), y.to_string());
+            x == y
+                || x.parse::<f64>()
+                    .ok()
+                    .zip(y.parse::<f64>().ok())
+                    .is_some_and(|(p, q)| p == q)
+        }
+        (V::Array(x), V::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| model_eq(p, q))
+        }
+        (V::Object(x), V::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k1, v1), (k2, v2))| k1 == k2 && model_eq(v1, v2))
+        }
+        _ => a == b,
     }
 }
 
