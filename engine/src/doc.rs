@@ -710,13 +710,7 @@ impl<'s> DocBuilder<'s> {
     /// Duplicate keys are merged as `JSON.parse` does: the last value wins, at the position
     /// of the first occurrence of the key.
     pub fn end_object(&mut self, mark: Mark, len: usize) {
-        self.depth = self.depth.saturating_sub(1);
-        let start = mark.0 as usize;
-        let end = self.doc.nodes.len();
-        self.doc.nodes[start] = Node::Object {
-            len: len as u32,
-            end: end as u32,
-        };
+        let start = self.close_object(mark, len);
         if len > 1 && self.has_duplicate_keys(start, len) {
             self.merge_duplicate_keys(start, len);
         }
@@ -727,6 +721,16 @@ impl<'s> DocBuilder<'s> {
     /// Debug builds verify the guarantee.
     #[inline]
     pub fn end_object_unique(&mut self, mark: Mark, len: usize) {
+        let start = self.close_object(mark, len);
+        debug_assert!(
+            len <= 1 || !self.has_duplicate_keys(start, len),
+            "duplicate keys in end_object_unique"
+        );
+    }
+
+    /// Writes the object node at `mark` (its length and end) and returns its index.
+    #[inline]
+    fn close_object(&mut self, mark: Mark, len: usize) -> usize {
         self.depth = self.depth.saturating_sub(1);
         let start = mark.0 as usize;
         let end = self.doc.nodes.len();
@@ -734,10 +738,7 @@ impl<'s> DocBuilder<'s> {
             len: len as u32,
             end: end as u32,
         };
-        debug_assert!(
-            len <= 1 || !self.has_duplicate_keys(start, len),
-            "duplicate keys in end_object_unique"
-        );
+        start
     }
 
     fn key_bytes(&self, idx: usize) -> &[u8] {

@@ -42,6 +42,20 @@ static ESCAPE: [u8; 256] = {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
+/// The 6-byte escape `\u00xx` (lowercase hex) of a control byte, as JSON.stringify and TOON
+/// write it.
+#[inline]
+pub(crate) fn u00(b: u8) -> [u8; 6] {
+    [
+        b'\\',
+        b'u',
+        b'0',
+        b'0',
+        HEX[(b >> 4) as usize],
+        HEX[(b & 0xF) as usize],
+    ]
+}
+
 /// Writes `s` (WTF-8) as a JSON string literal, quotes included.
 ///
 /// A string with nothing to escape (the common case) costs one scan and one copy into
@@ -164,15 +178,7 @@ fn write_body_from<W: Sink + ?Sized>(out: &mut W, s: &[u8], mut i: usize) {
                 }
             }
             U => {
-                let b = s[i];
-                buf = [
-                    b'\\',
-                    b'u',
-                    b'0',
-                    b'0',
-                    HEX[(b >> 4) as usize],
-                    HEX[(b & 0xF) as usize],
-                ];
+                buf = u00(s[i]);
                 replacement = &buf;
                 consumed = 1;
             }
@@ -214,15 +220,7 @@ pub fn write_json_string_body_plain<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
             out.write(&s[start..i]);
         }
         if class == U {
-            let b = s[i];
-            out.write(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[(b >> 4) as usize],
-                HEX[(b & 0xF) as usize],
-            ]);
+            out.write(&u00(s[i]));
         } else {
             out.write(&[b'\\', class]);
         }

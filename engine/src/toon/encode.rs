@@ -476,15 +476,7 @@ fn write_quoted<W: Sink + ?Sized>(w: &mut W, s: &[u8]) {
             w.write_clean(&s[start..i]);
         }
         if e == b'u' {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            w.write(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[(b >> 4) as usize],
-                HEX[(b & 15) as usize],
-            ]);
+            w.write(&crate::json::escape::u00(b));
         } else {
             w.write(&[b'\\', e]);
         }
