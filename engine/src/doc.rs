@@ -133,6 +133,17 @@ impl<'s> Doc<'s> {
         self.max_depth as usize
     }
 
+    /// The bytes of the string (or key) node at tape index `idx`; empty for any other node
+    /// (builders only write string keys, and a hand-made tape must never cause a panic).
+    #[inline]
+    pub(crate) fn key_at(&self, idx: usize) -> &[u8] {
+        match self.nodes[idx] {
+            Node::StrSrc(s) => self.src_bytes(s),
+            Node::StrHeap(s) => self.heap_bytes(s),
+            _ => b"",
+        }
+    }
+
     /// Index just past the subtree that starts at `idx`.
     #[inline]
     pub(crate) fn next_sibling(&self, idx: usize) -> usize {
@@ -519,6 +530,39 @@ impl<'d> Iterator for Members<'d> {
 
 impl ExactSizeIterator for Members<'_> {}
 
+/// Slice equality without a `memcmp` call, for the short keys of table rows: two
+/// overlapping word loads cover 4..=16 bytes.
+#[inline]
+pub(crate) fn key_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    #[inline(always)]
+    fn w8(s: &[u8], i: usize) -> u64 {
+        u64::from_le_bytes([
+            s[i],
+            s[i + 1],
+            s[i + 2],
+            s[i + 3],
+            s[i + 4],
+            s[i + 5],
+            s[i + 6],
+            s[i + 7],
+        ])
+    }
+    #[inline(always)]
+    fn w4(s: &[u8], i: usize) -> u32 {
+        u32::from_le_bytes([s[i], s[i + 1], s[i + 2], s[i + 3]])
+    }
+    match n {
+        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..=7 => w4(a, 0) == w4(b, 0) && w4(a, n - 4) == w4(b, n - 4),
+        8..=16 => w8(a, 0) == w8(b, 0) && w8(a, n - 8) == w8(b, n - 8),
+        _ => a == b,
+    }
+}
+
 /// A position returned by [`DocBuilder::begin_array`] / [`DocBuilder::begin_object`].
 #[derive(Clone, Copy, Debug)]
 #[must_use]
@@ -742,11 +786,7 @@ impl<'s> DocBuilder<'s> {
     }
 
     fn key_bytes(&self, idx: usize) -> &[u8] {
-        match self.doc.nodes[idx] {
-            Node::StrSrc(s) => self.doc.src_bytes(s),
-            Node::StrHeap(s) => self.doc.heap_bytes(s),
-            _ => b"",
-        }
+        self.doc.key_at(idx)
     }
 
     fn member_key_indices(&self, start: usize, len: usize) -> Vec<usize> {
@@ -907,6 +947,21 @@ fn span(start: usize, len: usize) -> Span {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn key_eq_matches_slice_equality_at_every_length_and_position() {
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n as u8).map(|i| b'a' + i % 26).collect();
+            assert!(key_eq(&a, &a.clone()), "len {n}");
+            for p in 0..n {
+                let mut b = a.clone();
+                b[p] ^= 0x20;
+                assert!(!key_eq(&a, &b), "len {n}, byte {p}");
+            }
+            let longer = [a.as_slice(), b"x"].concat();
+            assert!(!key_eq(&a, &longer), "len {n} vs {}", n + 1);
+        }
+    }
 
     #[test]
     fn max_depth_bounds_every_value() {

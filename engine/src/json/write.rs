@@ -318,13 +318,7 @@ where
             let first = std::mem::replace(&mut top.first, false);
             if top.object {
                 fmt.begin_object_key(out, first);
-                let key: &[u8] = match nodes[i] {
-                    Node::StrSrc(s) => doc.src_bytes(s),
-                    Node::StrHeap(s) => doc.heap_bytes(s),
-                    // The builder only writes string keys; never panic on a hand-made tape.
-                    _ => b"",
-                };
-                fmt.write_key(out, key);
+                fmt.write_key(out, doc.key_at(i));
                 fmt.begin_object_value(out);
                 i += 1;
                 if i >= end {

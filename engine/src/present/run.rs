@@ -9,7 +9,7 @@ use super::redact::RNode;
 use super::schema::Schema;
 use super::template::Counts;
 use super::{EmbedPlan, Plan, PresentError, Presenter, SuggestSource, UiSource};
-use crate::doc::{Doc, DocBuilder, Node, Str, Value, ValueRef};
+use crate::doc::{Doc, DocBuilder, Node, Str, Value, ValueRef, key_eq};
 use crate::wire::{Data, Suggestion, ToolError, ToolResponse, UiBlock, response, ui};
 
 /// Output validation lists at most this many problems (WIRE.md §8).
@@ -53,22 +53,6 @@ fn kind(node: &Node) -> u8 {
         Node::StrSrc(_) | Node::StrHeap(_) => STR,
         Node::Array { .. } => ARR,
         Node::Object { .. } => OBJ,
-    }
-}
-
-/// Byte equality for short keys without a `memcmp` call.
-#[inline]
-fn key_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
-}
-
-/// The key string at tape index `idx` of `doc`.
-#[inline]
-fn doc_key<'d>(doc: &'d Doc<'d>, idx: usize) -> &'d [u8] {
-    match doc.nodes()[idx] {
-        Node::StrSrc(s) => doc.src_bytes(s),
-        Node::StrHeap(s) => doc.heap_bytes(s),
-        _ => b"",
     }
 }
 
@@ -266,7 +250,7 @@ impl<'d> Writer<'d> {
                 let schema = props.map(|ps| &ps[p].1);
                 let key = &f.keys[p];
                 let red = plan.redact.member(key);
-                self.path.push(Seg::Key(doc_key(doc, vi - 1)));
+                self.path.push(Seg::Key(doc.key_at(vi - 1)));
                 self.write_value(val, schema, red, censor, true, &[]);
                 self.path.pop();
             } else {

@@ -124,37 +124,16 @@ pub(crate) fn closing_quote(src: &[u8], open: usize, to: usize) -> Option<usize>
     None
 }
 
-/// Offset of the `}` matching the `{` at `src[open]` (quote-aware), within `src[..to]`.
-pub(crate) fn matching_brace(src: &[u8], open: usize, to: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut in_quotes = false;
-    let mut i = open;
-    while i < to {
-        let b = src[i];
-        if in_quotes {
-            if b == b'\\' {
-                i += 1;
-            } else if b == b'"' {
-                in_quotes = false;
-            }
-        } else if b == b'"' {
-            in_quotes = true;
-        } else if b == b'{' {
-            depth += 1;
-        } else if b == b'}' {
-            depth -= 1;
-            if depth == 0 {
-                return Some(i);
-            }
-        }
-        i += 1;
-    }
-    None
-}
-
-/// End of the field entry starting at `from`: the first `delim` at brace depth zero outside
-/// quotes, or `to`.
-pub(crate) fn field_entry_end(src: &[u8], from: usize, to: usize, delim: u8) -> usize {
+/// Walks `src[from..to]` outside quote spans (inside quotes a `\\` skips the next byte),
+/// keeping the `{`/`}` nesting depth, and returns the first offset whose byte, with the depth
+/// after that byte, satisfies `stop`.
+#[inline]
+fn scan_braces(
+    src: &[u8],
+    from: usize,
+    to: usize,
+    stop: impl Fn(u8, usize) -> bool,
+) -> Option<usize> {
     let mut depth = 0usize;
     let mut in_quotes = false;
     let mut i = from;
@@ -168,16 +147,30 @@ pub(crate) fn field_entry_end(src: &[u8], from: usize, to: usize, delim: u8) -> 
             }
         } else if b == b'"' {
             in_quotes = true;
-        } else if b == b'{' {
-            depth += 1;
-        } else if b == b'}' {
-            depth = depth.saturating_sub(1);
-        } else if b == delim && depth == 0 {
-            return i;
+        } else {
+            match b {
+                b'{' => depth += 1,
+                b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if stop(b, depth) {
+                return Some(i);
+            }
         }
         i += 1;
     }
-    to
+    None
+}
+
+/// Offset of the `}` matching the `{` at `src[open]` (quote-aware), within `src[..to]`.
+pub(crate) fn matching_brace(src: &[u8], open: usize, to: usize) -> Option<usize> {
+    scan_braces(src, open, to, |b, depth| b == b'}' && depth == 0)
+}
+
+/// End of the field entry starting at `from`: the first `delim` at brace depth zero outside
+/// quotes, or `to`.
+pub(crate) fn field_entry_end(src: &[u8], from: usize, to: usize, delim: u8) -> usize {
+    scan_braces(src, from, to, |b, depth| b == delim && depth == 0).unwrap_or(to)
 }
 
 /// The cells of a delimited sequence (inline array values, tabular row, entry row): split on

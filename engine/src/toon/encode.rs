@@ -57,7 +57,7 @@
 
 use rayon::prelude::*;
 
-use crate::doc::{Array, Doc, Elements, Members, Node, Number, Object, Value, ValueRef};
+use crate::doc::{Array, Doc, Elements, Members, Node, Number, Object, Value, ValueRef, key_eq};
 use crate::error::{Category, Error, Result};
 use crate::sink::Sink;
 
@@ -613,7 +613,7 @@ where
         }
         let mut i = ri + 1;
         for j in 0..k {
-            let key = key_at(doc, i);
+            let key = doc.key_at(i);
             let col = if key_eq(keys[j], key) {
                 j
             } else {
@@ -643,49 +643,6 @@ where
         }
     }
     true
-}
-
-/// The bytes of the key node at tape index `i`.
-#[inline]
-fn key_at<'d>(doc: &'d Doc<'d>, i: usize) -> &'d [u8] {
-    match doc.nodes()[i] {
-        Node::StrSrc(s) => doc.src_bytes(s),
-        Node::StrHeap(s) => doc.heap_bytes(s),
-        _ => b"",
-    }
-}
-
-/// Slice equality without a `memcmp` call for the short keys of table rows: two overlapping
-/// word loads cover 4..=16 bytes.
-#[inline]
-fn key_eq(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    #[inline(always)]
-    fn w8(s: &[u8], i: usize) -> u64 {
-        u64::from_le_bytes([
-            s[i],
-            s[i + 1],
-            s[i + 2],
-            s[i + 3],
-            s[i + 4],
-            s[i + 5],
-            s[i + 6],
-            s[i + 7],
-        ])
-    }
-    #[inline(always)]
-    fn w4(s: &[u8], i: usize) -> u32 {
-        u32::from_le_bytes([s[i], s[i + 1], s[i + 2], s[i + 3]])
-    }
-    match n {
-        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
-        4..=7 => w4(a, 0) == w4(b, 0) && w4(a, n - 4) == w4(b, n - 4),
-        8..=16 => w8(a, 0) == w8(b, 0) && w8(a, n - 8) == w8(b, n - 8),
-        _ => a == b,
-    }
 }
 
 /// The value of `key`, expected at position `j`.
@@ -1188,21 +1145,6 @@ impl<'o> Enc<'o> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn key_eq_matches_slice_equality_at_every_length_and_position() {
-        for n in 0..40usize {
-            let a: Vec<u8> = (0..n as u8).map(|i| b'a' + i % 26).collect();
-            assert!(key_eq(&a, &a.clone()), "len {n}");
-            for p in 0..n {
-                let mut b = a.clone();
-                b[p] ^= 0x20;
-                assert!(!key_eq(&a, &b), "len {n}, byte {p}");
-            }
-            let longer = [a.as_slice(), b"x"].concat();
-            assert!(!key_eq(&a, &longer), "len {n} vs {}", n + 1);
-        }
-    }
 
     #[test]
     fn numeric_like_grammar() {
