@@ -601,7 +601,7 @@ impl<'s, 'o> Parser<'s, 'o> {
         Ok(tok)
     }
 
-    /// When the input at the current position (a key's opening quote) is `"` + the key
+    /// When the input at the current position (where a key's opening quote belongs) is `"` + the key
     /// `src[start..start + len]` + `"` + optional whitespace + `:`, moves past the `:` and
     /// returns true. The caller knows that earlier key was lexed without error, so these
     /// identical bytes are valid and set no new flags. `count` members came before.
@@ -612,7 +612,8 @@ impl<'s, 'o> Parser<'s, 'o> {
         let (Some(new), Some(old)) = (src.get(at..at + len), src.get(start..start + len)) else {
             return false;
         };
-        if src.get(at + len) != Some(&b'"')
+        if src.get(self.pos) != Some(&b'"')
+            || src.get(at + len) != Some(&b'"')
             || !bytes_eq(new, old)
             || count >= self.opts.max_keys_per_object
         {

@@ -567,6 +567,16 @@ fn selection_over_rows_with_repeating_and_changing_keys() {
     )
     .unwrap();
     assert!(doc.has_reserved_tag());
+    // The repeat check starts at the opening quote: a non-quote byte where the quote
+    // should be is an error even when the bytes after it repeat the previous key (found
+    // by the json_select fuzz target: `(` was taken for the quote of `""`).
+    for src in [&b"[{\"\":2},{(\"\":2}]"[..], b"[{\"a\":1},{xa\":2}]"] {
+        let full = crate::json::parse(src, &opts).unwrap_err();
+        let sel = parse_selected(src, &Selector::new(["a", ""]), &opts).unwrap_err();
+        assert_eq!(sel.to_string(), full.to_string());
+        let bad = src.iter().rposition(|&c| c == b'{').unwrap() + 1;
+        assert_eq!((sel.classify(), sel.offset()), (Category::Syntax, bad));
+    }
 }
 
 #[test]
