@@ -66,66 +66,72 @@ fn pipeline(c: &mut Criterion, rows: usize) {
     );
     g.finish();
 
-    // Schema + redaction over every row (no limit, no select) against plain encoding.
-    let unlimited = Presenter::from_json(
-        &String::from_utf8_lossy(PRESENTER)
-            .replace("\"limit\": 1000", "\"limit\": null")
-            .into_bytes(),
-    )
-    .unwrap();
+    // The cost of schema + redaction (ISSUE target: ≤ 1.3× plain encoding of the same rows):
+    // a presenter with only those two stages over every row, against the plain response of
+    // the parsed rows, in both data formats. The UI, rules and limit of the pipeline above are
+    // left out here: a table of 100k rows is output of its own, not the cost of the two stages.
     let doc = parse(&json, &opts).unwrap();
-    let plain = || {
-        let r = wire::response(doc.root())
-            .format(Format::Compact)
-            .build()
-            .unwrap();
-        let mut out = Vec::new();
-        r.write_block(0, &mut out);
-        out
-    };
-    let presented = || {
-        let r = unlimited.present(doc.root(), None).unwrap();
-        let mut out = Vec::new();
-        r.write_block(0, &mut out);
-        out
-    };
-    // Same rows, same fields (customer redacted): the presented text is the plain one with the
-    // customer names replaced — check row count and the censor.
-    let p = String::from_utf8(presented()).unwrap();
-    assert_eq!(
-        p.matches("\"[REDACTED]\"").count(),
-        rows,
-        "every customer redacted"
-    );
     let mut g = c.benchmark_group("present_cost/flat");
     g.sample_size(10);
     g.throughput(Throughput::Bytes(json.len() as u64));
-    let compact = Presenter::from_json(
-        &String::from_utf8_lossy(PRESENTER)
-            .replace("\"limit\": 1000", "\"limit\": null")
-            .replace("\"format\": \"toon\"", "\"format\": \"compact\"")
-            .into_bytes(),
-    )
-    .unwrap();
-    let presented_compact = || {
-        let r = compact.present(doc.root(), None).unwrap();
-        let mut out = Vec::new();
-        r.write_block(0, &mut out);
-        out
-    };
-    g.bench_function(BenchmarkId::new("plain_compact_encode", rows), |b| {
-        b.iter(plain)
-    });
-    g.bench_function(
-        BenchmarkId::new("presenter_schema_redaction_compact", rows),
-        |b| b.iter(presented_compact),
-    );
-    g.bench_function(
-        BenchmarkId::new("presenter_schema_redaction_toon", rows),
-        |b| b.iter(presented),
-    );
+    for (name, format, file_format) in [
+        ("compact", Format::Compact, "compact"),
+        (
+            "toon",
+            Format::Toon(toolwire::toon::Delimiter::Comma),
+            "toon",
+        ),
+    ] {
+        let presenter =
+            Presenter::from_json(SCHEMA_REDACT.replace("FORMAT", file_format).as_bytes()).unwrap();
+        let plain = || {
+            let r = wire::response(doc.root()).format(format).build().unwrap();
+            let mut out = Vec::new();
+            r.write_block(0, &mut out);
+            out
+        };
+        let presented = || {
+            let r = presenter.present(doc.root(), None).unwrap();
+            let mut out = Vec::new();
+            r.write_block(0, &mut out);
+            out
+        };
+        // Same rows, same fields: the presented text is the plain one with every customer
+        // name replaced by the censor.
+        let (p, q) = (
+            String::from_utf8(presented()).unwrap(),
+            String::from_utf8(plain()).unwrap(),
+        );
+        assert_eq!(
+            p.matches("[REDACTED]").count(),
+            rows,
+            "every customer redacted"
+        );
+        assert_eq!(p.lines().count(), q.lines().count());
+        let blocks = presenter.present(doc.root(), None).unwrap().texts().len();
+        assert_eq!(blocks, 1, "the data block only");
+        g.bench_function(BenchmarkId::new(format!("plain_{name}"), rows), |b| {
+            b.iter(plain)
+        });
+        g.bench_function(
+            BenchmarkId::new(format!("presenter_schema_redaction_{name}"), rows),
+            |b| b.iter(presented),
+        );
+    }
     g.finish();
 }
+
+/// Schema and redaction only (`FORMAT` is replaced by the data format).
+const SCHEMA_REDACT: &str = r#"{
+  "name": "Invoice",
+  "schema": {"type": "object",
+             "properties": {"id": {"type": "string"}, "customer": {"type": "string"},
+                            "amount_cents": {"type": "integer"}, "currency": {"type": "string"},
+                            "paid": {"type": "boolean"}, "issued_at": {"type": "string"}},
+             "required": ["id", "amount_cents"]},
+  "redact": {"paths": ["customer"]},
+  "format": "FORMAT"
+}"#;
 
 fn benches(c: &mut Criterion) {
     pipeline(c, 100_000);
