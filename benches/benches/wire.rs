@@ -76,26 +76,50 @@ fn framed(c: &mut Criterion, rows: usize, anchors: bool) {
     }
     g.finish();
 
-    // Framing overhead: the same response, unframed text vs framed line (document parsed once).
+    // Framing overhead: the same response, unframed text vs framed line (document parsed
+    // once), for TOON, pretty and compact JSON data blocks.
     let doc = parse(&json, &ParseOptions::default()).unwrap();
-    let r = wire::response(doc.root()).format(toon).build().unwrap();
     let mut g = c.benchmark_group("framing_overhead/flat");
     g.sample_size(10);
     g.throughput(Throughput::Bytes(json.len() as u64));
-    g.bench_function(BenchmarkId::new("toon_unframed", rows), |b| {
-        b.iter(|| {
-            let mut out = Vec::with_capacity(json.len());
+    for (name, format) in [
+        ("toon", toon),
+        ("pretty", Format::Pretty),
+        ("compact", Format::Compact),
+    ] {
+        let r = wire::response(doc.root()).format(format).build().unwrap();
+        // Each side writes into a buffer presized to its own output (the framed line is
+        // longer: escaped quotes and line feeds), so neither pays for a reallocation.
+        let write_unframed = |cap: usize| {
+            let mut out = Vec::with_capacity(cap);
             r.write_block(0, &mut out);
             out
-        })
-    });
-    g.bench_function(BenchmarkId::new("toon_framed", rows), |b| {
-        b.iter(|| {
-            let mut out = Vec::with_capacity(json.len());
+        };
+        let write_framed = |cap: usize| {
+            let mut out = Vec::with_capacity(cap);
             frame(&Id::Number("1".into()), &r, Protocol::default(), &mut out);
             out
-        })
-    });
+        };
+        let (text, line) = (write_unframed(0), write_framed(0));
+        // The framed line carries exactly the unframed text.
+        let v: serde_json::Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(
+            v["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .as_bytes(),
+            &text[..]
+        );
+        let (ulen, flen) = (text.len(), line.len());
+        let unframed = || write_unframed(ulen);
+        let framed = || write_framed(flen);
+        g.bench_function(BenchmarkId::new(format!("{name}_unframed"), rows), |b| {
+            b.iter(unframed)
+        });
+        g.bench_function(BenchmarkId::new(format!("{name}_framed"), rows), |b| {
+            b.iter(framed)
+        });
+    }
     g.finish();
 }
 

@@ -57,6 +57,26 @@ pub trait Sink {
         self.write(bytes);
     }
 
+    /// [`Sink::spare`] for bytes already in this sink's output form, committed with
+    /// [`Sink::advance_escaped`]: an escaping sink hands out its inner sink's capacity (what
+    /// is written there is copied through, as by [`Sink::write_escaped`]); every other sink
+    /// treats this as [`Sink::spare`].
+    #[inline]
+    fn spare_escaped(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
+        self.spare(n)
+    }
+
+    /// Commits `n` bytes written into [`Sink::spare_escaped`].
+    ///
+    /// # Safety
+    ///
+    /// As [`Sink::advance`], for the slice [`Sink::spare_escaped`] returned.
+    #[inline]
+    unsafe fn advance_escaped(&mut self, n: usize) {
+        // SAFETY: forwarded under the same contract (`spare_escaped` is `spare` here).
+        unsafe { self.advance(n) }
+    }
+
     /// True when this sink JSON-escapes what it receives (the framing adapter). Encoders
     /// then prefer [`Sink::write_clean`] for clean runs over bulk writes of mixed bytes.
     #[inline]
@@ -166,6 +186,59 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     fn write_escaped(&mut self, bytes: &[u8]) {
         (**self).write_escaped(bytes);
     }
+
+    #[inline]
+    fn spare_escaped(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
+        (**self).spare_escaped(n)
+    }
+
+    #[inline]
+    unsafe fn advance_escaped(&mut self, n: usize) {
+        // SAFETY: forwarded; the caller upholds the contract for the inner sink.
+        unsafe { (**self).advance_escaped(n) }
+    }
+}
+
+/// The most spaces one static write of [`write_line_start`] covers.
+const LINE_SPACES: usize = 512;
+
+/// LF followed by spaces.
+static NL_SPACES: [u8; LINE_SPACES + 1] = {
+    let mut t = [b' '; LINE_SPACES + 1];
+    t[0] = b'\n';
+    t
+};
+
+/// The JSON-string form of [`NL_SPACES`]: `\n` followed by spaces.
+static ESCAPED_NL_SPACES: [u8; LINE_SPACES + 2] = {
+    let mut t = [b' '; LINE_SPACES + 2];
+    t[0] = b'\\';
+    t[1] = b'n';
+    t
+};
+
+/// Starts a line: LF and `spaces` spaces, one write up to 512 spaces of indentation (static
+/// buffers, no allocation). An escaping sink (framing) gets the pre-escaped `\n` through
+/// [`Sink::write_escaped`], so line breaks cost a copy there too, not an escaping pass.
+#[inline]
+pub(crate) fn write_line_start<W: Sink + ?Sized>(w: &mut W, spaces: usize) {
+    let k = spaces.min(LINE_SPACES);
+    if w.escapes() {
+        w.write_escaped(&ESCAPED_NL_SPACES[..2 + k]);
+    } else {
+        w.write(&NL_SPACES[..1 + k]);
+    }
+    write_spaces(w, spaces - k);
+}
+
+/// `n` spaces, in static slices.
+#[inline]
+pub(crate) fn write_spaces<W: Sink + ?Sized>(w: &mut W, mut n: usize) {
+    while n > 0 {
+        let k = n.min(LINE_SPACES);
+        w.write_clean(&NL_SPACES[1..=k]);
+        n -= k;
+    }
 }
 
 #[cfg(test)]
@@ -196,5 +269,26 @@ mod tests {
         let mut v2 = Vec::new();
         exercise(&mut &mut v2);
         assert_eq!(v2, b"abcdefg");
+    }
+
+    #[test]
+    fn line_starts_plain_and_escaped() {
+        for spaces in [0, 1, 7, 511, 512, 513, 1100] {
+            let want = format!("\n{}", " ".repeat(spaces));
+            let mut plain = Vec::new();
+            write_line_start(&mut plain, spaces);
+            assert_eq!(plain, want.as_bytes(), "{spaces}");
+            // Through the framing adapter: the JSON-string form of the same text.
+            let mut framed = Vec::new();
+            write_line_start(&mut crate::frame::EscapingSink::new(&mut framed), spaces);
+            assert_eq!(
+                framed,
+                format!("\\n{}", " ".repeat(spaces)).as_bytes(),
+                "{spaces}"
+            );
+            let mut only = Vec::new();
+            write_spaces(&mut only, spaces);
+            assert_eq!(only, &want.as_bytes()[1..], "{spaces}");
+        }
     }
 }

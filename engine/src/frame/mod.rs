@@ -187,6 +187,19 @@ impl<S: Sink + ?Sized> Sink for EscapingSink<'_, S> {
         self.written += bytes.len();
         self.inner.write(bytes);
     }
+
+    #[inline]
+    fn spare_escaped(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
+        self.inner.spare(n)
+    }
+
+    #[inline]
+    unsafe fn advance_escaped(&mut self, n: usize) {
+        self.written += n;
+        // SAFETY: the caller initialised the first `n` bytes of the slice `spare_escaped`
+        // returned, which is the inner sink's `spare`.
+        unsafe { self.inner.advance(n) };
+    }
 }
 
 /// Writes `response` as one JSON-RPC 2.0 response line (LF-terminated) into `out`.

@@ -73,13 +73,13 @@ pub trait Formatter {
     /// Writes `null`.
     #[inline]
     fn write_null<W: Sink + ?Sized>(&mut self, out: &mut W) {
-        out.write(b"null");
+        out.write_clean(b"null");
     }
 
     /// Writes `true` or `false`.
     #[inline]
     fn write_bool<W: Sink + ?Sized>(&mut self, out: &mut W, value: bool) {
-        out.write(if value { b"true" } else { b"false" });
+        out.write_clean(if value { b"true" } else { b"false" });
     }
 
     /// Writes an integer lexeme with all its digits (`-0` as `0`).
@@ -109,13 +109,13 @@ pub trait Formatter {
     /// Writes `[]`.
     #[inline]
     fn write_empty_array<W: Sink + ?Sized>(&mut self, out: &mut W) {
-        out.write(b"[]");
+        out.write_clean(b"[]");
     }
 
     /// Writes `{}`.
     #[inline]
     fn write_empty_object<W: Sink + ?Sized>(&mut self, out: &mut W) {
-        out.write(b"{}");
+        out.write_clean(b"{}");
     }
 
     /// Opens a non-empty array.
@@ -199,31 +199,12 @@ impl PrettyFormatter {
         PrettyFormatter { width, depth: 0 }
     }
 
-    /// LF, then the indentation of the current depth, from a static buffer (no allocation,
-    /// one `write` per line up to 512 spaces).
+    /// LF, then the indentation of the current depth ([`crate::sink::write_line_start`]).
     #[inline]
     fn newline<W: Sink + ?Sized>(&self, out: &mut W) {
-        let mut n = self.width * self.depth;
-        if n < NEWLINE_SPACES.len() {
-            out.write(&NEWLINE_SPACES[..n + 1]);
-            return;
-        }
-        out.write_byte(b'\n');
-        let spaces = &NEWLINE_SPACES[1..];
-        while n > 0 {
-            let k = n.min(spaces.len());
-            out.write(&spaces[..k]);
-            n -= k;
-        }
+        crate::sink::write_line_start(out, self.width * self.depth);
     }
 }
-
-/// LF followed by 512 spaces.
-static NEWLINE_SPACES: [u8; 513] = {
-    let mut t = [b' '; 513];
-    t[0] = b'\n';
-    t
-};
 
 impl Formatter for PrettyFormatter {
     #[inline]
@@ -270,7 +251,7 @@ impl Formatter for PrettyFormatter {
 
     #[inline]
     fn begin_object_value<W: Sink + ?Sized>(&mut self, out: &mut W) {
-        out.write(b": ");
+        out.write_clean(b": ");
     }
 }
 

@@ -396,13 +396,6 @@ static KEY_REST: [bool; 256] = {
     t
 };
 
-/// `\n` followed by spaces: one write starts a line at any indentation up to its length.
-static NL_SPACES: [u8; 257] = {
-    let mut t = [b' '; 257];
-    t[0] = b'\n';
-    t
-};
-
 /// True when a string value must be quoted (whole-string rules, then one table scan).
 #[inline]
 fn needs_quotes(s: &[u8], table: &[bool; 256]) -> bool {
@@ -746,18 +739,13 @@ impl<'o> Enc<'o> {
     /// Starts a line at `depth` (a line feed first unless this is the document's first line).
     #[inline]
     fn line<W: Sink + ?Sized>(&mut self, w: &mut W, depth: usize) {
-        let mut n = depth * self.indent;
+        let n = depth * self.indent;
         if self.started {
-            let k = n.min(NL_SPACES.len() - 1);
-            w.write(&NL_SPACES[..=k]);
-            n -= k;
+            crate::sink::write_line_start(w, n);
+        } else {
+            crate::sink::write_spaces(w, n);
         }
         self.started = true;
-        while n > 0 {
-            let k = n.min(NL_SPACES.len() - 1);
-            w.write(&NL_SPACES[1..=k]);
-            n -= k;
-        }
     }
 
     #[inline]
@@ -766,7 +754,7 @@ impl<'o> Enc<'o> {
             Lead::Plain(d) => self.line(w, d),
             Lead::Hyphen(d) => {
                 self.line(w, d - 1);
-                w.write(b"- ");
+                w.write_clean(b"- ");
             }
         }
     }
@@ -865,9 +853,9 @@ impl<'o> Enc<'o> {
     #[inline]
     fn node<W: Sink + ?Sized>(&self, w: &mut W, doc: &Doc<'_>, node: Node) {
         match node {
-            Node::Null => w.write(b"null"),
-            Node::Bool(true) => w.write(b"true"),
-            Node::Bool(false) => w.write(b"false"),
+            Node::Null => w.write_clean(b"null"),
+            Node::Bool(true) => w.write_clean(b"true"),
+            Node::Bool(false) => w.write_clean(b"false"),
             Node::IntSrc(s) => crate::num::write_int_lexeme(w, doc.src_bytes(s)),
             Node::IntHeap(s) => crate::num::write_int_lexeme(w, doc.heap_bytes(s)),
             Node::Float(x) => crate::num::write_f64(w, x),
