@@ -75,6 +75,39 @@ pub fn json_model_eq(a: &serde_json::Value, b: &serde_json::Value) -> bool {
     }
 }
 
+/// Puts the keys of every object in an array of objects that share one key set into the
+/// first object's key order, at every depth: what TOON's tabular form does to rows (the header
+/// lists the first row's fields, every row is written in that order). A TOON round trip is
+/// compared with both sides in this order (arrays in list form keep each row's own order, so
+/// the expected value cannot simply be normalised alone). Arrays of objects with different key
+/// sets are left alone (they are never tabular).
+pub fn rows_in_first_order(v: &mut serde_json::Value) {
+    use serde_json::Value as V;
+    match v {
+        V::Array(items) => {
+            items.iter_mut().for_each(rows_in_first_order);
+            let Some(V::Object(first)) = items.first() else {
+                return;
+            };
+            let order: Vec<String> = first.keys().cloned().collect();
+            let same_set = |it: &V| {
+                matches!(it, V::Object(o) if o.len() == order.len()
+                    && order.iter().all(|k| o.contains_key(k)))
+            };
+            if items.iter().all(same_set) {
+                for item in items.iter_mut() {
+                    if let V::Object(o) = item {
+                        let mut old = std::mem::take(o);
+                        o.extend(order.iter().filter_map(|k| old.remove_entry(k)));
+                    }
+                }
+            }
+        }
+        V::Object(members) => members.values_mut().for_each(rows_in_first_order),
+        _ => {}
+    }
+}
+
 fn number_f64(n: &serde_json::Number) -> f64 {
     // With `arbitrary_precision` the lexeme is kept; parse it as JavaScript would.
     let x: f64 = n.to_string().parse().unwrap_or(f64::NAN);

@@ -1,10 +1,14 @@
 //! `decode(encode(v)) == v` for arbitrary JSON values, for every delimiter, sequential and
-//! parallel; and parallel bytes == sequential bytes.
+//! parallel; and parallel bytes == sequential bytes. "Equal" up to one thing TOON does by
+//! design: the rows of a tabular array are written in the header's field order, the first
+//! row's (as the reference encoder does), so a row whose keys came in another order comes
+//! back in that order: both sides are compared after [`rows_in_first_order`]. And decoding
+//! the text and encoding it again gives the same text.
 
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 use toolwire::toon::{DecodeOptions, Delimiter, EncodeOptions, decode, to_vec};
-use toolwire_tests::{doc_from_serde, doc_to_serde, json_model_eq};
+use toolwire_tests::{doc_from_serde, doc_to_serde, json_model_eq, rows_in_first_order};
 
 fn key() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -67,21 +71,24 @@ fn value() -> impl Strategy<Value = Value> {
             prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
             prop::collection::vec((key(), inner.clone()), 0..6)
                 .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
-            // Uniform rows: the tabular form.
+            // Uniform rows: the tabular form; `rotate` turns some rows' keys to another
+            // order (same key set: still tabular, written in the header's order).
             (
                 prop::collection::vec(key(), 1..4),
-                prop::collection::vec(prop::collection::vec(string(), 4), 0..12)
+                prop::collection::vec((prop::collection::vec(string(), 4), 0..3usize), 0..12)
             )
                 .prop_map(|(keys, rows)| {
                     Value::Array(
                         rows.into_iter()
-                            .map(|r| {
-                                Value::Object(
-                                    keys.iter()
-                                        .cloned()
-                                        .zip(r.into_iter().map(Value::String))
-                                        .collect(),
-                                )
+                            .map(|(r, rotate)| {
+                                let mut kv: Vec<(String, Value)> = keys
+                                    .iter()
+                                    .cloned()
+                                    .zip(r.into_iter().map(Value::String))
+                                    .collect();
+                                let n = kv.len();
+                                kv.rotate_left(rotate % n);
+                                Value::Object(kv.into_iter().collect())
                             })
                             .collect(),
                     )
@@ -104,8 +111,15 @@ proptest! {
             let back = decode(&text, &DecodeOptions::new()).unwrap_or_else(|e| {
                 panic!("decode failed: {e}\n{}", String::from_utf8_lossy(&text))
             });
-            let got = doc_to_serde(back.root());
-            prop_assert!(json_model_eq(&got, &v), "{delimiter:?}\ntext:\n{}\ngot: {got}\nwant: {v}", String::from_utf8_lossy(&text));
+            // Tabular rows come back in the header's field order (the first row's); rows
+            // in list form keep theirs: compare both sides in that order.
+            let mut got = doc_to_serde(back.root());
+            let mut want = v.clone();
+            rows_in_first_order(&mut got);
+            rows_in_first_order(&mut want);
+            let again = to_vec(back.root(), &seq).unwrap();
+            prop_assert_eq!(&again, &text, "encode(decode(text)) != text");
+            prop_assert!(json_model_eq(&got, &want), "{delimiter:?}\ntext:\n{}\ngot: {got}\nwant: {v}", String::from_utf8_lossy(&text));
         }
     }
 }
