@@ -84,6 +84,14 @@ pub trait Sink {
         false
     }
 
+    /// True when this sink is one growing in-memory buffer, where reserving a large piece
+    /// costs no more than writing it (`Vec<u8>`, `BytesMut`). Streaming sinks say false: they
+    /// keep their buffers small, so encoders append large outputs piece by piece there.
+    #[inline]
+    fn contiguous(&self) -> bool {
+        false
+    }
+
     /// True when nobody will read what comes next (a streamed response whose receiver was
     /// dropped). Encoders check it now and then (per batch of rows) and stop early; output
     /// after cancellation is meaningless. In-memory sinks never cancel.
@@ -132,6 +140,11 @@ macro_rules! growable_sink {
             #[inline]
             fn written(&self) -> usize {
                 self.len()
+            }
+
+            #[inline]
+            fn contiguous(&self) -> bool {
+                true
             }
         }
     };
@@ -190,6 +203,11 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     #[inline]
     fn spare_escaped(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
         (**self).spare_escaped(n)
+    }
+
+    #[inline]
+    fn contiguous(&self) -> bool {
+        (**self).contiguous()
     }
 
     #[inline]

@@ -296,3 +296,61 @@ proptest! {
         }
     }
 }
+
+/// Large tables: batches of encoded chunks above 256 KiB are stitched into the output by a
+/// parallel copy (into one growing buffer) or one by one (streaming sinks); both must give the
+/// sequential bytes, for 1, 2 and 3 threads, into `Vec`, `BytesMut`, a chunked streaming sink,
+/// and through the framing sink (chunks escaped by their workers).
+#[test]
+fn large_tables_stitch_byte_identical() {
+    use toolwire::frame::{ChunkedSink, EscapingSink};
+    let rows: Vec<serde_json::Value> = (0..30_000)
+        .map(|i| {
+            serde_json::json!({
+                "id": i,
+                "s": format!("row {i}: \"q\" \\ | \t é"),
+                "n": i as f64 / 8.0,
+                "b": i % 3 == 0,
+            })
+        })
+        .collect();
+    let doc = doc_from_serde(&serde_json::json!({ "t": rows }));
+    let seq_opts = EncodeOptions::new().parallel(false);
+    let par_opts = EncodeOptions::new();
+    let seq = toon::to_vec(doc.root(), &seq_opts).unwrap();
+    assert!(seq.len() > 1 << 20, "large enough for parallel stitching");
+    let mut seq_framed = Vec::new();
+    toon::encode(
+        doc.root(),
+        &seq_opts,
+        &mut EscapingSink::new(&mut seq_framed),
+    )
+    .unwrap();
+    for threads in 1..=3 {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            assert_eq!(
+                toon::to_vec(doc.root(), &par_opts).unwrap(),
+                seq,
+                "{threads}"
+            );
+            let mut b = bytes::BytesMut::new();
+            toon::encode(doc.root(), &par_opts, &mut b).unwrap();
+            assert_eq!(&b[..], &seq[..], "BytesMut {threads}");
+            let mut streamed = Vec::new();
+            let mut sink = ChunkedSink::new(64 << 10, |c| {
+                streamed.extend_from_slice(&c);
+                true
+            });
+            toon::encode(doc.root(), &par_opts, &mut sink).unwrap();
+            sink.finish();
+            assert_eq!(streamed, seq, "chunked {threads}");
+            let mut framed = Vec::new();
+            toon::encode(doc.root(), &par_opts, &mut EscapingSink::new(&mut framed)).unwrap();
+            assert_eq!(framed, seq_framed, "framed {threads}");
+        });
+    }
+}

@@ -194,6 +194,11 @@ impl<S: Sink + ?Sized> Sink for EscapingSink<'_, S> {
     }
 
     #[inline]
+    fn contiguous(&self) -> bool {
+        self.inner.contiguous()
+    }
+
+    #[inline]
     unsafe fn advance_escaped(&mut self, n: usize) {
         self.written += n;
         // SAFETY: the caller initialised the first `n` bytes of the slice `spare_escaped`

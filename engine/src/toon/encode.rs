@@ -325,7 +325,14 @@ pub fn encode<W: Sink + ?Sized>(value: Value<'_>, opts: &EncodeOptions, out: &mu
 ///
 /// See [`encode`].
 pub fn to_vec(value: Value<'_>, opts: &EncodeOptions) -> Result<Vec<u8>> {
-    let mut v = Vec::new();
+    // Reserve what the output will most likely need, so a large table is not copied by a
+    // growing buffer (a serial copy that would cap the parallel encoder's speed-up): the TOON
+    // of a document parsed from JSON is almost always shorter than that JSON, and 32 bytes per
+    // node bounds the reservation for a small value of a large document. Capacity that stays
+    // untouched costs address space, not memory.
+    let doc = value.doc();
+    let nodes = doc.next_sibling(value.index()) - value.index();
+    let mut v = Vec::with_capacity(doc.src().len().min(nodes.saturating_mul(32)));
     encode(value, opts, &mut v)?;
     Ok(v)
 }
@@ -661,6 +668,59 @@ fn tabular_shape<'d>(arr: Array<'d>, chunks: Option<&Chunks<'d>>) -> Option<Shap
     analyze(arr.iter(), chunks, &mut shape).then_some(shape)
 }
 
+/// Appends the encoded chunks `bufs` to `w` in order (already escaped when `escaped`). Into
+/// one growing buffer ([`Sink::contiguous`]) the copy is parallel too: one reserve for the
+/// whole batch, cut into one disjoint piece per chunk, each filled by a rayon task (the
+/// output's page faults are spread the same way). A streaming sink gets the chunks one by one,
+/// so its buffers stay small.
+fn stitch<W: Sink + ?Sized>(w: &mut W, bufs: &[Vec<u8>], escaped: bool) {
+    let total: usize = bufs.iter().map(Vec::len).sum();
+    if total < STITCH_PARALLEL_MIN || !w.contiguous() {
+        for buf in bufs {
+            if escaped {
+                w.write_escaped(buf);
+            } else {
+                w.write(buf);
+            }
+        }
+        return;
+    }
+    let spare = if escaped {
+        w.spare_escaped(total)
+    } else {
+        w.spare(total)
+    };
+    let mut pieces = Vec::with_capacity(bufs.len());
+    let mut rest = &mut spare[..total];
+    for buf in bufs {
+        let (piece, tail) = rest.split_at_mut(buf.len());
+        pieces.push(piece);
+        rest = tail;
+    }
+    pieces
+        .into_par_iter()
+        .zip(bufs.par_iter())
+        .for_each(|(piece, buf)| {
+            // `piece` is exactly `buf.len()` bytes (the split above); the loop compiles to a
+            // plain copy.
+            for (dst, &b) in piece.iter_mut().zip(buf) {
+                dst.write(b);
+            }
+        });
+    // SAFETY: the pieces cover `spare[..total]` and each was initialised above; nothing
+    // touched the sink since `spare`/`spare_escaped`.
+    unsafe {
+        if escaped {
+            w.advance_escaped(total);
+        } else {
+            w.advance(total);
+        }
+    }
+}
+
+/// Below this many bytes per batch, stitching copies on the calling thread.
+const STITCH_PARALLEL_MIN: usize = 256 << 10;
+
 /// Cuts `arr` into chunks of `clamp(threshold / 2, 1, 4096)` rows.
 fn chunks(arr: Array<'_>, threshold: usize) -> Vec<(Elements<'_>, usize)> {
     let chunk = (threshold / 2).clamp(1, 4096);
@@ -948,13 +1008,7 @@ impl<'o> Enc<'o> {
                         enc.rows(buf, start.clone().take(*n), shape, depth);
                     }
                 });
-            for buf in &bufs[..group.len()] {
-                if escape {
-                    w.write_escaped(buf);
-                } else {
-                    w.write(buf);
-                }
-            }
+            stitch(w, &bufs[..group.len()], escape);
         }
         self.started = true;
     }
