@@ -424,6 +424,26 @@ impl<'d> Iterator for Elements<'d> {
 
 impl ExactSizeIterator for Elements<'_> {}
 
+impl<'d> Elements<'d> {
+    /// The tape index of the next element (the array's end when none is left).
+    #[inline]
+    pub(crate) fn position(&self) -> usize {
+        self.next
+    }
+
+    /// `count` elements of the same array starting at tape index `at`. The caller must know
+    /// that `at` is where an element starts (it only decides what is read, never memory
+    /// safety: every tape access is bounds-checked).
+    #[inline]
+    pub(crate) fn resume(&self, at: usize, count: usize) -> Elements<'d> {
+        Elements {
+            doc: self.doc,
+            next: at,
+            remaining: u32::try_from(count).unwrap_or(u32::MAX),
+        }
+    }
+}
+
 /// An object inside a [`Doc`]. Keys are unique (duplicates were merged when it was built:
 /// the last value wins, at the first key's position).
 #[derive(Clone, Copy)]

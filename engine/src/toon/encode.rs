@@ -722,8 +722,19 @@ fn stitch<W: Sink + ?Sized>(w: &mut W, bufs: &[Vec<u8>], escaped: bool) {
 const STITCH_PARALLEL_MIN: usize = 256 << 10;
 
 /// Cuts `arr` into chunks of `clamp(threshold / 2, 1, 4096)` rows.
+///
+/// Finding where chunk `k` starts takes `k × chunk` hops along the tape, one node read per
+/// row: a serial walk that caps the parallel speed-up. Rows of a table usually span the same
+/// number of tape nodes, so the starts are first guessed from that uniform span and verified
+/// in parallel: each chunk hops over its rows from its guessed start and must land exactly on
+/// the next guess (the last one on the array's end). The first start is exact, so by
+/// induction every verified guess is an element boundary. Any mismatch (rows of different
+/// sizes) falls back to the serial walk.
 fn chunks(arr: Array<'_>, threshold: usize) -> Vec<(Elements<'_>, usize)> {
     let chunk = (threshold / 2).clamp(1, 4096);
+    if let Some(starts) = guessed_chunks(arr, chunk) {
+        return starts;
+    }
     let mut starts = Vec::with_capacity(arr.len().div_ceil(chunk));
     let mut it = arr.iter();
     let mut left = arr.len();
@@ -736,6 +747,40 @@ fn chunks(arr: Array<'_>, threshold: usize) -> Vec<(Elements<'_>, usize)> {
         left -= n;
     }
     starts
+}
+
+/// The chunk starts of [`chunks`] from the uniform-span guess, when every guess verifies.
+fn guessed_chunks(arr: Array<'_>, chunk: usize) -> Option<Vec<(Elements<'_>, usize)>> {
+    let len = arr.len();
+    let all = arr.iter();
+    let doc = arr.as_value().doc();
+    let (first, end) = (all.position(), doc.next_sibling(arr.as_value().index()));
+    if len == 0 || (end - first) % len != 0 {
+        return None;
+    }
+    let span = (end - first) / len;
+    let count = |k: usize| chunk.min(len - k * chunk);
+    let guesses: Vec<usize> = (0..len.div_ceil(chunk))
+        .map(|k| first + k * chunk * span)
+        .collect();
+    let verified = (0..guesses.len()).into_par_iter().all(|k| {
+        let stop = guesses.get(k + 1).copied().unwrap_or(end);
+        let mut at = guesses[k];
+        for _ in 0..count(k) {
+            if at >= stop {
+                return false;
+            }
+            at = doc.next_sibling(at);
+        }
+        at == stop
+    });
+    verified.then(|| {
+        guesses
+            .iter()
+            .enumerate()
+            .map(|(k, &at)| (all.resume(at, len - k * chunk), count(k)))
+            .collect()
+    })
 }
 
 /// The keyed tabular shape of an object, if it has one: at least two entries, every value a
@@ -1187,6 +1232,86 @@ impl<'o> Enc<'o> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Chunk starts by the serial walk: the reference for [`chunks`].
+    fn walked(arr: Array<'_>, chunk: usize) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut it = arr.iter();
+        let mut left = arr.len();
+        while left > 0 {
+            let n = left.min(chunk);
+            out.push((it.position(), n));
+            it.nth(n - 1);
+            left -= n;
+        }
+        out
+    }
+
+    #[test]
+    fn guessed_chunk_starts_equal_the_walk() {
+        // Uniform rows (the guess holds), rows whose sizes differ but whose total divides
+        // evenly (spans 3 and 5 alternate: the guess must be rejected), a size change in the
+        // last chunk only, nested containers, one row, a tail shorter than a chunk.
+        let uniform = |n: usize| {
+            let rows: Vec<String> = (0..n).map(|i| format!(r#"{{"a":{i},"b":"x"}}"#)).collect();
+            format!("[{}]", rows.join(","))
+        };
+        let alternating = {
+            let rows: Vec<String> = (0..40)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        r#"{"a":1}"#.to_string()
+                    } else {
+                        r#"{"a":1,"b":2}"#.to_string()
+                    }
+                })
+                .collect();
+            format!("[{}]", rows.join(","))
+        };
+        let last_differs = uniform(39).replace("]", r#",{"a":1,"b":"x","c":3}]"#);
+        let nested = r#"[[1,[2]],[3,[4]],[5,[6]],[7,[8]],[9,[10]]]"#.to_string();
+        let cases = [
+            uniform(1),
+            uniform(10),
+            uniform(41),
+            alternating,
+            last_differs,
+            nested,
+        ];
+        let mut outcomes = [0; 2];
+        for src in &cases {
+            let doc =
+                crate::json::parse(src.as_bytes(), &crate::json::ParseOptions::new()).unwrap();
+            let arr = doc.root().as_array().unwrap();
+            for threshold in [2, 4, 8, 100] {
+                let chunk = (threshold / 2).clamp(1, 4096);
+                let got: Vec<(usize, usize)> = chunks(arr, threshold)
+                    .iter()
+                    .map(|(it, n)| (it.position(), *n))
+                    .collect();
+                let want = walked(arr, chunk);
+                assert_eq!(got, want, "{src} {threshold}");
+                // The guess is taken exactly when it is right: every start of the walk at
+                // `first + k × chunk × span`.
+                let (first, n) = (arr.iter().position(), arr.len());
+                let total = doc.node_count() - first;
+                let right = total % n == 0
+                    && want
+                        .iter()
+                        .enumerate()
+                        .all(|(k, &(at, _))| at == first + k * chunk * (total / n));
+                let guessed = guessed_chunks(arr, chunk).is_some();
+                assert_eq!(guessed, right, "{src} {threshold}");
+                outcomes[usize::from(guessed)] += 1;
+                // Like the walk's, each iterator runs to the array's end (callers take `n`).
+                for (k, (it, _)) in chunks(arr, threshold).iter().enumerate() {
+                    assert_eq!(it.len(), arr.len() - k * chunk);
+                }
+            }
+        }
+        // Both ways are exercised.
+        assert!(outcomes[0] > 0 && outcomes[1] > 0, "{outcomes:?}");
+    }
 
     #[test]
     fn numeric_like_grammar() {
