@@ -630,6 +630,22 @@ impl<'s, 'o> Parser<'s, 'o> {
         true
     }
 
+    /// Validates and skips one value at the current position (whitespace already skipped)
+    /// inside `depth` open containers: [`Parser::value`] without output, with the scalars
+    /// dispatched here so a skipped member costs no call into the container loop. Same
+    /// errors, same document flags.
+    #[inline(always)]
+    pub(crate) fn skip_value(&mut self, depth: usize) -> Result<()> {
+        match self.peek() {
+            Some(b'"') => self.lex_string().map(drop),
+            Some(b'-' | b'0'..=b'9') => self.number::<false>().map(drop),
+            Some(b't') => self.literal(b"true"),
+            Some(b'f') => self.literal(b"false"),
+            Some(b'n') => self.literal(b"null"),
+            _ => self.value::<false>(depth),
+        }
+    }
+
     /// Lexes the string whose opening quote is at the current position, validates it, sets
     /// the document flags, and leaves the position after the closing quote.
     #[inline(always)]
