@@ -639,11 +639,34 @@ impl<'s, 'o> Parser<'s, 'o> {
         match self.peek() {
             Some(b'"') => self.lex_string().map(drop),
             Some(b'-' | b'0'..=b'9') => self.number::<false>().map(drop),
-            Some(b't') => self.literal(b"true"),
-            Some(b'f') => self.literal(b"false"),
-            Some(b'n') => self.literal(b"null"),
+            Some(b't' | b'f' | b'n') => self.skip_literal(depth),
             _ => self.value::<false>(depth),
         }
+    }
+
+    /// Skips `true`, `false` or `null` at the current position without branching on
+    /// which (a random `true`/`false` column would mispredict); anything else takes
+    /// [`Parser::value`] for its error.
+    #[inline(always)]
+    fn skip_literal(&mut self, depth: usize) -> Result<()> {
+        let at = self.pos;
+        let n = match self.src.get(at..at + 8) {
+            Some(w) => {
+                let mut word = [0u8; 8];
+                word.copy_from_slice(w);
+                let w = u64::from_le_bytes(word);
+                let w4 = w as u32;
+                let four = w4 == u32::from_le_bytes(*b"true") || w4 == u32::from_le_bytes(*b"null");
+                let five = w & 0xFF_FFFF_FFFF == u64::from_le_bytes(*b"false\0\0\0");
+                usize::from(four) * 4 + usize::from(five) * 5
+            }
+            None => 0,
+        };
+        if n == 0 {
+            return self.value::<false>(depth);
+        }
+        self.pos = at + n;
+        Ok(())
     }
 
     /// Lexes the string whose opening quote is at the current position, validates it, sets
