@@ -10,6 +10,18 @@
 //! value); skipping is the parser's own lexer with output turned off. Plain strings and
 //! numbers are recorded as lexed spans. The second pass builds the object in the selector's
 //! order from those spans, parsing again only selected containers and escaped strings.
+//!
+//! Rows usually repeat the previous row's keys. Each key without escapes of the previous
+//! object is kept with its selector lookup and the bytes `,"key":` (`"key":` for the first
+//! member) as a 16-byte pattern: when the input right after a value is exactly those bytes,
+//! one masked compare moves past the separator, the key and the colon. Identical bytes were
+//! validated and flagged when that key was first lexed, so this decides no error; anything
+//! else (whitespace, another key, `}`, a key longer than 12 bytes) takes the exact path.
+//! Unselected `true`/`false`/`null` are skipped with one 8-byte word compare.
+//!
+//! Measured on 100k flat invoice rows selecting 2 of 6 keys (minimum of 60 runs, the
+//! allocator in steady state, a shared 2-core machine): 6.6 ms before the pattern compare,
+//! 5.6 ms with it, 5.45 ms with the literal skip; the full parse takes about 8.8 ms.
 
 use std::collections::HashMap;
 
@@ -127,11 +139,15 @@ struct State {
     shape: Vec<KeyShape>,
 }
 
+/// Where a key is in the input, `(start, len)`; `None` when it had escapes (its unescaped
+/// bytes are then the selector's own).
+type KeySpan = Option<(usize, usize)>;
+
 /// Where a selected member was found: its key (borrowable from the input or not) and its
 /// value, already lexed when it is a plain string or a number.
 #[derive(Clone, Copy)]
 struct Slot {
-    key: Option<(usize, usize)>,
+    key: KeySpan,
     value: Lexed,
 }
 
@@ -191,7 +207,7 @@ fn member_key(
     sel: &Selector,
     shape: &mut Vec<KeyShape>,
     count: usize,
-) -> Result<(Option<(usize, usize)>, Option<usize>)> {
+) -> Result<(KeySpan, Option<usize>)> {
     let key_at = p.pos + 1;
     if let Some(k) = shape.get(count) {
         if p.repeats_key(k.start, k.len, count) {
