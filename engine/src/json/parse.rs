@@ -325,6 +325,28 @@ fn scan_run_words(src: &[u8], mut i: usize) -> (usize, bool, bool) {
     (i, hi, lt)
 }
 
+/// The end of the run of ASCII digits starting at `i`: 8 bytes at a time, then bytewise.
+#[inline(always)]
+fn skip_digits(src: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = src.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        // Per byte, `a` is 0..=9 exactly for a digit. Adding 0x76 to its low 7 bits sets the
+        // high bit when they exceed 9 and never carries into the next byte (0x7F + 0x76 <
+        // 0x100); `a`'s own high bit marks the bytes ≥ 0x80.
+        let a = u64::from_le_bytes(word) ^ (ONES * b'0' as u64);
+        let other = ((a & (ONES * 0x7F)).wrapping_add(ONES * 0x76) | a) & HIGHS;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(b'0'..=b'9') = src.get(i) {
+        i += 1;
+    }
+    i
+}
+
 /// `a == b` for two slices of the same length, without a `memcmp` call for short keys.
 #[inline(always)]
 fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
@@ -900,9 +922,7 @@ impl<'s, 'o> Parser<'s, 'o> {
             }
             Some(b'1'..=b'9') => {
                 i += 1;
-                while let Some(b'0'..=b'9') = src.get(i) {
-                    i += 1;
-                }
+                i = skip_digits(src, i);
             }
             _ => return Err(self.unexpected("expected a digit after '-'", i)),
         }
@@ -914,9 +934,7 @@ impl<'s, 'o> Parser<'s, 'o> {
             if !matches!(src.get(i), Some(b'0'..=b'9')) {
                 return Err(self.unexpected("expected a digit after the decimal point", i));
             }
-            while let Some(b'0'..=b'9') = src.get(i) {
-                i += 1;
-            }
+            i = skip_digits(src, i);
             is_float = true;
         }
         if let Some(b'e' | b'E') = src.get(i) {
@@ -927,9 +945,7 @@ impl<'s, 'o> Parser<'s, 'o> {
             if !matches!(src.get(i), Some(b'0'..=b'9')) {
                 return Err(self.unexpected("expected a digit in the exponent", i));
             }
-            while let Some(b'0'..=b'9') = src.get(i) {
-                i += 1;
-            }
+            i = skip_digits(src, i);
             is_float = true;
             has_exp = true;
         }

@@ -820,3 +820,23 @@ fn repeated_keys_matched_whole_still_check_their_neighbours() {
         )
     );
 }
+
+#[test]
+fn word_digit_scan_agrees_with_the_bytewise_one() {
+    // Every byte value as the first non-digit, at every offset of a 24-byte window and with
+    // every tail length (the last bytes are scanned one by one).
+    for stop in 0..=255u8 {
+        for digits in 0..24 {
+            for tail in 0..10 {
+                let mut v: Vec<u8> = (0..digits).map(|k| b'0' + (k % 10) as u8).collect();
+                v.push(stop);
+                v.extend(std::iter::repeat_n(b'7', tail));
+                let want = v
+                    .iter()
+                    .position(|b| !b.is_ascii_digit())
+                    .unwrap_or(v.len());
+                assert_eq!(super::skip_digits(&v, 0), want, "{stop} {digits} {tail}");
+            }
+        }
+    }
+}
