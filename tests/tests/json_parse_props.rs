@@ -197,6 +197,54 @@ fn mutated() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
+/// Rows that share their keys, written compactly (as the selecting parser's repeated-key
+/// path expects), with varied leaves, then up to 3 byte edits: the edits land in skipped
+/// strings, numbers and literals of rows whose keys repeat the previous row's.
+fn repeated_rows() -> impl Strategy<Value = Vec<u8>> {
+    let keys = prop::collection::vec(key(), 1..6);
+    (
+        keys,
+        prop::collection::vec(prop::collection::vec(leaf(), 6), 1..6),
+    )
+        .prop_map(|(keys, rows)| {
+            let rows = rows
+                .into_iter()
+                .map(|leaves| {
+                    J::Obj(
+                        keys.iter()
+                            .zip(leaves)
+                            .map(|(k, v)| (k.clone(), 0, v))
+                            .collect(),
+                    )
+                })
+                .collect();
+            let mut out = String::new();
+            render(&J::Arr(rows), "", &mut out);
+            out.into_bytes()
+        })
+        .prop_flat_map(|t| {
+            let n = t.len();
+            (
+                Just(t),
+                prop::collection::vec((0u8..3, 0..n, prop::sample::select(INTERESTING)), 0..4),
+            )
+        })
+        .prop_map(|(mut t, edits)| {
+            for (op, at, byte) in edits {
+                let at = at.min(t.len().saturating_sub(1));
+                match op {
+                    0 if !t.is_empty() => {
+                        t.remove(at);
+                    }
+                    1 => t.insert(at, byte),
+                    _ if !t.is_empty() => t[at] = byte,
+                    _ => t.push(byte),
+                }
+            }
+            t
+        })
+}
+
 /// Parses with both parsers and checks they agree (up to the documented exceptions).
 fn check_against_serde(src: &[u8]) -> Result<(), TestCaseError> {
     let ours = parse(src, &ParseOptions::new());
@@ -329,6 +377,14 @@ proptest! {
 
     #[test]
     fn select_pushdown_rejects_exactly_what_parse_rejects(src in mutated(), keys in selector_keys()) {
+        check_selection(&src, &keys)?;
+    }
+
+    #[test]
+    fn select_pushdown_agrees_on_edited_rows_with_repeating_keys(
+        src in repeated_rows(),
+        keys in selector_keys(),
+    ) {
         check_selection(&src, &keys)?;
     }
 }

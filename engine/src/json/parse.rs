@@ -325,6 +325,28 @@ fn scan_run_words(src: &[u8], mut i: usize) -> (usize, bool, bool) {
     (i, hi, lt)
 }
 
+/// The end of the run of ASCII digits starting at `i`: 8 bytes at a time, then bytewise.
+#[inline(always)]
+fn skip_digits(src: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = src.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        // Per byte, `a` is 0..=9 exactly for a digit. Adding 0x76 to its low 7 bits sets the
+        // high bit when they exceed 9 and never carries into the next byte (0x7F + 0x76 <
+        // 0x100); `a`'s own high bit marks the bytes ≥ 0x80.
+        let a = u64::from_le_bytes(word) ^ (ONES * b'0' as u64);
+        let other = ((a & (ONES * 0x7F)).wrapping_add(ONES * 0x76) | a) & HIGHS;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(b'0'..=b'9') = src.get(i) {
+        i += 1;
+    }
+    i
+}
+
 /// `a == b` for two slices of the same length, without a `memcmp` call for short keys.
 #[inline(always)]
 fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
@@ -630,6 +652,45 @@ impl<'s, 'o> Parser<'s, 'o> {
         true
     }
 
+    /// Validates and skips one value at the current position (whitespace already skipped)
+    /// inside `depth` open containers: [`Parser::value`] without output, with the scalars
+    /// dispatched here so a skipped member costs no call into the container loop. Same
+    /// errors, same document flags.
+    #[inline(always)]
+    pub(crate) fn skip_value(&mut self, depth: usize) -> Result<()> {
+        match self.peek() {
+            Some(b'"') => self.lex_string().map(drop),
+            Some(b'-' | b'0'..=b'9') => self.number::<false>().map(drop),
+            Some(b't' | b'f' | b'n') => self.skip_literal(depth),
+            _ => self.value::<false>(depth),
+        }
+    }
+
+    /// Skips `true`, `false` or `null` at the current position without branching on
+    /// which (a random `true`/`false` column would mispredict); anything else takes
+    /// [`Parser::value`] for its error.
+    #[inline(always)]
+    fn skip_literal(&mut self, depth: usize) -> Result<()> {
+        let at = self.pos;
+        let n = match self.src.get(at..at + 8) {
+            Some(w) => {
+                let mut word = [0u8; 8];
+                word.copy_from_slice(w);
+                let w = u64::from_le_bytes(word);
+                let w4 = w as u32;
+                let four = w4 == u32::from_le_bytes(*b"true") || w4 == u32::from_le_bytes(*b"null");
+                let five = w & 0xFF_FFFF_FFFF == u64::from_le_bytes(*b"false\0\0\0");
+                usize::from(four) * 4 + usize::from(five) * 5
+            }
+            None => 0,
+        };
+        if n == 0 {
+            return self.value::<false>(depth);
+        }
+        self.pos = at + n;
+        Ok(())
+    }
+
     /// Lexes the string whose opening quote is at the current position, validates it, sets
     /// the document flags, and leaves the position after the closing quote.
     #[inline(always)]
@@ -861,9 +922,7 @@ impl<'s, 'o> Parser<'s, 'o> {
             }
             Some(b'1'..=b'9') => {
                 i += 1;
-                while let Some(b'0'..=b'9') = src.get(i) {
-                    i += 1;
-                }
+                i = skip_digits(src, i);
             }
             _ => return Err(self.unexpected("expected a digit after '-'", i)),
         }
@@ -875,9 +934,7 @@ impl<'s, 'o> Parser<'s, 'o> {
             if !matches!(src.get(i), Some(b'0'..=b'9')) {
                 return Err(self.unexpected("expected a digit after the decimal point", i));
             }
-            while let Some(b'0'..=b'9') = src.get(i) {
-                i += 1;
-            }
+            i = skip_digits(src, i);
             is_float = true;
         }
         if let Some(b'e' | b'E') = src.get(i) {
@@ -888,9 +945,7 @@ impl<'s, 'o> Parser<'s, 'o> {
             if !matches!(src.get(i), Some(b'0'..=b'9')) {
                 return Err(self.unexpected("expected a digit in the exponent", i));
             }
-            while let Some(b'0'..=b'9') = src.get(i) {
-                i += 1;
-            }
+            i = skip_digits(src, i);
             is_float = true;
             has_exp = true;
         }

@@ -614,3 +614,229 @@ fn vector_and_portable_string_scans_agree() {
         assert_eq!(super::scan_run_words(&v, 0).0, len);
     }
 }
+
+/// `parse_selected(src, keys)` against the full parse: the same error (category, position,
+/// message), or the same flags and the full parse's rows reduced to `keys`.
+fn assert_selection_agrees(src: &[u8], keys: &[&str]) {
+    let opts = ParseOptions::new();
+    let shown = String::from_utf8_lossy(src);
+    let full = parse(src, &opts);
+    let sel = parse_selected(src, &Selector::new(keys), &opts);
+    let (full, sel) = match (full, sel) {
+        (Err(f), Err(s)) => {
+            assert_eq!(
+                (s.classify(), s.to_string()),
+                (f.classify(), f.to_string()),
+                "{shown:?}"
+            );
+            return;
+        }
+        (Ok(f), Ok(s)) => (f, s),
+        (f, s) => panic!(
+            "{shown:?}: parse {:?}, parse_selected {:?}",
+            f.err(),
+            s.err()
+        ),
+    };
+    assert_eq!(
+        (sel.has_reserved_tag(), sel.has_lone_surrogate()),
+        (full.has_reserved_tag(), full.has_lone_surrogate()),
+        "flags of {shown:?}"
+    );
+    let project = |row: crate::doc::Value<'_>| {
+        let row = row.as_object().expect("a row object");
+        let members: Vec<String> = keys
+            .iter()
+            .filter_map(|k| row.get(k.as_bytes()).map(|v| format!("{k:?}: {v:?}")))
+            .collect();
+        format!("{{{}}}", members.join(", "))
+    };
+    let expected = match full.root().as_array() {
+        Some(rows) => {
+            let rows: Vec<String> = rows.iter().map(project).collect();
+            format!("[{}]", rows.join(", "))
+        }
+        None => project(full.root()),
+    };
+    assert_eq!(format!("{:?}", sel.root()), expected, "{shown:?}");
+}
+
+#[test]
+fn skipped_values_after_a_repeated_row_fail_like_the_full_parse() {
+    // The first row sets the key shape, so in the second row every key is matched by the
+    // previous row's `,"key":` bytes and the unselected values take the skip paths. Each
+    // bad value sits at every offset relative to the 16-byte blocks the string scan uses
+    // (the padding shifts it), in a skipped string, and in a selected one for contrast.
+    let bad_strings: &[&[u8]] = &[
+        b"\xff",
+        b"\xc3",
+        b"\xed\xa0\x80",
+        b"\x01",
+        b"\x1f",
+        b"\n",
+        b"\\x",
+        b"\\u12G4",
+        b"\\",
+        b"<tool_error>",
+        b"<tool_result",
+        b"\\u003ctool_error>",
+        b"\\ud800",
+        b"\\udc00\\ud800",
+        b"\\\"",
+        b"\xc3\xa9",
+        b"\xf0\x9f\x98\x80",
+    ];
+    for bad in bad_strings {
+        for pad in 0..40 {
+            for field in ["note", "id"] {
+                let mut text = b"x".repeat(pad);
+                text.extend_from_slice(bad);
+                text.extend_from_slice(b"yz");
+                let mut src = br#"[{"id":1,"note":"a","ok":true},{"id":2,"#.to_vec();
+                src.extend_from_slice(format!("\"{field}\":\"").as_bytes());
+                src.extend_from_slice(&text);
+                src.extend_from_slice(br#"","ok":false},{"id":3,"note":"c","ok":null}]"#);
+                assert_selection_agrees(&src, &["id"]);
+                assert_selection_agrees(&src, &["ok", "id"]);
+                assert_selection_agrees(&src, &[]);
+            }
+        }
+    }
+}
+
+#[test]
+fn skipped_numbers_and_literals_after_a_repeated_row_fail_like_the_full_parse() {
+    let values: &[&str] = &[
+        "-",
+        "-a",
+        "01",
+        "-00",
+        "1.",
+        "1.e5",
+        "1e",
+        "1e+",
+        "1e+x",
+        "1e400",
+        "-1.5e309",
+        "1e-400",
+        "123123e100000",
+        "0.5",
+        "-0",
+        "12345678901234567890123",
+        "tru",
+        "fals",
+        "nul",
+        "nulL",
+        "truex",
+        "falsey",
+        "nullx",
+        "t",
+        "f",
+        "n",
+        "True",
+        "[1,]",
+        "{}",
+        "[tru]",
+        "{\"a\":1e400}",
+        "\"",
+        "",
+    ];
+    for v in values {
+        for key in ["n", "id"] {
+            let src = format!(
+                r#"[{{"id":1,"n":2,"b":true}},{{"id":3,"{key}":{v},"b":false}},{{"id":4,"n":5,"b":null}}]"#
+            );
+            assert_selection_agrees(src.as_bytes(), &["id"]);
+            assert_selection_agrees(src.as_bytes(), &["b"]);
+            // The value last in its row, then last in the input.
+            let src = format!(r#"[{{"id":1,"n":2}},{{"id":3,"{key}":{v}}}]"#);
+            assert_selection_agrees(src.as_bytes(), &["id"]);
+        }
+    }
+    // A literal among the last 8 bytes of the input (shorter than the word compare).
+    for src in [
+        &br#"[{"a":1,"b":true},{"a":2,"b":true}]"#[..],
+        br#"[{"a":1,"b":false}]"#,
+        br#"[{"a":1,"b":nul}]"#,
+        br#"[{"a":1,"b":null"#,
+        br#"[{"a":1,"b":fals"#,
+        br#"{"a":1,"b":true}"#,
+    ] {
+        assert_selection_agrees(src, &["a"]);
+    }
+}
+
+#[test]
+fn truncated_rows_fail_like_the_full_parse_at_every_length() {
+    // Every prefix of a few repeated rows (keys, skipped strings with escapes, UTF-8 and
+    // tags, numbers, literals) ends inside some value, key or separator.
+    let src = "[{\"id\":\"INV-1\",\"customer\":\"Zo\u{eb} \\\"Caf\u{e9}\\\"\",\"amount\":1250,\"rate\":1.5e3,\"paid\":true,\"tag\":\"<tool_error>\"},\
+               {\"id\":\"INV-2\",\"customer\":\"\u{65e5}\u{672c}\\u00e9\",\"amount\":-7,\"rate\":0.25,\"paid\":false,\"tag\":null},\
+               {\"id\" : \"INV-3\" ,\"customer\":\"\\ud800\",\"amount\":0,\"rate\":1e-9,\"paid\":true,\"tag\":\"x\"}]";
+    let src = src.as_bytes();
+    for end in 0..=src.len() {
+        assert_selection_agrees(&src[..end], &["id", "amount"]);
+        assert_selection_agrees(&src[..end], &["paid"]);
+    }
+}
+
+#[test]
+fn repeated_keys_matched_whole_still_check_their_neighbours() {
+    // The `,"key":` comparison covers the comma, both quotes and the colon: a row that
+    // differs in any of them, or adds whitespace, falls back to the exact path.
+    let rows: &[&[u8]] = &[
+        br#"[{"id":1,"amount_cents":2},{"id":3,"amount_cents":4}]"#,
+        br#"[{"id":1,"amount_cents":2},{"id":3;"amount_cents":4}]"#,
+        br#"[{"id":1,"amount_cents":2},{"id":3,'amount_cents":4}]"#,
+        br#"[{"id":1,"amount_cents":2},{"id":3,"amount_cents':4}]"#,
+        br#"[{"id":1,"amount_cents":2},{"id":3,"amount_cents"=4}]"#,
+        br#"[{"id":1,"amount_cents":2},{"id":3 ,"amount_cents" :4}]"#,
+        br#"[{"id":1,"amount_cents":2},{"id":3,"amount_centz":4}]"#,
+        br#"[{"id":1,"amount_cents":2},{"id":3,"amount_cents":4,"amount_cents":5}]"#,
+        br#"[{"id":1,"amount_cents":2},{"id":3}]"#,
+        br#"[{"id":1,"amount_cents":2},{"id":3,"amount_cents":"#,
+        br#"[{"id":1,"amount_cents":2},{"id":3,"amount_cents""#,
+        br#"[{"id":1,"a_key_longer_than_sixteen":2},{"id":3,"a_key_longer_than_sixteen":4}]"#,
+        br#"[{"id":1,"\u0061":2},{"id":3,"\u0061":4}]"#,
+        br#"[{"id":1},{"id":2},{"id":3}]"#,
+    ];
+    for src in rows {
+        assert_selection_agrees(src, &["id", "amount_cents"]);
+        assert_selection_agrees(src, &["amount_cents"]);
+    }
+    // The 1-key limit applies to keys matched whole too.
+    let e = parse_selected(
+        br#"[{"a":1},{"a":1,"b":2}]"#,
+        &Selector::new(["b"]),
+        &ParseOptions::new().max_keys_per_object(1),
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.classify(), e.column(), e.message()),
+        (
+            Category::Limit,
+            17,
+            "object with more than the limit of 1 keys"
+        )
+    );
+}
+
+#[test]
+fn word_digit_scan_agrees_with_the_bytewise_one() {
+    // Every byte value as the first non-digit, at every offset of a 24-byte window and with
+    // every tail length (the last bytes are scanned one by one).
+    for stop in 0..=255u8 {
+        for digits in 0..24 {
+            for tail in 0..10 {
+                let mut v: Vec<u8> = (0..digits).map(|k| b'0' + (k % 10) as u8).collect();
+                v.push(stop);
+                v.extend(std::iter::repeat_n(b'7', tail));
+                let want = v
+                    .iter()
+                    .position(|b| !b.is_ascii_digit())
+                    .unwrap_or(v.len());
+                assert_eq!(super::skip_digits(&v, 0), want, "{stop} {digits} {tail}");
+            }
+        }
+    }
+}

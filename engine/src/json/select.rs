@@ -10,6 +10,21 @@
 //! value); skipping is the parser's own lexer with output turned off. Plain strings and
 //! numbers are recorded as lexed spans. The second pass builds the object in the selector's
 //! order from those spans, parsing again only selected containers and escaped strings.
+//!
+//! Rows usually repeat the previous row's keys. Each key without escapes of the previous
+//! object is kept with its selector lookup and the bytes `,"key":` (`"key":` for the first
+//! member) as a 16-byte pattern: when the input right after a value is exactly those bytes,
+//! one masked compare moves past the separator, the key and the colon. Identical bytes were
+//! validated and flagged when that key was first lexed, so this decides no error; anything
+//! else (whitespace, another key, `}`, a key longer than 12 bytes) takes the exact path.
+//! Unselected `true`/`false`/`null` are skipped with one 8-byte word compare.
+//!
+//! Measured on 100k flat invoice rows selecting 2 of 6 keys (minimum of 60 runs, the
+//! allocator in steady state, a shared 2-core machine): 6.5 ms before the pattern compare,
+//! 5.6 ms with it, 5.45 ms with the literal skip, 5.2 ms with the parser's word-wise digit
+//! scan; the full parse stays at 9.0 ms. Skipping all six keys takes about 5.0 ms, so the
+//! selection itself (slots, the second pass, five nodes a row) is a small part: the rest
+//! is validating every byte.
 
 use std::collections::HashMap;
 
@@ -123,17 +138,97 @@ pub fn parse_selected<'s>(
 struct State {
     /// Per selected key, where the object has it.
     slots: Vec<Option<Slot>>,
-    /// The unescaped keys of the previous object, by member position: `(start, len,
-    /// selector index)`.
-    shape: Vec<(usize, usize, Option<usize>)>,
+    /// The unescaped keys of the previous object, by member position.
+    shape: Vec<KeyShape>,
 }
+
+/// Where a key is in the input, `(start, len)`; `None` when it had escapes (its unescaped
+/// bytes are then the selector's own).
+type KeySpan = Option<(usize, usize)>;
 
 /// Where a selected member was found: its key (borrowable from the input or not) and its
 /// value, already lexed when it is a plain string or a number.
 #[derive(Clone, Copy)]
 struct Slot {
-    key: Option<(usize, usize)>,
+    key: KeySpan,
     value: Lexed,
+}
+
+/// Member `k` of the previous object, when its key had no escapes.
+struct KeyShape {
+    /// Where that key's bytes are in the input, and how many.
+    start: usize,
+    len: usize,
+    /// Its position in the selector.
+    found: Option<usize>,
+    /// The bytes that lead from the end of the previous member's value to this member's
+    /// value when written without whitespace, `,"key":` (`"key":` for the first member), as
+    /// a little-endian 16-byte pattern, the mask of its length and the length; `None` when
+    /// longer.
+    lead: Option<(u128, u128, usize)>,
+}
+
+impl KeyShape {
+    fn new(start: usize, len: usize, found: Option<usize>, src: &[u8], first: bool) -> Self {
+        let comma = usize::from(!first);
+        let n = comma + len + 3;
+        let lead = (n <= 16).then(|| {
+            let mut pat = [0u8; 16];
+            if !first {
+                pat[0] = b',';
+            }
+            pat[comma] = b'"';
+            pat[comma + 1..comma + 1 + len].copy_from_slice(&src[start..start + len]);
+            pat[comma + 1 + len] = b'"';
+            pat[comma + 2 + len] = b':';
+            (u128::from_le_bytes(pat), u128::MAX >> (128 - 8 * n), n)
+        });
+        KeyShape {
+            start,
+            len,
+            found,
+            lead,
+        }
+    }
+
+    /// The length of the lead when `src[at..]` starts with it.
+    #[inline(always)]
+    fn lead_at(&self, src: &[u8], at: usize) -> Option<usize> {
+        let (pat, mask, n) = self.lead?;
+        let mut w = [0u8; 16];
+        w.copy_from_slice(src.get(at..at + 16)?);
+        ((u128::from_le_bytes(w) ^ pat) & mask == 0).then_some(n)
+    }
+}
+
+/// Lexes the key of member `count` (at the current position, after whitespace) and the `:`
+/// after it; returns where the key is in the input (`None` when it had escapes) and its
+/// place in the selector. Records the key in the row shape.
+#[inline(always)]
+fn member_key(
+    p: &mut Parser<'_, '_>,
+    sel: &Selector,
+    shape: &mut Vec<KeyShape>,
+    count: usize,
+) -> Result<(KeySpan, Option<usize>)> {
+    let key_at = p.pos + 1;
+    if let Some(k) = shape.get(count) {
+        if p.repeats_key(k.start, k.len, count) {
+            return Ok((Some((key_at, k.len)), k.found));
+        }
+    }
+    let tok = p.member_key(count)?;
+    let found = sel.find(p.tok_bytes(tok));
+    match tok {
+        StrTok::Src { start, len } => {
+            shape.truncate(count);
+            if shape.len() == count {
+                shape.push(KeyShape::new(start, len, found, p.src, count == 0));
+            }
+            Ok((Some((start, len)), found))
+        }
+        StrTok::Scratch => Ok((None, found)),
+    }
 }
 
 /// A value seen by the first pass.
@@ -200,66 +295,71 @@ fn selected_object(
     } else {
         let mut count = 0;
         loop {
-            // The keys of rows usually repeat: when the bytes at the position are exactly the
-            // key member `count` had in the previous object, that earlier lexing (validity,
-            // flags, selector lookup) holds for them too.
-            let key_at = p.pos + 1;
-            let (tok, found) = match shape.get(count) {
-                Some(&(start, len, found)) if p.repeats_key(start, len, count) => {
-                    (StrTok::Src { start: key_at, len }, found)
+            // The position is at the first key (`count == 0`) or right after the value of
+            // member `count - 1`. Rows usually repeat the previous row's keys: when the
+            // bytes here are that row's `,"key":` exactly, written without whitespace, the
+            // separator is right and the key's earlier lexing (validity, flags, selector
+            // lookup) holds for these identical bytes.
+            let fast = match shape.get(count) {
+                Some(k) if count < p.opts.max_keys_per_object => {
+                    k.lead_at(p.src, p.pos).map(|n| (n, k.len, k.found))
                 }
-                _ => {
-                    let tok = p.member_key(count)?;
-                    let found = sel.find(p.tok_bytes(tok));
-                    if let StrTok::Src { start, len } = tok {
-                        shape.truncate(count);
-                        if shape.len() == count {
-                            shape.push((start, len, found));
+                _ => None,
+            };
+            let (key, found) = match fast {
+                Some((n, len, found)) => {
+                    let key_at = p.pos + n - len - 2;
+                    p.pos += n;
+                    (Some((key_at, len)), found)
+                }
+                None => {
+                    if count > 0 {
+                        p.skip_ws();
+                        match p.peek() {
+                            Some(b',') => {
+                                p.pos += 1;
+                                p.skip_ws();
+                            }
+                            Some(b'}') => {
+                                p.pos += 1;
+                                break;
+                            }
+                            _ => {
+                                return Err(p.unexpected(
+                                    "expected ',' or '}' after an object member",
+                                    p.pos,
+                                ));
+                            }
                         }
                     }
-                    (tok, found)
+                    member_key(p, sel, shape, count)?
                 }
             };
             p.skip_ws();
-            let start = p.pos;
-            // Plain strings and numbers (most values) are lexed once; the rest is skipped
-            // and, when selected, parsed again in the second pass.
-            let value = match p.peek() {
-                Some(b'"') => match p.lex_string()? {
-                    StrTok::Src { start, len } => Lexed::Str(start, len),
-                    StrTok::Scratch => Lexed::At(start),
-                },
-                Some(b'-' | b'0'..=b'9') => {
-                    let is_float = p.number::<false>()?;
-                    Lexed::Num(start, p.pos, is_float)
+            match found {
+                // Plain strings and numbers (most values) are lexed once; the rest is
+                // parsed again in the second pass.
+                Some(i) => {
+                    let start = p.pos;
+                    let value = match p.peek() {
+                        Some(b'"') => match p.lex_string()? {
+                            StrTok::Src { start, len } => Lexed::Str(start, len),
+                            StrTok::Scratch => Lexed::At(start),
+                        },
+                        Some(b'-' | b'0'..=b'9') => {
+                            let is_float = p.number::<false>()?;
+                            Lexed::Num(start, p.pos, is_float)
+                        }
+                        _ => {
+                            p.value::<false>(depth + 1)?;
+                            Lexed::At(start)
+                        }
+                    };
+                    slots[i] = Some(Slot { key, value });
                 }
-                _ => {
-                    p.value::<false>(depth + 1)?;
-                    Lexed::At(start)
-                }
-            };
-            if let Some(i) = found {
-                let key = match tok {
-                    StrTok::Src { start, len } => Some((start, len)),
-                    StrTok::Scratch => None,
-                };
-                slots[i] = Some(Slot { key, value });
+                None => p.skip_value(depth + 1)?,
             }
             count += 1;
-            p.skip_ws();
-            match p.peek() {
-                Some(b',') => {
-                    p.pos += 1;
-                    p.skip_ws();
-                }
-                Some(b'}') => {
-                    p.pos += 1;
-                    break;
-                }
-                _ => {
-                    return Err(p.unexpected("expected ',' or '}' after an object member", p.pos));
-                }
-            }
         }
     }
     // Pass 2: build the object in request order.
