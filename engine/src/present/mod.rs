@@ -96,15 +96,19 @@ mod run;
 mod schema;
 mod select;
 mod template;
+mod view;
 
 use std::sync::Arc;
 
 pub use describe::{ActionDescription, plain_description, toon_description};
 pub use estimate::{AUTO_SAMPLE_ROWS, choose_auto, estimate_format_tokens, estimate_tokens};
 pub use file::FileError;
+#[doc(hidden)]
+pub use run::with_general_path;
 pub use schema::{EnumValue, Schema, Type};
 pub use select::{select_input_property, validate_select};
 pub use template::UiEntry;
+pub(crate) use view::RowView;
 
 use crate::doc::Value;
 use crate::wire::{FieldProblem, Format, Suggestion, ToolError, ToolResponse, UiBlock};
@@ -161,7 +165,7 @@ pub(crate) struct Plan {
     pub(crate) redact: redact::RNode,
     pub(crate) embeds: Vec<EmbedPlan>,
     /// The row fast path, when the schema allows it (see [`run::FastRow`]).
-    pub(crate) fast: Option<run::FastRow>,
+    pub(crate) fast: Option<Arc<run::FastRow>>,
 }
 
 /// An embedded child: its plan when the value is an object and when it is an array.
@@ -187,7 +191,7 @@ impl Plan {
                 array: Plan::new(child.plan.cfg.clone(), outer.and_then(|n| n.element()))?,
             });
         }
-        let fast = run::FastRow::compile(cfg.schema.as_ref(), &redact, &embeds);
+        let fast = run::FastRow::compile(cfg.schema.as_ref(), &redact, &embeds).map(Arc::new);
         Ok(Plan {
             cfg,
             redact,
