@@ -35,7 +35,7 @@ use super::{Config, Plan};
 use crate::doc::{Array, Doc, DocBuilder, Node, key_eq};
 use crate::json::{CompactFormatter, Formatter, PrettyFormatter, write_leaf};
 use crate::sink::Sink;
-use crate::toon::{Cells, EncodeOptions, TableRows, encode_table};
+use crate::toon::{Cells, EncodeOptions, TableRows, encode_table, string_cell};
 use crate::wire::Format;
 
 /// A presented array of rows read through the row plan (see the module docs).
@@ -96,6 +96,26 @@ impl<'d> RowView<'d> {
             let Node::Object { len, end } = nodes[ri] else {
                 return None;
             };
+            // The common row first: exactly the declared fields, in order, kept cells
+            // primitive (nothing to record).
+            if len as usize == n {
+                match canonical_row(f, doc, ri) {
+                    Probe::Canonical => {
+                        if r == 0 {
+                            first_present = vec![true; n];
+                        } else {
+                            uniform &= first_present.iter().all(|&p| p);
+                        }
+                        if let Some(t) = &mut offsets {
+                            t.extend((0..n).map(|j| (2 + 2 * j) as u32));
+                        }
+                        ri = end as usize;
+                        continue;
+                    }
+                    Probe::Invalid => return None,
+                    Probe::Other => {}
+                }
+            }
             slots.fill(0);
             let mut i = ri + 1;
             let mut hint = 0;
@@ -219,7 +239,11 @@ impl<'d> RowView<'d> {
             Format::Toon(d) => {
                 let keys = self.table_keys();
                 let opts = EncodeOptions::new().delimiter(d);
-                encode_table(self, &keys, &opts, out);
+                let rows = ToonRows {
+                    view: self,
+                    censor: string_cell(self.censor(), &opts),
+                };
+                encode_table(&rows, &keys, &opts, out);
             }
         }
     }
@@ -232,7 +256,9 @@ impl<'d> RowView<'d> {
         }
         let f = &*self.fast;
         let nodes = self.doc.nodes();
-        let censor = self.censor();
+        // The censor's literal, once (a formatter writes strings the same at any depth).
+        let mut censor: Vec<u8> = Vec::new();
+        fmt.write_string(&mut censor, self.censor());
         fmt.begin_array(out);
         let mut ri = self.first;
         for r in 0..self.rows {
@@ -257,7 +283,7 @@ impl<'d> RowView<'d> {
                 fmt.write_key(out, &f.keys[j]);
                 fmt.begin_object_value(out);
                 if f.redacted[j] {
-                    fmt.write_string(out, censor);
+                    out.write(&censor);
                 } else {
                     write_leaf(out, fmt, self.doc, nodes[v]);
                 }
@@ -367,6 +393,38 @@ impl<'d> RowView<'d> {
     }
 }
 
+/// What [`canonical_row`] found.
+enum Probe {
+    /// Exactly the declared fields in schema order, kept cells primitive, types valid.
+    Canonical,
+    /// A declared field in order so far has a wrong type: the row fails the fast path.
+    Invalid,
+    /// Something else (other order, other keys, a container): the full per-row pass decides.
+    Other,
+}
+
+/// Checks the row at `ri` (an object of as many members as declared fields) against the
+/// canonical layout, with the same key comparison and type masks as the full pass.
+#[inline]
+fn canonical_row(f: &FastRow, doc: &Doc<'_>, ri: usize) -> Probe {
+    let nodes = doc.nodes();
+    for j in 0..f.keys.len() {
+        let k = ri + 1 + 2 * j;
+        if !key_eq(&f.keys[j], doc.key_at(k)) {
+            return Probe::Other;
+        }
+        let kd = kind(&nodes[k + 1]);
+        if kd & (kinds::ARR | kinds::OBJ) != 0 {
+            // Also for a redacted field: the members after it do not sit at `2 + 2j`.
+            return Probe::Other;
+        }
+        if kd & f.masks[j] == 0 {
+            return Probe::Invalid;
+        }
+    }
+    Probe::Canonical
+}
+
 /// Pushes the primitive node `idx` of `doc` with its bytes copied.
 fn push_owned(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
     match doc.nodes()[idx] {
@@ -382,34 +440,41 @@ fn push_owned(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
     }
 }
 
-impl TableRows for RowView<'_> {
+/// The view as TOON table rows, with the censor's cell encoded once.
+struct ToonRows<'a, 'd> {
+    view: &'a RowView<'d>,
+    censor: Vec<u8>,
+}
+
+impl TableRows for ToonRows<'_, '_> {
     /// `(row node, row number)`.
     type Row = (usize, usize);
 
     fn count(&self) -> usize {
-        self.rows
+        self.view.rows
     }
 
     fn first(&self) -> (usize, usize) {
-        (self.first, 0)
+        (self.view.first, 0)
     }
 
     fn next(&self, (ri, r): (usize, usize)) -> (usize, usize) {
-        (self.next_row(ri), r + 1)
+        (self.view.next_row(ri), r + 1)
     }
 
     #[inline]
     fn write_cells<W: Sink + ?Sized>(&self, cells: &mut Cells<'_>, w: &mut W, (ri, r): Self::Row) {
-        let f = &*self.fast;
-        let nodes = self.doc.nodes();
+        let view = self.view;
+        let f = &*view.fast;
+        let nodes = view.doc.nodes();
         for j in 0..f.keys.len() {
-            let Some(v) = self.value_at(ri, r, j) else {
+            let Some(v) = view.value_at(ri, r, j) else {
                 continue;
             };
             if f.redacted[j] {
-                cells.string(w, self.censor());
+                cells.encoded(w, &self.censor);
             } else {
-                cells.node(w, self.doc, nodes[v]);
+                cells.node(w, view.doc, nodes[v]);
             }
         }
     }

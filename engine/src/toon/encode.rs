@@ -766,12 +766,20 @@ impl Cells<'_> {
         self.enc.node(w, doc, node);
     }
 
-    /// A cell holding the string `s`.
+    /// A cell already encoded by [`string_cell`] with this table's options.
     #[inline]
-    pub(crate) fn string<W: Sink + ?Sized>(&mut self, w: &mut W, s: &[u8]) {
+    pub(crate) fn encoded<W: Sink + ?Sized>(&mut self, w: &mut W, cell: &[u8]) {
         self.sep(w);
-        self.enc.string(w, s);
+        w.write(cell);
     }
+}
+
+/// The cell text of the string `s` in a table encoded with `opts` (quoted and escaped as
+/// needed): for a string repeated in every row, such as a censor.
+pub(crate) fn string_cell(s: &[u8], opts: &EncodeOptions) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len() + 2);
+    Enc::new(opts, true).string(&mut out, s);
+    out
 }
 
 /// `n` rows of a [`TableRows`] from `start`.
