@@ -444,6 +444,13 @@ impl<'d> ToolResponse<'d> {
         &self.meta
     }
 
+    /// True when the data block is a presenter's row view (rows encoded straight from the
+    /// input tape) rather than a document: for tests comparing both paths, not part of the API.
+    #[doc(hidden)]
+    pub fn data_is_view(&self) -> bool {
+        matches!(self.data, DataBlock::View(..))
+    }
+
     /// Side door: exactly what the data block encodes (`None` for text results and errors).
     pub fn data(&self) -> Option<Value<'_>> {
         match &self.data {

@@ -1,0 +1,413 @@
+//! The presenter's row view (rows encoded straight from the input tape, `present::view`) is
+//! byte-identical to the general path (a derived document, then the encoders).
+//!
+//! Oracle: `toolwire::present::with_general_path` runs a presentation with the row view
+//! switched off on this thread, so the same presenter and input go through the general writer.
+//! `ToolResponse::data_is_view` says which path a response took; the property test checks that
+//! the view was taken often enough to mean something.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use toolwire::frame::{ChunkedSink, Id, Protocol, frame, framed_len_bound};
+use toolwire::json::{ParseOptions, parse};
+use toolwire::present::{Presenter, Schema, Type, with_general_path};
+use toolwire::toon::Delimiter;
+use toolwire::wire::{Format, ToolResponse};
+
+/// Declared fields, in schema order.
+const FIELDS: [&str; 5] = ["id", "name", "amount", "paid", "note"];
+
+fn presenter(
+    format: Format,
+    censor: &str,
+    budget: Option<usize>,
+    limit: Option<usize>,
+) -> Presenter {
+    let mut b = Presenter::builder("Inv")
+        .schema(
+            Schema::object()
+                .property("id", Schema::string())
+                .property("name", Schema::string())
+                .property("amount", Schema::of(Type::Integer))
+                .property("paid", Schema::boolean())
+                .property(
+                    "note",
+                    Schema::types([Type::String, Type::Null, Type::Number]),
+                )
+                .required(["id", "amount"]),
+        )
+        .redact(["name"], Some(censor))
+        .rules(["Amounts are in cents."])
+        .format(format);
+    if let Some(n) = budget {
+        b = b.token_budget(n);
+    }
+    if let Some(n) = limit {
+        b = b.limit(n);
+    }
+    b.build().unwrap()
+}
+
+/// Everything observable about a presentation: the texts, the frame (through a chunked
+/// sink), the size bound, the side door's format and data.
+fn observe(r: &Result<ToolResponse<'_>, toolwire::present::PresentError>) -> String {
+    let r = match r {
+        Ok(r) => r,
+        Err(e) => return format!("error: {e}"),
+    };
+    let mut framed = Vec::new();
+    let mut sink = ChunkedSink::new(1024, |b| {
+        framed.extend_from_slice(&b);
+        true
+    });
+    frame(
+        &Id::Number("7".into()),
+        r,
+        Protocol::Before20260728,
+        &mut sink,
+    );
+    assert!(sink.finish());
+    let mut plain = Vec::new();
+    frame(
+        &Id::Number("7".into()),
+        r,
+        Protocol::Before20260728,
+        &mut plain,
+    );
+    assert_eq!(framed, plain, "chunked frame equals the plain frame");
+    let bound = framed_len_bound(&Id::Number("7".into()), r);
+    assert!(
+        bound >= framed.len(),
+        "bound {bound} < framed {}",
+        framed.len()
+    );
+    let data = r.data().map(toolwire::json::to_string_compact);
+    format!(
+        "texts: {:?}\nframe: {}\nbound: {bound}\nformat: {:?}\ndata: {data:?}",
+        r.texts(),
+        String::from_utf8_lossy(&framed),
+        r.meta().format
+    )
+}
+
+/// Presents `json` both ways in `format`; returns whether the subject took the row view.
+fn same_both_ways(json: &[u8], p: &Presenter) -> bool {
+    let doc = parse(json, &ParseOptions::new()).unwrap();
+    let subject = p.present(doc.root(), None);
+    let oracle = with_general_path(|| p.present(doc.root(), None));
+    if let Ok(o) = &oracle {
+        assert!(!o.data_is_view(), "the oracle must take the general path");
+    }
+    let took_view = subject.as_ref().is_ok_and(ToolResponse::data_is_view);
+    assert_eq!(
+        observe(&subject),
+        observe(&oracle),
+        "input {}",
+        String::from_utf8_lossy(json)
+    );
+    took_view
+}
+
+const FORMATS: [Format; 6] = [
+    Format::Pretty,
+    Format::Compact,
+    Format::Toon(Delimiter::Comma),
+    Format::Toon(Delimiter::Tab),
+    Format::Toon(Delimiter::Pipe),
+    Format::Auto,
+];
+
+/// JSON text of a string: pieces that need quotes or escapes in some format, reserved tags and
+/// lone surrogates (as JSON escapes).
+fn string_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        4 => "[a-z]{1,5}",
+        1 => Just(" ".to_owned()),
+        1 => Just("<tool_error>".to_owned()),
+        1 => Just("\\ud800".to_owned()),
+        1 => Just("\\\"".to_owned()),
+        1 => Just("\\\\".to_owned()),
+        1 => Just("\\n".to_owned()),
+        1 => Just("|".to_owned()),
+        1 => Just(",".to_owned()),
+        1 => Just("\\t".to_owned()),
+        1 => Just(":".to_owned()),
+        1 => Just("-".to_owned()),
+        1 => Just("12".to_owned()),
+        1 => Just("true".to_owned()),
+        1 => Just("é".to_owned()),
+        1 => Just("[x]".to_owned()),
+    ];
+    prop::collection::vec(piece, 0..4).prop_map(|p| format!("\"{}\"", p.concat()))
+}
+
+fn number_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<i32>().prop_map(|x| x.to_string()),
+        Just("12345678901234567890123".to_owned()),
+        Just("-0".to_owned()),
+        Just("1.5".to_owned()),
+        Just("1e21".to_owned()),
+        Just("2.0".to_owned()),
+    ]
+}
+
+/// Any value's JSON text (containers shallow).
+fn value_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => string_text(),
+        2 => number_text(),
+        1 => any::<bool>().prop_map(|b| b.to_string()),
+        1 => Just("null".to_owned()),
+        1 => Just("[1,\"a\"]".to_owned()),
+        1 => Just("{\"k\":\"v\"}".to_owned()),
+        1 => Just("[]".to_owned()),
+    ]
+}
+
+/// A value of the declared field's type (what a well-behaved handler returns).
+fn typed_text(field: &str) -> BoxedStrategy<String> {
+    match field {
+        "id" | "name" => string_text().boxed(),
+        "amount" => prop_oneof![
+            any::<i32>().prop_map(|x| x.to_string()),
+            Just("12345678901234567890123".to_owned()),
+            Just("2.0".to_owned()),
+        ]
+        .boxed(),
+        "paid" => any::<bool>().prop_map(|b| b.to_string()).boxed(),
+        _ => prop_oneof![string_text(), number_text(), Just("null".to_owned())].boxed(),
+    }
+}
+
+/// A row: all declared fields in order (typed), then edits: fields dropped, extra undeclared
+/// fields, a shuffle, a wrong-typed value.
+fn row_text() -> impl Strategy<Value = String> {
+    let typed: Vec<BoxedStrategy<String>> = FIELDS.iter().map(|f| typed_text(f)).collect();
+    (
+        typed,
+        prop::collection::vec(any::<bool>(), FIELDS.len()),
+        prop::collection::vec(
+            (
+                prop::sample::select(&["x", "y", "id2", "<b>"][..]),
+                value_text(),
+            ),
+            0..2,
+        ),
+        0u8..8,
+        prop::option::weighted(0.15, (0..FIELDS.len(), value_text())),
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|(vals, keep, extras, mode, wrong, shuffle_seed)| {
+            let mut members: Vec<(String, String)> = FIELDS
+                .iter()
+                .zip(vals)
+                .zip(&keep)
+                // Mostly complete rows, so that the view has work to do.
+                .filter(|((f, _), k)| mode < 5 || **k || **f == "id")
+                .map(|((f, v), _)| ((*f).to_owned(), v))
+                .collect();
+            if mode >= 6 {
+                for (k, v) in extras {
+                    members.push((k.to_owned(), v));
+                }
+            }
+            if mode == 7 && members.len() > 1 {
+                let i = shuffle_seed.index(members.len());
+                members.rotate_left(i.max(1));
+            }
+            if let Some((i, v)) = wrong {
+                let f = FIELDS[i];
+                match members.iter_mut().find(|(k, _)| k == f) {
+                    Some(m) => m.1 = v,
+                    None => members.push((f.to_owned(), v)),
+                }
+            }
+            let body: Vec<String> = members
+                .iter()
+                .map(|(k, v)| format!("\"{k}\":{v}"))
+                .collect();
+            format!("{{{}}}", body.join(","))
+        })
+}
+
+fn rows_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        6 => prop::collection::vec(row_text(), 0..6).prop_map(|r| format!("[{}]", r.join(","))),
+        // Uniform complete rows (the TOON table case).
+        3 => (1usize..6, "[a-z]{0,3}")
+            .prop_map(|(rows, s)| {
+                let r: Vec<String> = (0..rows)
+                    .map(|i| {
+                        format!(
+                            "{{\"id\":\"{s}{i}\",\"name\":\"n{i}\",\"amount\":{i},\"paid\":true,\"note\":null}}"
+                        )
+                    })
+                    .collect();
+                format!("[{}]", r.join(","))
+            }),
+        1 => Just("{\"id\":\"a\",\"amount\":1}".to_owned()),
+        1 => Just("null".to_owned()),
+        1 => Just("[1,2]".to_owned()),
+    ]
+}
+
+#[test]
+fn view_equals_general_path_in_every_format() {
+    static VIEWS: AtomicUsize = AtomicUsize::new(0);
+    static CASES: AtomicUsize = AtomicUsize::new(0);
+    let mut runner = TestRunner::new(Config::with_cases(400));
+    let censors = ["[REDACTED]", "", "<tool_error>", "a|b,c", "***"];
+    runner
+        .run(
+            &(
+                rows_text(),
+                0..FORMATS.len(),
+                0..censors.len(),
+                prop::option::of(0usize..4),
+                prop::option::weighted(0.2, 10usize..200),
+            ),
+            |(json, f, c, limit, budget)| {
+                let p = presenter(FORMATS[f], censors[c], budget, limit);
+                CASES.fetch_add(1, Ordering::Relaxed);
+                if same_both_ways(json.as_bytes(), &p) {
+                    VIEWS.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+    let (views, cases) = (VIEWS.load(Ordering::Relaxed), CASES.load(Ordering::Relaxed));
+    assert!(
+        views * 4 >= cases,
+        "the row view was taken in {views} of {cases} cases"
+    );
+}
+
+/// Large uniform tables: the parallel TOON chunks (4096 rows and more) and the JSON writers.
+#[test]
+fn large_tables_equal_both_ways() {
+    for (rows, shuffled) in [(5000, false), (9000, true)] {
+        let mut json = String::from("[");
+        for i in 0..rows {
+            if i > 0 {
+                json.push(',');
+            }
+            if shuffled && i % 3 == 0 {
+                json.push_str(&format!(
+                    "{{\"paid\":false,\"amount\":{i},\"x\":[1],\"id\":\"I{i}\",\"note\":\"a,b\",\"name\":\"N\"}}"
+                ));
+            } else {
+                json.push_str(&format!(
+                    "{{\"id\":\"I{i}\",\"name\":\"N\",\"amount\":{i},\"paid\":true,\"note\":{}}}",
+                    if i % 7 == 0 {
+                        "null".to_owned()
+                    } else {
+                        format!("\"t {i}\"")
+                    }
+                ));
+            }
+        }
+        json.push(']');
+        for format in FORMATS {
+            let p = presenter(format, "[REDACTED]", None, None);
+            assert!(
+                same_both_ways(json.as_bytes(), &p),
+                "{format:?} took the view"
+            );
+        }
+    }
+}
+
+fn texts(p: &Presenter, json: &str) -> (Vec<String>, bool) {
+    let doc = parse(json.as_bytes(), &ParseOptions::new()).unwrap();
+    let r = p.present(doc.root(), None).unwrap();
+    (r.texts(), r.data_is_view())
+}
+
+#[test]
+fn small_view_exact_texts() {
+    let json = r#"[{"amount":5,"id":"A","x":{"deep":1},"name":"Bob","paid":true},
+                   {"id":"B-1","name":"Eve","amount":12345678901234567890123,"paid":false,"note":null}]"#;
+    let compact = presenter(Format::Compact, "[REDACTED]", None, None);
+    assert_eq!(
+        texts(&compact, json),
+        (
+            vec![
+                r#"[{"id":"A","name":"[REDACTED]","amount":5,"paid":true},{"id":"B-1","name":"[REDACTED]","amount":12345678901234567890123,"paid":false,"note":null}]"#.to_owned(),
+                "<domain_rules>\n- Amounts are in cents.\n</domain_rules>".to_owned(),
+            ],
+            true
+        )
+    );
+    let pretty = presenter(Format::Pretty, "[REDACTED]", None, Some(1));
+    let (t, view) = texts(&pretty, json);
+    assert!(view);
+    assert_eq!(
+        t[0],
+        "[\n  {\n    \"id\": \"A\",\n    \"name\": \"[REDACTED]\",\n    \"amount\": 5,\n    \"paid\": true\n  }\n]"
+    );
+    assert_eq!(t.len(), 3, "{t:?}");
+    assert!(
+        t[1].contains("Dataset truncated. 1 shown, 1 hidden."),
+        "{}",
+        t[1]
+    );
+    // The second row has a field the first lacks: not a table, so TOON takes the general path.
+    let toon = presenter(Format::Toon(Delimiter::Pipe), "[REDACTED]", None, None);
+    let (t, view) = texts(&toon, json);
+    assert!(!view);
+    assert_eq!(
+        t[0],
+        "[2|]:\n  - id: A\n    name: \"[REDACTED]\"\n    amount: 5\n    paid: true\n  - id: B-1\n    name: \"[REDACTED]\"\n    amount: 12345678901234567890123\n    paid: false\n    note: null"
+    );
+    let uniform = r#"[{"id":"A","name":"Bob","amount":5,"paid":true,"note":"x|y"},
+                      {"note":null,"paid":false,"amount":-7,"name":"Eve","id":"true"}]"#;
+    let (t, view) = texts(&toon, uniform);
+    assert!(view);
+    assert_eq!(
+        t[0],
+        "[2|]{id|name|amount|paid|note}:\n  A|\"[REDACTED]\"|5|true|\"x|y\"\n  \"true\"|\"[REDACTED]\"|-7|false|null"
+    );
+    // A reserved tag in the censor: TOON falls back to compact JSON, escaped.
+    let tagged = presenter(Format::Toon(Delimiter::Comma), "<tool_error>", None, None);
+    let doc = parse(uniform.as_bytes(), &ParseOptions::new()).unwrap();
+    let r = tagged.present(doc.root(), None).unwrap();
+    assert!(r.data_is_view());
+    assert_eq!(r.meta().format, Format::Compact);
+    assert_eq!(
+        r.texts()[0],
+        r#"[{"id":"A","name":"\u003ctool_error>","amount":5,"paid":true,"note":"x|y"},{"id":"true","name":"\u003ctool_error>","amount":-7,"paid":false,"note":null}]"#
+    );
+}
+
+#[test]
+fn failing_rows_keep_the_exact_validation_message() {
+    let p = presenter(Format::Compact, "[REDACTED]", None, None);
+    let json = r#"[{"id":"A","amount":1},{"id":2,"amount":"x"},{"name":"n"},
+                   {"id":"A","name":"n","amount":"x","paid":true,"note":null}]"#;
+    let doc = parse(json.as_bytes(), &ParseOptions::new()).unwrap();
+    let e = p.present(doc.root(), None).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        with_general_path(|| p.present(doc.root(), None))
+            .unwrap_err()
+            .to_string()
+    );
+    // Only a row in the canonical layout fails.
+    let json = r#"[{"id":"A","name":"n","amount":1,"paid":true,"note":null},
+                   {"id":"A","name":"n","amount":"x","paid":true,"note":null}]"#;
+    let doc = parse(json.as_bytes(), &ParseOptions::new()).unwrap();
+    assert_eq!(
+        p.present(doc.root(), None).unwrap_err().to_string(),
+        "<tool_error code=\"OUTPUT_VALIDATION_FAILED\" severity=\"error\">\n<message>[Inv presenter] 1 problem(s): item 1 'amount': expected integer, got string</message>\n<recovery>The server returned data that does not match its declared schema. Retrying the same call will not help.</recovery>\n</tool_error>"
+    );
+    assert!(
+        e.to_string().contains(
+            "[Inv presenter] 5 problem(s): item 1 'id': expected string, got number; item 1 'amount': expected integer, got string; item 2 'id': expected string, got missing; item 2 'amount': expected integer, got missing; item 3 'amount': expected integer, got string"
+        ),
+        "{e}"
+    );
+}
