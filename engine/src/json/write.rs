@@ -57,7 +57,7 @@
 //! );
 //! ```
 
-use crate::doc::{Doc, Node, Value};
+use crate::doc::{Node, Value};
 use crate::sink::Sink;
 
 /// The bytes of JSON output, separated from the walk over the document (the shape of
@@ -361,7 +361,7 @@ where
 /// Writes a primitive tape node of `doc` through `fmt` (a container writes `null`: callers
 /// pass primitives only). Shared by the tape walk and the presenter's row view.
 #[inline(always)]
-pub(crate) fn write_leaf<F, W>(out: &mut W, fmt: &mut F, doc: &Doc<'_>, node: Node)
+pub(crate) fn write_leaf<F, W>(out: &mut W, fmt: &mut F, doc: &crate::doc::Doc<'_>, node: Node)
 where
     F: Formatter + ?Sized,
     W: Sink + ?Sized,
