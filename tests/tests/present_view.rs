@@ -40,6 +40,7 @@ fn presenter(
         )
         .redact(["name"], Some(censor))
         .rules(["Amounts are in cents."])
+        .select(true)
         .format(format);
     if let Some(n) = budget {
         b = b.token_budget(n);
@@ -92,11 +93,12 @@ fn observe(r: &Result<ToolResponse<'_>, toolwire::present::PresentError>) -> Str
     )
 }
 
-/// Presents `json` both ways in `format`; returns whether the subject took the row view.
-fn same_both_ways(json: &[u8], p: &Presenter) -> bool {
+/// Presents `json` both ways (with the `_select` names `select`); returns whether the subject
+/// took the row view.
+fn same_both_ways(json: &[u8], p: &Presenter, select: Option<&[&str]>) -> bool {
     let doc = parse(json, &ParseOptions::new()).unwrap();
-    let subject = p.present(doc.root(), None);
-    let oracle = with_general_path(|| p.present(doc.root(), None));
+    let subject = p.present(doc.root(), select);
+    let oracle = with_general_path(|| p.present(doc.root(), select));
     if let Ok(o) = &oracle {
         assert!(!o.data_is_view(), "the oracle must take the general path");
     }
@@ -268,11 +270,15 @@ fn view_equals_general_path_in_every_format() {
                 0..censors.len(),
                 prop::option::of(0usize..4),
                 prop::option::weighted(0.2, 10usize..200),
+                prop::option::weighted(
+                    0.3,
+                    prop::collection::vec(prop::sample::select(&FIELDS[..]), 0..4),
+                ),
             ),
-            |(json, f, c, limit, budget)| {
+            |(json, f, c, limit, budget, select)| {
                 let p = presenter(FORMATS[f], censors[c], budget, limit);
                 CASES.fetch_add(1, Ordering::Relaxed);
-                if same_both_ways(json.as_bytes(), &p) {
+                if same_both_ways(json.as_bytes(), &p, select.as_deref()) {
                     VIEWS.fetch_add(1, Ordering::Relaxed);
                 }
                 Ok(())
@@ -314,8 +320,13 @@ fn large_tables_equal_both_ways() {
         for format in FORMATS {
             let p = presenter(format, "[REDACTED]", None, None);
             assert!(
-                same_both_ways(json.as_bytes(), &p),
+                same_both_ways(json.as_bytes(), &p, None),
                 "{format:?} took the view"
+            );
+            let select = ["note", "amount", "name"];
+            assert!(
+                same_both_ways(json.as_bytes(), &p, Some(&select)),
+                "{format:?} select"
             );
         }
     }
@@ -409,5 +420,35 @@ fn failing_rows_keep_the_exact_validation_message() {
             "[Inv presenter] 5 problem(s): item 1 'id': expected string, got number; item 1 'amount': expected integer, got string; item 2 'id': expected string, got missing; item 2 'amount': expected integer, got missing; item 3 'amount': expected integer, got string"
         ),
         "{e}"
+    );
+}
+
+#[test]
+fn select_folds_into_the_field_list() {
+    let json = r#"[{"id":"A","name":"Bob","amount":5,"paid":true,"note":"x"},
+                   {"id":"B","name":"Eve","amount":6,"paid":false}]"#;
+    let doc = parse(json.as_bytes(), &ParseOptions::new()).unwrap();
+    let p = presenter(Format::Toon(Delimiter::Comma), "<tool_error>", None, None);
+    // The redacted field selected: its censor's reserved tag makes TOON fall back to JSON.
+    let r = p
+        .present(doc.root(), Some(&["name", "id", "name"]))
+        .unwrap();
+    assert!(r.data_is_view());
+    assert_eq!(r.meta().format, Format::Compact);
+    assert_eq!(
+        r.texts()[0],
+        r#"[{"name":"\u003ctool_error>","id":"A"},{"name":"\u003ctool_error>","id":"B"}]"#
+    );
+    // The general path too (its projected document keeps the censor's flag).
+    let g = with_general_path(|| p.present(doc.root(), Some(&["name", "id"]))).unwrap();
+    assert!(!g.data_is_view());
+    assert_eq!(g.meta().format, Format::Compact);
+    assert_eq!(g.texts(), r.texts());
+    let p = presenter(Format::Toon(Delimiter::Comma), "[REDACTED]", None, None);
+    let r = p.present(doc.root(), Some(&["amount", "name"])).unwrap();
+    assert!(r.data_is_view());
+    assert_eq!(
+        r.texts()[0],
+        "[2]{amount,name}:\n  5,\"[REDACTED]\"\n  6,\"[REDACTED]\""
     );
 }

@@ -674,7 +674,8 @@ fn reads_rows(plan: &Plan) -> bool {
         && plan.embeds.is_empty())
 }
 
-/// The presentation of the first `kept` rows of `a` as a row view (`present::view`), when the
+/// The presentation of the first `kept` rows of `a` (projected on `select`, the checked
+/// `_select` names) as a row view (`present::view`), when the
 /// plan allows one and every row passes the fast path's checks; `None` sends the call to the
 /// general writer (which also produces the validation messages). Only static rules follow the
 /// data here, so stages 4–7 read nothing.
@@ -682,12 +683,13 @@ fn present_view<'d>(
     plan: &Plan,
     a: crate::doc::Array<'d>,
     kept: usize,
+    select: Option<&[&str]>,
 ) -> Option<Result<ToolResponse<'d>, PresentError>> {
     let cfg = &plan.cfg;
     if reads_rows(plan) || FORCE_GENERAL.with(std::cell::Cell::get) {
         return None;
     }
-    let view = super::RowView::validate(plan, a, kept)?;
+    let view = super::RowView::validate(plan, a, kept, select)?;
     if matches!(cfg.format, Format::Toon(_) | Format::Auto) && !view.uniform() {
         // The derived array would not be a TOON table: the general writer's document.
         return None;
@@ -793,10 +795,10 @@ impl Presenter {
             max
         };
         let mut max = None;
-        if let (ValueRef::Array(a), None) = (data.get(), &select) {
+        if let ValueRef::Array(a) = data.get() {
             let m = kept_len(a);
             max = Some(m);
-            if let Some(r) = present_view(plan, a, m) {
+            if let Some(r) = present_view(plan, a, m, select.as_deref()) {
                 return r;
             }
         }

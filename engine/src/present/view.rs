@@ -48,6 +48,9 @@ pub(crate) struct RowView<'d> {
     first: usize,
     /// Kept rows.
     rows: usize,
+    /// The declared fields the data block shows, in its order: schema order, or the
+    /// `_select` request order.
+    order: Vec<usize>,
     /// Per row and declared field, the value's offset from the row's node (0: absent);
     /// `None` when every row is canonical.
     offsets: Option<Vec<u32>>,
@@ -77,10 +80,27 @@ impl<'d> RowView<'d> {
     /// Validates the first `kept` rows of `arr` under `plan`'s flat fast path, writing
     /// nothing. `None` when the plan has no flat fast path or some row needs the general
     /// writer (a failed check, a kept cell that is a container).
-    pub(crate) fn validate(plan: &Plan, arr: Array<'d>, kept: usize) -> Option<RowView<'d>> {
+    /// `select`: the `_select` names (checked, distinct), or `None` for every field.
+    pub(crate) fn validate(
+        plan: &Plan,
+        arr: Array<'d>,
+        kept: usize,
+        select: Option<&[&str]>,
+    ) -> Option<RowView<'d>> {
         let f = plan.fast.as_ref()?;
         if !f.flat {
             return None;
+        }
+        let order: Vec<usize> = match select {
+            None => (0..f.keys.len()).collect(),
+            Some(names) => names
+                .iter()
+                .map(|name| f.keys.iter().position(|k| &k[..] == name.as_bytes()))
+                .collect::<Option<_>>()?,
+        };
+        let mut shown = vec![false; f.keys.len()];
+        for &j in &order {
+            shown[j] = true;
         }
         let kept = kept.min(arr.len());
         let doc = arr.as_value().doc();
@@ -102,9 +122,9 @@ impl<'d> RowView<'d> {
                 match canonical_row(f, doc, ri) {
                     Probe::Canonical => {
                         if r == 0 {
-                            first_present = vec![true; n];
+                            first_present = shown.clone();
                         } else {
-                            uniform &= first_present.iter().all(|&p| p);
+                            uniform &= first_present == shown;
                         }
                         if let Some(t) = &mut offsets {
                             t.extend((0..n).map(|j| (2 + 2 * j) as u32));
@@ -146,13 +166,12 @@ impl<'d> RowView<'d> {
                     .iter()
                     .enumerate()
                     .all(|(j, &o)| o as usize == 2 + 2 * j);
+            // Presence of the shown fields (the others do not reach the data block).
+            let present = slots.iter().zip(&shown).map(|(&o, &s)| s && o != 0);
             if r == 0 {
-                first_present = slots.iter().map(|&o| o != 0).collect();
+                first_present = present.collect();
             } else {
-                uniform &= slots
-                    .iter()
-                    .zip(&first_present)
-                    .all(|(&o, &p)| (o != 0) == p);
+                uniform &= present.eq(first_present.iter().copied());
             }
             match &mut offsets {
                 Some(t) => t.extend_from_slice(&slots),
@@ -176,6 +195,7 @@ impl<'d> RowView<'d> {
             doc,
             first,
             rows: kept,
+            order,
             offsets,
             uniform,
             reserved_tag: doc.has_reserved_tag() || crate::tag::contains_reserved_tag(censor),
@@ -271,7 +291,7 @@ impl<'d> RowView<'d> {
             }
             fmt.begin_array_value(out, r == 0);
             let mut first = true;
-            for j in 0..f.keys.len() {
+            for &j in &self.order {
                 let Some(v) = self.value_at(ri, r, j) else {
                     continue;
                 };
@@ -303,7 +323,9 @@ impl<'d> RowView<'d> {
         if self.rows == 0 {
             return Vec::new();
         }
-        (0..f.keys.len())
+        self.order
+            .iter()
+            .copied()
             .filter(|&j| self.value_at(self.first, 0, j).is_some())
             .map(|j| &f.keys[j][..])
             .collect()
@@ -331,7 +353,7 @@ impl<'d> RowView<'d> {
             }
             let o = b.begin_object();
             let mut count = 0;
-            for j in 0..n {
+            for &j in &self.order {
                 let Some(v) = self.value_at(ri, r, j) else {
                     continue;
                 };
@@ -378,7 +400,7 @@ impl<'d> RowView<'d> {
                 ri = self.next_row(ri);
             }
             bound += node_len_bound(&object, 1);
-            for j in 0..f.keys.len() {
+            for &j in &self.order {
                 if let Some(v) = self.value_at(ri, r, j) {
                     bound += node_len_bound(&nodes[v - 1], 2);
                     bound += if f.redacted[j] {
@@ -467,7 +489,7 @@ impl TableRows for ToonRows<'_, '_> {
         let view = self.view;
         let f = &*view.fast;
         let nodes = view.doc.nodes();
-        for j in 0..f.keys.len() {
+        for &j in &view.order {
             let Some(v) = view.value_at(ri, r, j) else {
                 continue;
             };
