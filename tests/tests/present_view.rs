@@ -328,6 +328,20 @@ fn large_tables_equal_both_ways() {
                 same_both_ways(json.as_bytes(), &p, Some(&select)),
                 "{format:?} select"
             );
+            // Parallel chunks (3 threads) equal the sequential encoding (1 thread).
+            let doc = parse(json.as_bytes(), &ParseOptions::new()).unwrap();
+            let run = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    let r = p.present(doc.root(), None).unwrap();
+                    assert!(r.data_is_view());
+                    r.texts()
+                })
+            };
+            assert_eq!(run(1), run(3), "{format:?}");
         }
     }
 }
