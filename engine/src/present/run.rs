@@ -4,6 +4,10 @@
 //! recursive walk that writes the derived document. The walk keeps one scratch vector (the
 //! members of the object being written, in schema order) and one path stack (for messages)
 //! for the whole call: no allocation per row beyond the derived tape and heap.
+//!
+//! Before that walk, a collection whose plan allows it is tried as a row view
+//! (`present::view`): validation without writing, then a data block read from the input tape.
+//! `with_general_path` switches the view off for tests that compare both paths.
 
 use super::redact::RNode;
 use super::schema::Schema;

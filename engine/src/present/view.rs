@@ -113,7 +113,8 @@ impl<'d> RowView<'d> {
         let mut uniform = true;
         let mut ri = first;
         for r in 0..kept {
-            let Node::Object { len, end } = nodes[ri] else {
+            // (`get`: a hand-made tape whose lengths lie ends the view, never in a panic.)
+            let Some(&Node::Object { len, end }) = nodes.get(ri) else {
                 return None;
             };
             // The common row first: exactly the declared fields, in order, kept cells
