@@ -227,9 +227,15 @@ fn row_text() -> impl Strategy<Value = String> {
                     None => members.push((f.to_owned(), v)),
                 }
             }
+            // A declared key spelled with an escape is the same key.
+            let escaped = |k: &str| match (mode, k) {
+                (4, "id") => "\\u0069d".to_owned(),
+                (4, "name") => "n\\u0061me".to_owned(),
+                _ => k.to_owned(),
+            };
             let body: Vec<String> = members
                 .iter()
-                .map(|(k, v)| format!("\"{k}\":{v}"))
+                .map(|(k, v)| format!("\"{}\":{v}", escaped(k)))
                 .collect();
             format!("{{{}}}", body.join(","))
         })
