@@ -14,7 +14,7 @@ use toolwire::frame::{ChunkedSink, Id, Protocol, frame, framed_len_bound};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::present::{Presenter, Schema, Type, with_general_path};
 use toolwire::toon::Delimiter;
-use toolwire::wire::{Format, ToolResponse};
+use toolwire::wire::{Format, Suggestion, ToolResponse};
 
 /// Declared fields, in schema order.
 const FIELDS: [&str; 5] = ["id", "name", "amount", "paid", "note"];
@@ -24,6 +24,19 @@ fn presenter(
     censor: &str,
     budget: Option<usize>,
     limit: Option<usize>,
+) -> Presenter {
+    with_stages(format, censor, budget, limit, 0)
+}
+
+/// `stages`: 0 static rules only; 1 item rules and item suggestion callbacks (read the first
+/// row: the view serves them); 2 a static collection suggestion; 3 collection rules (read
+/// every row: the general path).
+fn with_stages(
+    format: Format,
+    censor: &str,
+    budget: Option<usize>,
+    limit: Option<usize>,
+    stages: u8,
 ) -> Presenter {
     let mut b = Presenter::builder("Inv")
         .schema(
@@ -47,6 +60,24 @@ fn presenter(
     }
     if let Some(n) = limit {
         b = b.limit(n);
+    }
+    match stages {
+        1 => {
+            b = b
+                .item_rules(|v| vec![format!("first: {}", toolwire::json::to_string_compact(v))])
+                .item_suggestions(|v| {
+                    vec![Suggestion {
+                        tool: "open".into(),
+                        reason: toolwire::json::to_string_compact(v),
+                    }]
+                });
+        }
+        2 => b = b.collection_suggestion("next_page", "more rows"),
+        3 => {
+            b = b
+                .collection_rules(|v| vec![format!("{} rows", v.as_array().map_or(0, |a| a.len()))])
+        }
+        _ => {}
     }
     b.build().unwrap()
 }
@@ -280,9 +311,10 @@ fn view_equals_general_path_in_every_format() {
                     0.3,
                     prop::collection::vec(prop::sample::select(&FIELDS[..]), 0..4),
                 ),
+                prop_oneof![3 => Just(0u8), 1 => Just(1u8), 1 => Just(2u8), 1 => Just(3u8)],
             ),
-            |(json, f, c, limit, budget, select)| {
-                let p = presenter(FORMATS[f], censors[c], budget, limit);
+            |(json, f, c, limit, budget, select, stages)| {
+                let p = with_stages(FORMATS[f], censors[c], budget, limit, stages);
                 CASES.fetch_add(1, Ordering::Relaxed);
                 if same_both_ways(json.as_bytes(), &p, select.as_deref()) {
                     VIEWS.fetch_add(1, Ordering::Relaxed);
@@ -470,5 +502,29 @@ fn select_folds_into_the_field_list() {
     assert_eq!(
         r.texts()[0],
         "[2]{amount,name}:\n  5,\"[REDACTED]\"\n  6,\"[REDACTED]\""
+    );
+}
+
+#[test]
+fn first_row_stages_read_the_censored_row() {
+    let json = r#"[{"id":"A","name":"Bob","amount":5,"x":1},{"id":"B","name":"Eve","amount":6}]"#;
+    let doc = parse(json.as_bytes(), &ParseOptions::new()).unwrap();
+    let p = with_stages(Format::Compact, "***", None, None, 1);
+    let r = p.present(doc.root(), Some(&["amount"])).unwrap();
+    assert!(r.data_is_view());
+    assert_eq!(
+        r.texts(),
+        vec![
+            r#"[{"amount":5},{"amount":6}]"#.to_owned(),
+            "<domain_rules>\n- Amounts are in cents.\n- first: {\"id\":\"A\",\"name\":\"***\",\"amount\":5}\n</domain_rules>".to_owned(),
+            "<action_suggestions>\n- open: {\"id\":\"A\",\"name\":\"***\",\"amount\":5}\n</action_suggestions>".to_owned(),
+        ]
+    );
+    let p = with_stages(Format::Compact, "***", None, None, 3);
+    let r = p.present(doc.root(), None).unwrap();
+    assert!(!r.data_is_view(), "collection rules read every row");
+    assert_eq!(
+        r.texts()[1],
+        "<domain_rules>\n- Amounts are in cents.\n- 2 rows\n</domain_rules>"
     );
 }

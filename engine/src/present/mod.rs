@@ -19,7 +19,8 @@
 //!
 //! The common case copies nothing: a collection under an object schema of leaf properties
 //! (redaction of whole properties allowed; no `additionalProperties`, no embeds) whose
-//! presenter has no UI, rule or suggestion callbacks reading the rows is validated by a pass
+//! presenter has no collection UI, collection rules or collection suggestion callbacks (item
+//! rules and suggestions read the first kept row, materialised alone) is validated by a pass
 //! that writes nothing, and its data block is a *row view*: the input rows read through the
 //! compiled field list (schema order or the `_select` order, censors in place), encoded
 //! straight from the input tape, byte-identical to the derived document's encoding. A row

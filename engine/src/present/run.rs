@@ -665,24 +665,31 @@ fn derive(plan: &Plan, root: Value<'_>, shape: Shape, d: &mut Derived) {
     }
 }
 
-/// True when a stage after the data (UI, item or collection rules, suggestions, embeds) may
-/// read the derived rows.
-fn reads_rows(plan: &Plan) -> bool {
+/// True when a stage after the data of a collection may read more than its first kept row:
+/// collection UI, collection rules, collection suggestion callbacks, embeds. (Item UI is not
+/// used for collections; item rules and suggestions read the first row only.)
+fn reads_all_rows(plan: &Plan) -> bool {
     let c = &plan.cfg;
-    !(c.item_rules.is_empty()
-        && c.collection_rules.is_empty()
-        && c.item_ui.is_empty()
-        && c.collection_ui.is_empty()
-        && c.item_suggest.is_empty()
-        && c.collection_suggest.is_empty()
-        && plan.embeds.is_empty())
+    !c.collection_rules.is_empty()
+        || !c.collection_ui.is_empty()
+        || c.collection_suggest
+            .iter()
+            .any(|s| matches!(s, SuggestSource::Fn(_)))
+        || !plan.embeds.is_empty()
+}
+
+/// True when a stage after the data reads the first kept row (item rules and suggestions, or
+/// static collection suggestions, which are skipped for an empty collection).
+fn reads_first_row(plan: &Plan) -> bool {
+    let c = &plan.cfg;
+    !(c.item_rules.is_empty() && c.item_suggest.is_empty() && c.collection_suggest.is_empty())
 }
 
 /// The presentation of the first `kept` rows of `a` (projected on `select`, the checked
 /// `_select` names) as a row view (`present::view`), when the
 /// plan allows one and every row passes the fast path's checks; `None` sends the call to the
-/// general writer (which also produces the validation messages). Only static rules follow the
-/// data here, so stages 4–7 read nothing.
+/// general writer (which also produces the validation messages). Stages 4–7 read at most the
+/// first kept row here, which is materialised alone for them.
 fn present_view<'d>(
     plan: &Plan,
     a: crate::doc::Array<'d>,
@@ -690,7 +697,7 @@ fn present_view<'d>(
     select: Option<&[&str]>,
 ) -> Option<Result<ToolResponse<'d>, PresentError>> {
     let cfg = &plan.cfg;
-    if reads_rows(plan) || FORCE_GENERAL.with(std::cell::Cell::get) {
+    if reads_all_rows(plan) || FORCE_GENERAL.with(std::cell::Cell::get) {
         return None;
     }
     let view = super::RowView::validate(plan, a, kept, select)?;
@@ -699,15 +706,24 @@ fn present_view<'d>(
         return None;
     }
     let total = a.len();
-    let mut ui = Vec::new();
+    let mut d = Derived::default();
     if kept < total {
-        ui.push(truncation_notice(kept, total));
+        d.ui.push(truncation_notice(kept, total));
+    }
+    let shape = Shape::Collection { total };
+    if reads_first_row(plan) {
+        let first = view.first_row();
+        derive(plan, first.root(), shape, &mut d);
+    } else {
+        // Static rules only; `derive` would read nothing.
+        d.rules.extend(cfg.rules.iter().cloned());
     }
     Some(
         response_view(view)
             .format(cfg.format)
-            .ui_blocks(ui)
-            .system_rules(cfg.rules.iter().cloned())
+            .ui_blocks(d.ui)
+            .system_rules(d.rules)
+            .system_hint(d.suggestions)
             .build()
             .map_err(PresentError::Encode),
     )

@@ -3,8 +3,9 @@
 //!
 //! When a presenter's plan has a flat fast path (an object schema whose `properties` are all
 //! leaves or wholesale-redacted, no `additionalProperties`, no embeds) and nothing after the
-//! data reads the derived rows (no UI, callbacks or suggestions; static rules only) and no
-//! `_select` applies, [`RowView::validate`] runs the checks of `Writer::fast_row` over the
+//! data reads more than the first kept row (no collection UI, collection rules or collection
+//! suggestion callbacks; item rules and suggestions get the first row, materialised alone by
+//! [`RowView::first_row`]), [`RowView::validate`] runs the checks of `Writer::fast_row` over the
 //! kept rows without writing anything: type masks, `required`, the in-order key guess. It
 //! also asks that every kept (non-redacted) cell is a primitive. Any row that fails sends the
 //! whole presentation to the general writer, which produces today's derived document and its
@@ -16,14 +17,15 @@
 //! the row (0: absent), `4 × fields` bytes per row. The writers then produce, straight from
 //! the input tape, the bytes the encoders would produce for the derived document: the declared
 //! members present in the row, in schema order, redacted ones as the censor, nulls kept as
-//! the fast path keeps them. JSON goes through the same [`Formatter`] calls and
+//! the fast path keeps them; under `_select`, the requested fields in request order. JSON goes
+//! through the same [`Formatter`] calls and
 //! [`write_leaf`](crate::json::write_leaf); TOON through [`crate::toon::encode_table`] (the
 //! encoder's header, cell, quoting and parallel chunk code). A TOON (or `Auto`) view is only
 //! taken when every row holds the same non-empty set of fields, i.e. when the derived array
 //! would be tabular.
 //!
 //! The testing side door ([`crate::wire::ToolResponse::data`]) materialises the derived
-//! document on first use (the same tape `fast_row` writes); `Format::Auto` judges a
+//! document on first use (the values `fast_row` writes, strings copied); `Format::Auto` judges a
 //! materialised sample of its first [`AUTO_SAMPLE_ROWS`] rows, as [`choose_auto`] would.
 
 use std::sync::{Arc, OnceLock};
@@ -239,7 +241,7 @@ impl<'d> RowView<'d> {
     pub(crate) fn resolve(&self, format: Format) -> Format {
         let format = match format {
             Format::Auto => {
-                let sample = self.materialise(self.rows.min(AUTO_SAMPLE_ROWS));
+                let sample = self.materialise(self.rows.min(AUTO_SAMPLE_ROWS), &self.order);
                 choose_auto(sample.root())
             }
             f => f,
@@ -332,9 +334,10 @@ impl<'d> RowView<'d> {
             .collect()
     }
 
-    /// The derived document's first `rows` rows: the values `Writer::fast_row` writes, with
-    /// the same flags, every string copied (the document borrows nothing).
-    fn materialise(&self, rows: usize) -> Doc<'static> {
+    /// The derived document's first `rows` rows with the fields `order`: the values
+    /// `Writer::fast_row` writes (then `_select` keeps), with the same flags, every string
+    /// copied (the document borrows nothing).
+    fn materialise(&self, rows: usize, order: &[usize]) -> Doc<'static> {
         let f = &*self.fast;
         let n = f.keys.len();
         let doc = self.doc;
@@ -354,7 +357,7 @@ impl<'d> RowView<'d> {
             }
             let o = b.begin_object();
             let mut count = 0;
-            for &j in &self.order {
+            for &j in order {
                 let Some(v) = self.value_at(ri, r, j) else {
                     continue;
                 };
@@ -375,7 +378,15 @@ impl<'d> RowView<'d> {
 
     /// The derived document (materialised on first use: the testing side door only).
     pub(crate) fn derived(&self) -> &Doc<'static> {
-        self.derived.get_or_init(|| self.materialise(self.rows))
+        self.derived
+            .get_or_init(|| self.materialise(self.rows, &self.order))
+    }
+
+    /// The first kept row as the derived document holds it before `_select` (every declared
+    /// field present), alone in an array: what item rules and suggestions read.
+    pub(crate) fn first_row(&self) -> Doc<'static> {
+        let all: Vec<usize> = (0..self.fast.keys.len()).collect();
+        self.materialise(self.rows.min(1), &all)
     }
 
     /// `ToolResponse::block_len_bound` of the derived document, computed from the view: the
