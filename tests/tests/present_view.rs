@@ -333,13 +333,24 @@ fn view_equals_general_path_in_every_format() {
 /// Large uniform tables: the parallel TOON chunks (4096 rows and more) and the JSON writers.
 #[test]
 fn large_tables_equal_both_ways() {
-    for (rows, shuffled) in [(5000, false), (9000, true)] {
+    // (rows, which rows list their keys in another order): the row scan runs in parallel
+    // chunks of 4096 rows from 8192 rows on, so some chunks need an offset table and others not.
+    let every_third = |i: usize| i % 3 == 0;
+    let last_chunk_only = |i: usize| i == 10_000;
+    let none = |_: usize| false;
+    let cases: [(usize, &dyn Fn(usize) -> bool); 4] = [
+        (5000, &none),
+        (9000, &every_third),
+        (12_000, &last_chunk_only),
+        (12_000, &none),
+    ];
+    for (rows, shuffled) in cases {
         let mut json = String::from("[");
         for i in 0..rows {
             if i > 0 {
                 json.push(',');
             }
-            if shuffled && i % 3 == 0 {
+            if shuffled(i) {
                 json.push_str(&format!(
                     "{{\"paid\":false,\"amount\":{i},\"x\":[1],\"id\":\"I{i}\",\"note\":\"a,b\",\"name\":\"N\"}}"
                 ));
@@ -526,5 +537,33 @@ fn first_row_stages_read_the_censored_row() {
     assert_eq!(
         r.texts()[1],
         "<domain_rules>\n- Amounts are in cents.\n- 2 rows\n</domain_rules>"
+    );
+}
+
+#[test]
+fn a_failing_row_in_a_late_parallel_chunk_fails_the_call() {
+    let mut json = String::from("[");
+    for i in 0..12_000 {
+        if i > 0 {
+            json.push(',');
+        }
+        let amount = if i == 11_000 {
+            "\"x\"".to_owned()
+        } else {
+            i.to_string()
+        };
+        json.push_str(&format!(
+            "{{\"id\":\"I{i}\",\"name\":\"N\",\"amount\":{amount},\"paid\":true,\"note\":null}}"
+        ));
+    }
+    json.push(']');
+    let p = presenter(Format::Compact, "[REDACTED]", None, None);
+    let doc = parse(json.as_bytes(), &ParseOptions::new()).unwrap();
+    let e = p.present(doc.root(), None).unwrap_err().to_string();
+    assert!(
+        e.contains(
+            "[Inv presenter] 1 problem(s): item 11000 'amount': expected integer, got string"
+        ),
+        "{e}"
     );
 }

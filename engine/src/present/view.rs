@@ -30,6 +30,8 @@
 
 use std::sync::{Arc, OnceLock};
 
+use rayon::prelude::*;
+
 use super::estimate::{AUTO_SAMPLE_ROWS, choose_auto};
 use super::run::{FastRow, kind};
 use super::schema::kinds;
@@ -109,87 +111,32 @@ impl<'d> RowView<'d> {
         let nodes = doc.nodes();
         let n = f.keys.len();
         let first = arr.as_value().index() + 1;
-        let mut slots = vec![0u32; n];
-        let mut first_present: Vec<bool> = Vec::new();
-        let mut offsets: Option<Vec<u32>> = None;
-        let mut uniform = true;
-        let mut ri = first;
-        for r in 0..kept {
-            // (`get`: a hand-made tape whose lengths lie ends the view, never in a panic.)
-            let Some(&Node::Object { len, end }) = nodes.get(ri) else {
-                return None;
-            };
-            // The common row first: exactly the declared fields, in order, kept cells
-            // primitive (nothing to record).
-            if len as usize == n {
-                match canonical_row(f, doc, ri) {
-                    Probe::Canonical => {
-                        if r == 0 {
-                            first_present = shown.clone();
-                        } else {
-                            uniform &= first_present == shown;
-                        }
-                        if let Some(t) = &mut offsets {
-                            t.extend((0..n).map(|j| (2 + 2 * j) as u32));
-                        }
-                        ri = end as usize;
-                        continue;
-                    }
-                    Probe::Invalid => return None,
-                    Probe::Other => {}
+        let scan = if kept >= PARALLEL_ROWS && rayon::current_num_threads() > 1 {
+            // Chunks of rows scanned in parallel (one sequential hop per row to find them).
+            let mut starts = Vec::with_capacity(kept.div_ceil(CHUNK_ROWS));
+            let mut ri = first;
+            for r in 0..kept {
+                if r % CHUNK_ROWS == 0 {
+                    starts.push((ri, CHUNK_ROWS.min(kept - r)));
                 }
-            }
-            slots.fill(0);
-            let mut i = ri + 1;
-            let mut hint = 0;
-            for _ in 0..len {
-                let key = doc.key_at(i);
-                let v = i + 1;
-                let p = if hint < n && key_eq(&f.keys[hint], key) {
-                    Some(hint)
-                } else {
-                    f.keys.iter().position(|k| key_eq(k, key))
+                let Some(&Node::Object { end, .. }) = nodes.get(ri) else {
+                    return None;
                 };
-                if let Some(p) = p {
-                    let k = kind(&nodes[v]);
-                    if k & f.masks[p] == 0 || (!f.redacted[p] && k & (kinds::ARR | kinds::OBJ) != 0)
-                    {
-                        return None;
-                    }
-                    slots[p] = (v - ri) as u32;
-                    hint = p + 1;
-                }
-                i = doc.next_sibling(v);
+                ri = end as usize;
             }
-            if f.required.iter().any(|&q| slots[q] == 0) {
-                return None;
-            }
-            let canonical = len as usize == n
-                && slots
-                    .iter()
-                    .enumerate()
-                    .all(|(j, &o)| o as usize == 2 + 2 * j);
-            // Presence of the shown fields (the others do not reach the data block).
-            let present = slots.iter().zip(&shown).map(|(&o, &s)| s && o != 0);
-            if r == 0 {
-                first_present = present.collect();
-            } else {
-                uniform &= present.eq(first_present.iter().copied());
-            }
-            match &mut offsets {
-                Some(t) => t.extend_from_slice(&slots),
-                None if !canonical => {
-                    let mut t = Vec::with_capacity(kept * n);
-                    for _ in 0..r {
-                        t.extend((0..n).map(|j| (2 + 2 * j) as u32));
-                    }
-                    t.extend_from_slice(&slots);
-                    offsets = Some(t);
-                }
-                None => {}
-            }
-            ri = end as usize;
-        }
+            let parts: Vec<Scan> = starts
+                .par_iter()
+                .map(|&(ri, rows)| scan_rows(f, doc, &shown, ri, rows))
+                .collect::<Option<_>>()?;
+            Scan::merge(&parts, &starts, n)
+        } else {
+            scan_rows(f, doc, &shown, first, kept)?
+        };
+        let Scan {
+            first_present,
+            mut uniform,
+            offsets,
+        } = scan;
         uniform &= first_present.iter().any(|&p| p);
         let censor = plan.cfg.censor.as_bytes();
         Some(RowView {
@@ -425,6 +372,156 @@ impl<'d> RowView<'d> {
         }
         bound
     }
+}
+
+/// Rows from which [`RowView::validate`] scans in parallel chunks of [`CHUNK_ROWS`].
+const PARALLEL_ROWS: usize = 8192;
+const CHUNK_ROWS: usize = 4096;
+
+/// What [`scan_rows`] found over consecutive rows.
+struct Scan {
+    /// Presence of each declared field in the first row, shown fields only (empty: no row).
+    first_present: Vec<bool>,
+    /// Every row has the first row's presence.
+    uniform: bool,
+    /// Per row and declared field, the value's offset from the row (0: absent); `None` when
+    /// every row is canonical.
+    offsets: Option<Vec<u32>>,
+}
+
+impl Scan {
+    /// The scan of consecutive chunks `parts` (`starts`: their first row and row count).
+    fn merge(parts: &[Scan], starts: &[(usize, usize)], n: usize) -> Scan {
+        let first_present = parts
+            .first()
+            .map_or_else(Vec::new, |p| p.first_present.clone());
+        let uniform = parts
+            .iter()
+            .all(|p| p.uniform && p.first_present == first_present);
+        let offsets = parts.iter().any(|p| p.offsets.is_some()).then(|| {
+            let rows: usize = starts.iter().map(|&(_, k)| k).sum();
+            let mut t = Vec::with_capacity(rows * n);
+            for (p, &(_, k)) in parts.iter().zip(starts) {
+                match &p.offsets {
+                    Some(o) => t.extend_from_slice(o),
+                    None => canonical_offsets(&mut t, k, n),
+                }
+            }
+            t
+        });
+        Scan {
+            first_present,
+            uniform,
+            offsets,
+        }
+    }
+}
+
+/// Appends the offsets of `rows` canonical rows of `n` fields.
+fn canonical_offsets(t: &mut Vec<u32>, rows: usize, n: usize) {
+    for _ in 0..rows {
+        t.extend((0..n).map(|j| (2 + 2 * j) as u32));
+    }
+}
+
+/// The checks of `Writer::fast_row` over `rows` consecutive rows from the tape index `ri`,
+/// writing nothing; `shown` marks the fields the data block shows. `None` when a row needs
+/// the general writer.
+fn scan_rows(
+    f: &FastRow,
+    doc: &Doc<'_>,
+    shown: &[bool],
+    mut ri: usize,
+    rows: usize,
+) -> Option<Scan> {
+    let nodes = doc.nodes();
+    let n = f.keys.len();
+    let mut slots = vec![0u32; n];
+    let mut first_present: Vec<bool> = Vec::new();
+    // The first row's presence is every shown field (what a canonical row has).
+    let mut first_is_full = false;
+    let mut offsets: Option<Vec<u32>> = None;
+    let mut uniform = true;
+    for r in 0..rows {
+        // (`get`: a hand-made tape whose lengths lie ends the view, never in a panic.)
+        let Some(&Node::Object { len, end }) = nodes.get(ri) else {
+            return None;
+        };
+        // The common row first: exactly the declared fields, in order, kept cells
+        // primitive (nothing to record).
+        if len as usize == n {
+            match canonical_row(f, doc, ri) {
+                Probe::Canonical => {
+                    if r == 0 {
+                        first_present = shown.to_vec();
+                        first_is_full = true;
+                    } else {
+                        uniform &= first_is_full;
+                    }
+                    if let Some(t) = &mut offsets {
+                        canonical_offsets(t, 1, n);
+                    }
+                    ri = end as usize;
+                    continue;
+                }
+                Probe::Invalid => return None,
+                Probe::Other => {}
+            }
+        }
+        slots.fill(0);
+        let mut i = ri + 1;
+        let mut hint = 0;
+        for _ in 0..len {
+            let key = doc.key_at(i);
+            let v = i + 1;
+            let p = if hint < n && key_eq(&f.keys[hint], key) {
+                Some(hint)
+            } else {
+                f.keys.iter().position(|k| key_eq(k, key))
+            };
+            if let Some(p) = p {
+                let k = kind(&nodes[v]);
+                if k & f.masks[p] == 0 || (!f.redacted[p] && k & (kinds::ARR | kinds::OBJ) != 0) {
+                    return None;
+                }
+                slots[p] = (v - ri) as u32;
+                hint = p + 1;
+            }
+            i = doc.next_sibling(v);
+        }
+        if f.required.iter().any(|&q| slots[q] == 0) {
+            return None;
+        }
+        let canonical = len as usize == n
+            && slots
+                .iter()
+                .enumerate()
+                .all(|(j, &o)| o as usize == 2 + 2 * j);
+        // Presence of the shown fields (the others do not reach the data block).
+        let present = slots.iter().zip(shown).map(|(&o, &s)| s && o != 0);
+        if r == 0 {
+            first_present = present.collect();
+            first_is_full = first_present == shown;
+        } else {
+            uniform &= present.eq(first_present.iter().copied());
+        }
+        match &mut offsets {
+            Some(t) => t.extend_from_slice(&slots),
+            None if !canonical => {
+                let mut t = Vec::with_capacity(rows * n);
+                canonical_offsets(&mut t, r, n);
+                t.extend_from_slice(&slots);
+                offsets = Some(t);
+            }
+            None => {}
+        }
+        ri = end as usize;
+    }
+    Some(Scan {
+        first_present,
+        uniform,
+        offsets,
+    })
 }
 
 /// What [`canonical_row`] found.
