@@ -559,11 +559,18 @@ fn a_failing_row_in_a_late_parallel_chunk_fails_the_call() {
     json.push(']');
     let p = presenter(Format::Compact, "[REDACTED]", None, None);
     let doc = parse(json.as_bytes(), &ParseOptions::new()).unwrap();
-    let e = p.present(doc.root(), None).unwrap_err().to_string();
-    assert!(
-        e.contains(
-            "[Inv presenter] 1 problem(s): item 11000 'amount': expected integer, got string"
-        ),
-        "{e}"
-    );
+    // Sequential and parallel row scans (the latter from 3 threads).
+    for threads in [1, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let e = pool.install(|| p.present(doc.root(), None).unwrap_err().to_string());
+        assert!(
+            e.contains(
+                "[Inv presenter] 1 problem(s): item 11000 'amount': expected integer, got string"
+            ),
+            "{e}"
+        );
+    }
 }
