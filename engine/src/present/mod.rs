@@ -23,9 +23,10 @@
 //! rules and suggestions read the first kept row, materialised alone) is validated by a pass
 //! that writes nothing, and its data block is a *row view*: the input rows read through the
 //! compiled field list (schema order or the `_select` order, censors in place), encoded
-//! straight from the input tape, byte-identical to the derived document's encoding. A row
-//! that fails a check, a kept cell that is an array or object, or TOON rows that would not
-//! form a table send the call to the derived document as before.
+//! straight from the input tape, byte-identical to the derived document's encoding (TOON as
+//! a table when every row shows the same fields, else in list form). A row that fails a
+//! check or a kept cell that is an array or object sends the call to the derived document as
+//! before.
 //!
 //! ## Decisions where WIRE.md and CLI.md are silent
 //!

@@ -15,7 +15,7 @@ use super::template::Counts;
 use super::{EmbedPlan, Plan, PresentError, Presenter, SuggestSource, UiSource};
 use crate::doc::{Doc, DocBuilder, Node, Str, Value, ValueRef, key_eq};
 use crate::wire::{
-    Data, Format, Suggestion, ToolError, ToolResponse, UiBlock, response, response_view, ui,
+    Data, Suggestion, ToolError, ToolResponse, UiBlock, response, response_view, ui,
 };
 
 /// Output validation lists at most this many problems (WIRE.md §8).
@@ -701,10 +701,6 @@ fn present_view<'d>(
         return None;
     }
     let view = super::RowView::validate(plan, a, kept, select)?;
-    if matches!(cfg.format, Format::Toon(_) | Format::Auto) && !view.uniform() {
-        // The derived array would not be a TOON table: the general writer's document.
-        return None;
-    }
     let total = a.len();
     let mut d = Derived::default();
     if kept < total {

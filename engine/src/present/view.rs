@@ -20,9 +20,9 @@
 //! the fast path keeps them; under `_select`, the requested fields in request order. JSON goes
 //! through the same [`Formatter`] calls and
 //! [`write_leaf`](crate::json::write_leaf); TOON through [`crate::toon::encode_table`] (the
-//! encoder's header, cell, quoting and parallel chunk code). A TOON (or `Auto`) view is only
-//! taken when every row holds the same non-empty set of fields, i.e. when the derived array
-//! would be tabular.
+//! encoder's header, cell, quoting and parallel chunk code) when every row holds the same
+//! non-empty set of fields (the derived array would be tabular), else through
+//! [`crate::toon::encode_list`] (its list form: `- key: value` items).
 //!
 //! The testing side door ([`crate::wire::ToolResponse::data`]) materialises the derived
 //! document on first use (the values `fast_row` writes, strings copied); `Format::Auto` judges a
@@ -39,7 +39,7 @@ use super::{Config, Plan};
 use crate::doc::{Array, Doc, DocBuilder, Node, key_eq};
 use crate::json::{CompactFormatter, Formatter, PrettyFormatter, write_leaf};
 use crate::sink::Sink;
-use crate::toon::{Cells, EncodeOptions, TableRows, encode_table, string_cell};
+use crate::toon::{Cells, EncodeOptions, Item, TableRows, encode_list, encode_table, string_cell};
 use crate::wire::Format;
 
 /// A presented array of rows read through the row plan (see the module docs).
@@ -155,11 +155,6 @@ impl<'d> RowView<'d> {
         })
     }
 
-    /// True when every row holds the same non-empty set of fields.
-    pub(crate) fn uniform(&self) -> bool {
-        self.uniform
-    }
-
     /// The tape index of field `j`'s value in row `r` (whose node is at `ri`), if present.
     #[inline(always)]
     fn value_at(&self, ri: usize, r: usize, j: usize) -> Option<usize> {
@@ -207,13 +202,16 @@ impl<'d> RowView<'d> {
             Format::Pretty => self.write_json(out, &mut PrettyFormatter::new()),
             Format::Compact | Format::Auto => self.write_json(out, &mut CompactFormatter),
             Format::Toon(d) => {
-                let keys = self.table_keys();
                 let opts = EncodeOptions::new().delimiter(d);
                 let rows = ToonRows {
                     view: self,
                     censor: string_cell(self.censor(), &opts),
                 };
-                encode_table(&rows, &keys, &opts, out);
+                if self.uniform {
+                    encode_table(&rows, &self.table_keys(), &opts, out);
+                } else {
+                    encode_list(&rows, &opts, out);
+                }
             }
         }
     }
@@ -614,6 +612,23 @@ impl TableRows for ToonRows<'_, '_> {
                 cells.encoded(w, &self.censor);
             } else {
                 cells.node(w, view.doc, nodes[v]);
+            }
+        }
+    }
+
+    #[inline]
+    fn write_item<W: Sink + ?Sized>(&self, item: &mut Item<'_, '_>, w: &mut W, (ri, r): Self::Row) {
+        let view = self.view;
+        let f = &*view.fast;
+        let nodes = view.doc.nodes();
+        for &j in &view.order {
+            let Some(v) = view.value_at(ri, r, j) else {
+                continue;
+            };
+            if f.redacted[j] {
+                item.encoded(w, &f.keys[j], &self.censor);
+            } else {
+                item.node(w, &f.keys[j], view.doc, nodes[v]);
             }
         }
     }

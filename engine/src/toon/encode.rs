@@ -741,6 +741,60 @@ pub(crate) trait TableRows: Sync {
     fn next(&self, row: Self::Row) -> Self::Row;
     /// Writes the cells of `row` through `cells`, in header order.
     fn write_cells<W: Sink + ?Sized>(&self, cells: &mut Cells<'_>, w: &mut W, row: Self::Row);
+    /// Writes the members of `row` through `item` (the list form, [`encode_list`]).
+    fn write_item<W: Sink + ?Sized>(&self, item: &mut Item<'_, '_>, w: &mut W, row: Self::Row);
+}
+
+/// What [`TableRows::write_item`] writes a row with in the list form: `- key: value` for the
+/// first member, `key: value` one level deeper for the others, `-` for a row without members
+/// (the encoder's list item of an object with primitive values).
+pub(crate) struct Item<'e, 'o> {
+    enc: &'e mut Enc<'o>,
+    first: bool,
+}
+
+impl Item<'_, '_> {
+    /// Starts the line of a member `key`.
+    #[inline]
+    fn key<W: Sink + ?Sized>(&mut self, w: &mut W, key: &[u8]) {
+        if std::mem::replace(&mut self.first, false) {
+            self.enc.line(w, 1);
+            w.write(b"- ");
+        } else {
+            self.enc.line(w, 2);
+        }
+        write_key(w, key);
+        w.write(b": ");
+    }
+
+    /// A member holding the primitive tape node `node` of `doc`.
+    #[inline]
+    pub(crate) fn node<W: Sink + ?Sized>(
+        &mut self,
+        w: &mut W,
+        key: &[u8],
+        doc: &Doc<'_>,
+        node: Node,
+    ) {
+        self.key(w, key);
+        self.enc.node(w, doc, node);
+    }
+
+    /// A member holding a value already encoded by [`string_cell`] with these options.
+    #[inline]
+    pub(crate) fn encoded<W: Sink + ?Sized>(&mut self, w: &mut W, key: &[u8], cell: &[u8]) {
+        self.key(w, key);
+        w.write(cell);
+    }
+
+    /// Ends the item: `-` alone when it had no member.
+    #[inline]
+    fn finish<W: Sink + ?Sized>(&mut self, w: &mut W) {
+        if self.first {
+            self.enc.line(w, 1);
+            w.write_byte(b'-');
+        }
+    }
 }
 
 /// What [`TableRows::write_cells`] writes a row with: the delimiter between cells, and the
@@ -782,17 +836,74 @@ pub(crate) fn string_cell(s: &[u8], opts: &EncodeOptions) -> Vec<u8> {
     out
 }
 
-/// `n` rows of a [`TableRows`] from `start`.
+/// `n` rows of a [`TableRows`] from `start`, as table rows or (`list`) list items.
 struct SourceRows<'a, T: TableRows> {
     rows: &'a T,
     start: T::Row,
     n: usize,
+    list: bool,
 }
 
 impl<T: TableRows> RowPart for SourceRows<'_, T> {
     fn write<S: Sink + ?Sized>(&self, enc: &mut Enc<'_>, w: &mut S) {
-        enc.source_rows(w, self.rows, self.start, self.n);
+        enc.source_rows(w, self.rows, self.start, self.n, self.list);
     }
+}
+
+/// The rows of `rows` after a header, sequential or in parallel chunks as [`encode`] cuts
+/// them; `list`: as list items.
+fn source_body<T: TableRows, W: Sink + ?Sized>(
+    enc: &mut Enc<'_>,
+    rows: &T,
+    opts: &EncodeOptions,
+    out: &mut W,
+    list: bool,
+) {
+    let n = rows.count();
+    if opts.parallel && n >= opts.parallel_threshold && rayon::current_num_threads() > 1 {
+        let chunk = (opts.parallel_threshold / 2).clamp(1, 4096);
+        let mut parts = Vec::with_capacity(n.div_ceil(chunk));
+        let mut row = rows.first();
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(chunk);
+            parts.push(SourceRows {
+                rows,
+                start: row,
+                n: k,
+                list,
+            });
+            left -= k;
+            for _ in 0..k {
+                if left > 0 {
+                    row = rows.next(row);
+                }
+            }
+        }
+        enc.parts_parallel(out, &parts);
+    } else {
+        enc.source_rows(out, rows, rows.first(), n, list);
+    }
+}
+
+/// Encodes a root array of `rows.count()` objects with primitive values that do not form a
+/// table as [`encode`] would: `[N]:` plus one list item per row, `[]` when empty; large
+/// arrays in parallel chunks. The same contract as [`encode_table`].
+pub(crate) fn encode_list<T: TableRows, W: Sink + ?Sized>(
+    rows: &T,
+    opts: &EncodeOptions,
+    out: &mut W,
+) {
+    let n = rows.count();
+    let mut enc = Enc::new(opts, false);
+    enc.line(out, 0);
+    if n == 0 {
+        out.write(b"[]");
+        return;
+    }
+    enc.bracket(out, n, false);
+    out.write_byte(b':');
+    source_body(&mut enc, rows, opts, out, true);
 }
 
 /// Encodes a root array of `rows.count()` objects whose keys are `keys` (every row has every
@@ -819,29 +930,7 @@ pub(crate) fn encode_table<T: TableRows, W: Sink + ?Sized>(
     enc.bracket(out, n, false);
     enc.fields(out, &fields);
     out.write_byte(b':');
-    if opts.parallel && n >= opts.parallel_threshold && rayon::current_num_threads() > 1 {
-        let chunk = (opts.parallel_threshold / 2).clamp(1, 4096);
-        let mut parts = Vec::with_capacity(n.div_ceil(chunk));
-        let mut row = rows.first();
-        let mut left = n;
-        while left > 0 {
-            let k = left.min(chunk);
-            parts.push(SourceRows {
-                rows,
-                start: row,
-                n: k,
-            });
-            left -= k;
-            for _ in 0..k {
-                if left > 0 {
-                    row = rows.next(row);
-                }
-            }
-        }
-        enc.parts_parallel(out, &parts);
-    } else {
-        enc.source_rows(out, rows, rows.first(), n);
-    }
+    source_body(&mut enc, rows, opts, out, false);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1069,13 +1158,15 @@ impl<'o> Enc<'o> {
         }
     }
 
-    /// `n` rows of a [`TableRows`] from `start`, one line each at depth 1.
+    /// `n` rows of a [`TableRows`] from `start`: one line each at depth 1, or (`list`) one
+    /// list item each.
     fn source_rows<W: Sink + ?Sized, T: TableRows>(
         &mut self,
         w: &mut W,
         rows: &T,
         start: T::Row,
         n: usize,
+        list: bool,
     ) {
         let mut row = start;
         for i in 0..n {
@@ -1085,6 +1176,15 @@ impl<'o> Enc<'o> {
             }
             if i > 0 {
                 row = rows.next(row);
+            }
+            if list {
+                let mut item = Item {
+                    enc: self,
+                    first: true,
+                };
+                rows.write_item(&mut item, w, row);
+                item.finish(w);
+                continue;
             }
             self.line(w, 1);
             rows.write_cells(
