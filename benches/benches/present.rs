@@ -110,6 +110,20 @@ fn pipeline(c: &mut Criterion, rows: usize) {
         assert_eq!(p.lines().count(), q.lines().count());
         let blocks = presenter.present(doc.root(), None).unwrap().texts().len();
         assert_eq!(blocks, 1, "the data block only");
+        // The rows are encoded from the input tape (the row view), byte for byte as the
+        // general path's derived document would be.
+        assert!(presenter.present(doc.root(), None).unwrap().data_is_view());
+        let general = toolwire::present::with_general_path(|| {
+            let r = presenter.present(doc.root(), None).unwrap();
+            assert!(!r.data_is_view());
+            let mut out = Vec::new();
+            r.write_block(0, &mut out);
+            out
+        });
+        assert!(
+            general == p.as_bytes(),
+            "row view equals the derived document"
+        );
         g.bench_function(BenchmarkId::new(format!("plain_{name}"), rows), |b| {
             b.iter(plain)
         });

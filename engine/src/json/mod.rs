@@ -13,6 +13,7 @@ pub mod write;
 
 pub use parse::{ParseOptions, parse};
 pub use select::{Selector, parse_selected};
+pub(crate) use write::write_leaf;
 pub use write::{
     CompactFormatter, Formatter, PrettyFormatter, to_string_compact, to_string_pretty,
     to_vec_compact, to_vec_pretty, write_compact, write_pretty, write_with,

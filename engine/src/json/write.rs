@@ -312,13 +312,6 @@ where
             }
         }
         match nodes[i] {
-            Node::Null => fmt.write_null(out),
-            Node::Bool(b) => fmt.write_bool(out, b),
-            Node::IntSrc(s) => fmt.write_int_lexeme(out, doc.src_bytes(s)),
-            Node::IntHeap(s) => fmt.write_int_lexeme(out, doc.heap_bytes(s)),
-            Node::Float(x) => fmt.write_f64(out, x),
-            Node::StrSrc(s) => fmt.write_string(out, doc.src_bytes(s)),
-            Node::StrHeap(s) => fmt.write_string(out, doc.heap_bytes(s)),
             Node::Array { len: 0, .. } => fmt.write_empty_array(out),
             Node::Object { len: 0, .. } => fmt.write_empty_object(out),
             Node::Array { end, .. } => {
@@ -337,11 +330,31 @@ where
                     first: true,
                 });
             }
+            leaf => write_leaf(out, fmt, doc, leaf),
         }
         i += 1;
     }
     while let Some(top) = stack.pop() {
         close(out, fmt, top.object);
+    }
+}
+
+/// Writes a primitive tape node of `doc` through `fmt` (a container writes `null`: callers
+/// pass primitives only). Shared by the tape walk and the presenter's row view.
+#[inline(always)]
+pub(crate) fn write_leaf<F, W>(out: &mut W, fmt: &mut F, doc: &crate::doc::Doc<'_>, node: Node)
+where
+    F: Formatter + ?Sized,
+    W: Sink + ?Sized,
+{
+    match node {
+        Node::Null | Node::Array { .. } | Node::Object { .. } => fmt.write_null(out),
+        Node::Bool(b) => fmt.write_bool(out, b),
+        Node::IntSrc(s) => fmt.write_int_lexeme(out, doc.src_bytes(s)),
+        Node::IntHeap(s) => fmt.write_int_lexeme(out, doc.heap_bytes(s)),
+        Node::Float(x) => fmt.write_f64(out, x),
+        Node::StrSrc(s) => fmt.write_string(out, doc.src_bytes(s)),
+        Node::StrHeap(s) => fmt.write_string(out, doc.heap_bytes(s)),
     }
 }
 

@@ -4,13 +4,19 @@
 //! recursive walk that writes the derived document. The walk keeps one scratch vector (the
 //! members of the object being written, in schema order) and one path stack (for messages)
 //! for the whole call: no allocation per row beyond the derived tape and heap.
+//!
+//! Before that walk, a collection whose plan allows it is tried as a row view
+//! (`present::view`): validation without writing, then a data block read from the input tape.
+//! `with_general_path` switches the view off for tests that compare both paths.
 
 use super::redact::RNode;
 use super::schema::Schema;
 use super::template::Counts;
 use super::{EmbedPlan, Plan, PresentError, Presenter, SuggestSource, UiSource};
 use crate::doc::{Doc, DocBuilder, Node, Str, Value, ValueRef, key_eq};
-use crate::wire::{Data, Suggestion, ToolError, ToolResponse, UiBlock, response, ui};
+use crate::wire::{
+    Data, Suggestion, ToolError, ToolResponse, UiBlock, response, response_view, ui,
+};
 
 /// Output validation lists at most this many problems (WIRE.md §8).
 const MAX_PROBLEMS: usize = 10;
@@ -42,7 +48,7 @@ pub(crate) fn copy_value(b: &mut DocBuilder<'_>, v: Value<'_>) {
 
 /// Type bits of a tape node, matched against [`Schema::mask`].
 #[inline]
-fn kind(node: &Node) -> u8 {
+pub(crate) fn kind(node: &Node) -> u8 {
     use super::schema::kinds::*;
     match *node {
         Node::Null => NULL,
@@ -58,7 +64,7 @@ fn kind(node: &Node) -> u8 {
 
 /// Pushes one primitive node of `doc` (whose input the builder shares).
 #[inline]
-fn push_node(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
+pub(crate) fn push_node(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
     match doc.nodes()[idx] {
         Node::Null => b.null(),
         Node::Bool(x) => b.bool(x),
@@ -79,13 +85,15 @@ fn push_node(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
 /// `items`, `enum`, redaction below them) through the general writer. A row that fails a check
 /// goes to the general writer before anything is written, which produces the exact messages.
 pub(crate) struct FastRow {
-    keys: Vec<Box<[u8]>>,
-    masks: Vec<u8>,
-    redacted: Vec<bool>,
+    pub(crate) keys: Vec<Box<[u8]>>,
+    pub(crate) masks: Vec<u8>,
+    pub(crate) redacted: Vec<bool>,
     /// Properties written by the general writer (nested schema or redaction below them).
     complex: Vec<bool>,
     /// Per property: its index in `required` order, checked for presence.
-    required: Vec<usize>,
+    pub(crate) required: Vec<usize>,
+    /// No property is complex: a presentation can be a row view (`present::view`).
+    pub(crate) flat: bool,
 }
 
 impl FastRow {
@@ -108,6 +116,7 @@ impl FastRow {
             redacted: Vec::with_capacity(props.len()),
             complex: Vec::with_capacity(props.len()),
             required: Vec::new(),
+            flat: false,
         };
         for (k, ps) in props {
             let r = red.member(k.as_bytes());
@@ -125,6 +134,7 @@ impl FastRow {
         for name in &s.required {
             f.required.push(props.iter().position(|(k, _)| k == name)?);
         }
+        f.flat = !f.complex.iter().any(|&c| c);
         Some(f)
     }
 }
@@ -655,6 +665,93 @@ fn derive(plan: &Plan, root: Value<'_>, shape: Shape, d: &mut Derived) {
     }
 }
 
+/// True when a stage after the data of a collection may read more than its first kept row:
+/// collection UI, collection rules, collection suggestion callbacks, embeds. (Item UI is not
+/// used for collections; item rules and suggestions read the first row only.)
+fn reads_all_rows(plan: &Plan) -> bool {
+    let c = &plan.cfg;
+    !c.collection_rules.is_empty()
+        || !c.collection_ui.is_empty()
+        || c.collection_suggest
+            .iter()
+            .any(|s| matches!(s, SuggestSource::Fn(_)))
+        || !plan.embeds.is_empty()
+}
+
+/// True when a stage after the data reads the first kept row (item rules and suggestions, or
+/// static collection suggestions, which are skipped for an empty collection).
+fn reads_first_row(plan: &Plan) -> bool {
+    let c = &plan.cfg;
+    !(c.item_rules.is_empty() && c.item_suggest.is_empty() && c.collection_suggest.is_empty())
+}
+
+/// The presentation of the first `kept` rows of `a` (projected on `select`, the checked
+/// `_select` names) as a row view (`present::view`), when the
+/// plan allows one and every row passes the fast path's checks; `None` sends the call to the
+/// general writer (which also produces the validation messages). Stages 4–7 read at most the
+/// first kept row here, which is materialised alone for them.
+fn present_view<'d>(
+    plan: &Plan,
+    a: crate::doc::Array<'d>,
+    kept: usize,
+    select: Option<&[&str]>,
+) -> Option<Result<ToolResponse<'d>, PresentError>> {
+    let cfg = &plan.cfg;
+    if reads_all_rows(plan) || FORCE_GENERAL.with(std::cell::Cell::get) {
+        return None;
+    }
+    let view = super::RowView::validate(plan, a, kept, select)?;
+    let total = a.len();
+    let mut d = Derived::default();
+    if kept < total {
+        d.ui.push(truncation_notice(kept, total));
+    }
+    let shape = Shape::Collection { total };
+    if reads_first_row(plan) {
+        let first = view.first_row();
+        derive(plan, first.root(), shape, &mut d);
+    } else {
+        // Static rules only; `derive` would read nothing.
+        d.rules.extend(cfg.rules.iter().cloned());
+    }
+    Some(
+        response_view(view)
+            .format(cfg.format)
+            .ui_blocks(d.ui)
+            .system_rules(d.rules)
+            .system_hint(d.suggestions)
+            .build()
+            .map_err(PresentError::Encode),
+    )
+}
+
+fn truncation_notice(kept: usize, total: usize) -> UiBlock {
+    ui::summary(&format!(
+        "⚠️ Dataset truncated. {kept} shown, {} hidden. Use filters to narrow results.",
+        total - kept
+    ))
+}
+
+thread_local! {
+    /// Test oracle switch: when set, presentations never take the row view.
+    static FORCE_GENERAL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with the row view disabled on this thread: every presentation goes through the
+/// general writer and a derived document. For tests that compare both paths (the row view must
+/// be byte-identical); not part of the API.
+#[doc(hidden)]
+pub fn with_general_path<T>(f: impl FnOnce() -> T) -> T {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            FORCE_GENERAL.with(|c| c.set(self.0));
+        }
+    }
+    let _reset = Reset(FORCE_GENERAL.with(|c| c.replace(true)));
+    f()
+}
+
 impl Presenter {
     /// [`Presenter::present`] with the raw `_select` argument as the client sent it (already
     /// removed from the arguments): validated with [`Presenter::parse_select`] when select is
@@ -703,6 +800,24 @@ impl Presenter {
             }
             _ => None,
         };
+        // Stage 1 for a collection: the kept length.
+        let kept_len = |a: crate::doc::Array<'d>| {
+            let total = a.len();
+            let mut max = cfg.limit.map_or(total, |l| l.min(total));
+            if let Some(budget) = cfg.token_budget {
+                let keep = super::select::needed_root_keys(plan, None);
+                max = super::estimate::fit(a, max, budget, cfg.format, keep.as_deref());
+            }
+            max
+        };
+        let mut max = None;
+        if let ValueRef::Array(a) = data.get() {
+            let m = kept_len(a);
+            max = Some(m);
+            if let Some(r) = present_view(plan, a, m, select.as_deref()) {
+                return r;
+            }
+        }
         let doc = data.doc();
         let mut w = Writer::new(doc, doc.node_count());
         // Censors are written without a scan per value: note their flags once.
@@ -710,11 +825,7 @@ impl Presenter {
         let (shape, kept) = match data.get() {
             ValueRef::Array(a) => {
                 let total = a.len();
-                let mut max = cfg.limit.map_or(total, |l| l.min(total));
-                if let Some(budget) = cfg.token_budget {
-                    let keep = super::select::needed_root_keys(plan, None);
-                    max = super::estimate::fit(a, max, budget, cfg.format, keep.as_deref());
-                }
+                let max = max.unwrap_or_else(|| kept_len(a));
                 let m = w.b.begin_array();
                 for (i, el) in a.iter().take(max).enumerate() {
                     w.item = i;
@@ -749,10 +860,7 @@ impl Presenter {
         let mut d = Derived::default();
         if let Shape::Collection { total } = shape {
             if kept < total {
-                d.ui.push(ui::summary(&format!(
-                    "⚠️ Dataset truncated. {kept} shown, {} hidden. Use filters to narrow results.",
-                    total - kept
-                )));
+                d.ui.push(truncation_notice(kept, total));
             }
         }
         derive(plan, full.root(), shape, &mut d);

@@ -184,6 +184,14 @@ fn project_object(b: &mut DocBuilder<'_>, v: Value<'_>, names: &[&str]) {
 /// object or of each object element of a root array; anything else unchanged.
 pub(crate) fn project<'d>(input: &'d Doc<'d>, full: &Doc<'d>, names: &[&str]) -> Doc<'d> {
     let mut b = derived_builder(input, full.node_count());
+    // And the flags `full` noted for its censors: a selected redacted field shows one (a
+    // censor holding a reserved tag must still make TOON fall back, WIRE.md §2).
+    if full.has_reserved_tag() {
+        b.mark_reserved_tag();
+    }
+    if full.has_lone_surrogate() {
+        b.mark_lone_surrogate();
+    }
     let root = full.root();
     match root.get() {
         ValueRef::Array(a) => {

@@ -17,3 +17,4 @@ pub use response::{
     handler_error, required, response, success, success_structured, toon_success, validation_error,
     wrap,
 };
+pub(crate) use response::{node_len_bound, response_view};

@@ -13,6 +13,7 @@ use super::blocks::{
 };
 use crate::doc::{Doc, Value};
 use crate::error::Result;
+use crate::present::RowView;
 use crate::sink::Sink;
 use crate::toon::Delimiter;
 
@@ -80,7 +81,16 @@ pub fn response<'d>(data: impl Into<Data<'d>>) -> ResponseBuilder<'d> {
         hints: Vec::new(),
         rules: Vec::new(),
         suggestions: Vec::new(),
+        view: None,
     }
+}
+
+/// Starts a response whose data block is a presenter's row view (the rows encoded straight
+/// from the input tape; see `present::view`).
+pub(crate) fn response_view(view: RowView<'_>) -> ResponseBuilder<'_> {
+    let mut r = response(Data::None);
+    r.view = Some(Box::new(view));
+    r
 }
 
 /// A success response with only a data block, pretty JSON (`success(data)`).
@@ -152,6 +162,8 @@ pub struct ResponseBuilder<'d> {
     hints: Vec<String>,
     rules: Vec<String>,
     suggestions: Vec<Suggestion>,
+    /// A presenter's row view: the data block instead of `data`.
+    view: Option<Box<RowView<'d>>>,
 }
 
 impl<'d> ResponseBuilder<'d> {
@@ -212,7 +224,11 @@ impl<'d> ResponseBuilder<'d> {
     ///
     /// The data cannot be encoded in the chosen format (for example nested deeper than the
     /// encoder's limit).
-    pub fn build(self) -> Result<ToolResponse<'d>> {
+    pub fn build(mut self) -> Result<ToolResponse<'d>> {
+        if let Some(view) = self.view.take() {
+            let format = view.resolve(self.format);
+            return Ok(self.assemble(DataBlock::View(view, format), format));
+        }
         let format = match (&self.data, self.format) {
             (Data::Value(v), Format::Auto) => resolve(crate::present::choose_auto(*v), *v)?,
             (Data::Doc(d), Format::Auto) => {
@@ -223,12 +239,17 @@ impl<'d> ResponseBuilder<'d> {
             (Data::Doc(d), Format::Toon(delimiter)) => toon_or_fallback(d.root(), delimiter)?,
             (_, f) => f,
         };
-        let data = match self.data {
+        let data = match std::mem::replace(&mut self.data, Data::None) {
             Data::None | Data::Text("") => DataBlock::Text(Cow::Borrowed("OK")),
             Data::Text(s) => DataBlock::Text(Cow::Borrowed(s)),
             Data::Value(v) => DataBlock::Encoded(v, format),
             Data::Doc(d) => DataBlock::Owned(Box::new(d), format),
         };
+        Ok(self.assemble(data, format))
+    }
+
+    /// The response of `data` written in `format`, with the other blocks of `self`.
+    fn assemble(self, data: DataBlock<'d>, format: Format) -> ToolResponse<'d> {
         let mut blocks = Vec::new();
         for b in self.ui.iter().chain(&self.embedded) {
             let mut t = Vec::new();
@@ -253,13 +274,13 @@ impl<'d> ResponseBuilder<'d> {
             suggestions: self.suggestions,
             format,
         };
-        Ok(ToolResponse {
+        ToolResponse {
             data,
             blocks,
             is_error: None,
             structured: false,
             meta,
-        })
+        }
     }
 }
 
@@ -354,6 +375,8 @@ enum DataBlock<'d> {
     Text(Cow<'d, str>),
     Encoded(Value<'d>, Format),
     Owned(Box<Doc<'d>>, Format),
+    /// A presenter's row view.
+    View(Box<RowView<'d>>, Format),
 }
 
 /// The testing side door (WIRE.md §10): what the response's blocks were built from. Never
@@ -421,12 +444,20 @@ impl<'d> ToolResponse<'d> {
         &self.meta
     }
 
+    /// True when the data block is a presenter's row view (rows encoded straight from the
+    /// input tape) rather than a document: for tests comparing both paths, not part of the API.
+    #[doc(hidden)]
+    pub fn data_is_view(&self) -> bool {
+        matches!(self.data, DataBlock::View(..))
+    }
+
     /// Side door: exactly what the data block encodes (`None` for text results and errors).
     pub fn data(&self) -> Option<Value<'_>> {
         match &self.data {
             DataBlock::Text(_) => None,
             DataBlock::Encoded(v, _) => Some(*v),
             DataBlock::Owned(d, _) => Some(d.root()),
+            DataBlock::View(v, _) => Some(v.derived().root()),
         }
     }
 
@@ -444,6 +475,7 @@ impl<'d> ToolResponse<'d> {
             DataBlock::Text(t) => out.write(t.as_bytes()),
             DataBlock::Encoded(v, format) => write_data(*v, *format, out),
             DataBlock::Owned(d, format) => write_data(d.root(), *format, out),
+            DataBlock::View(v, format) => v.write(*format, out),
         }
     }
 
@@ -461,6 +493,7 @@ impl<'d> ToolResponse<'d> {
             DataBlock::Text(t) => escaped_len(t.as_bytes()),
             DataBlock::Encoded(v, _) => data_len_bound(*v),
             DataBlock::Owned(d, _) => data_len_bound(d.root()),
+            DataBlock::View(v, _) => v.len_bound(),
         }
     }
 
@@ -513,21 +546,27 @@ fn data_len_bound(v: Value<'_>) -> usize {
         while ends.last().is_some_and(|&e| e <= i) {
             ends.pop();
         }
-        let depth = ends.len();
-        bound += 24 + 2 * depth;
-        bound += match *node {
-            Node::StrSrc(s) => 7 * s.len as usize + 4,
-            Node::StrHeap(s) => 7 * s.len as usize + 4,
-            Node::IntSrc(s) | Node::IntHeap(s) => s.len as usize,
-            Node::Array { end, .. } | Node::Object { end, .. } => {
-                ends.push(end as usize);
-                // The closing bracket's line.
-                24 + 2 * depth
-            }
-            _ => 0,
-        };
+        bound += node_len_bound(node, ends.len());
+        if let Node::Array { end, .. } | Node::Object { end, .. } = *node {
+            ends.push(end as usize);
+        }
     }
     bound
+}
+
+/// The share of one tape node at nesting `depth` in [`data_len_bound`] (a container's includes
+/// its closing line).
+#[inline]
+pub(crate) fn node_len_bound(node: &crate::doc::Node, depth: usize) -> usize {
+    use crate::doc::Node;
+    24 + 2 * depth
+        + match *node {
+            Node::StrSrc(s) | Node::StrHeap(s) => 7 * s.len as usize + 4,
+            Node::IntSrc(s) | Node::IntHeap(s) => s.len as usize,
+            // The closing bracket's line.
+            Node::Array { .. } | Node::Object { .. } => 24 + 2 * depth,
+            _ => 0,
+        }
 }
 
 fn write_data<W: Sink + ?Sized>(v: Value<'_>, format: Format, out: &mut W) {
