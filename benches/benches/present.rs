@@ -79,7 +79,7 @@ fn pipeline(c: &mut Criterion, rows: usize) {
         (
             "toon",
             Format::Toon(toolwire::toon::Delimiter::Comma),
-            "toon",
+            "toon-comma",
         ),
     ] {
         let presenter =
