@@ -527,10 +527,43 @@ enum Kind {
 /// Row chunks `(first row, row count)` of a large array, for the parallel paths.
 type Chunks<'d> = [(Elements<'d>, usize)];
 
+/// A large array cut into chunks of rows (see [`parallel_table`]).
+struct Chunked<'d> {
+    parts: Vec<(Elements<'d>, usize)>,
+    /// Tape index just past the array: where the last chunk's rows end.
+    end: usize,
+    /// Set once the parallel row scan of [`analyze`] has hopped over every chunk's rows and
+    /// landed exactly on the next chunk's start (the last on `end`): every start is then an
+    /// element's.
+    verified: bool,
+}
+
+/// At most `left` elements of `it`, stopping before tape index `stop`: a row scan from a
+/// guessed start never reads past the next chunk's guessed start.
+struct Bounded<'d> {
+    it: Elements<'d>,
+    left: usize,
+    stop: usize,
+}
+
+impl<'d> Iterator for Bounded<'d> {
+    type Item = Value<'d>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Value<'d>> {
+        if self.left == 0 || self.it.position() >= self.stop {
+            return None;
+        }
+        self.left -= 1;
+        self.it.next()
+    }
+}
+
 /// Analyses `rows` (values that must all be objects with one key set): appends the fields of
 /// this level, and recursively of nested groups, to `shape.fields`. False when not uniform.
-/// With `chunks` (the same rows, cut up), the row scan of this level runs in parallel.
-fn analyze<'d, I>(rows: I, chunks: Option<&Chunks<'d>>, shape: &mut Shape<'d>) -> bool
+/// With `chunks` (the same rows, cut up), the row scan of this level runs in parallel, and
+/// confirms the chunk starts on the way ([`Chunked::verified`]).
+fn analyze<'d, I>(rows: I, chunks: Option<&mut Chunked<'d>>, shape: &mut Shape<'d>) -> bool
 where
     I: Iterator<Item = Value<'d>> + Clone,
 {
@@ -547,17 +580,32 @@ where
     let mut kinds = vec![Kind::Unknown; k];
     let uniform = match chunks {
         None => scan_rows(doc, rows.clone(), &keys, &mut kinds, &mut shape.ordered),
-        Some(chunks) => {
-            let parts: Option<Vec<(Vec<Kind>, bool)>> = chunks
+        Some(chunked) => {
+            let (parts, end) = (&chunked.parts, chunked.end);
+            let scanned: Option<Vec<(Vec<Kind>, bool)>> = parts
                 .par_iter()
-                .map(|(start, n)| {
+                .enumerate()
+                .map(|(c, (start, n))| {
+                    let stop = parts.get(c + 1).map_or(end, |(next, _)| next.position());
+                    let mut rows = Bounded {
+                        it: start.clone(),
+                        left: *n,
+                        stop,
+                    };
                     let mut kinds = vec![Kind::Unknown; k];
                     let mut ordered = true;
-                    scan_rows(doc, start.clone().take(*n), &keys, &mut kinds, &mut ordered)
+                    let uniform = scan_rows(doc, &mut rows, &keys, &mut kinds, &mut ordered);
+                    // Every row of the chunk scanned, ending exactly where the next begins.
+                    (uniform && rows.left == 0 && rows.it.position() == stop)
                         .then_some((kinds, ordered))
                 })
                 .collect();
-            parts.is_some_and(|parts| {
+            if scanned.is_some() {
+                // Chunk 0 starts at the first element; each chunk's hops over its rows landed on
+                // the next start: by induction every start is an element's.
+                chunked.verified = true;
+            }
+            scanned.is_some_and(|parts| {
                 parts.into_iter().all(|(part, ordered)| {
                     shape.ordered &= ordered;
                     kinds.iter_mut().zip(part).all(|(a, b)| {
@@ -655,7 +703,7 @@ fn member<'d>(o: Object<'d>, j: usize, key: &[u8]) -> Option<Value<'d>> {
 }
 
 /// The tabular shape of an array, if it has one (row scan in parallel with `chunks`).
-fn tabular_shape<'d>(arr: Array<'d>, chunks: Option<&Chunks<'d>>) -> Option<Shape<'d>> {
+fn tabular_shape<'d>(arr: Array<'d>, chunks: Option<&mut Chunked<'d>>) -> Option<Shape<'d>> {
     // Cheap rejection before any allocation.
     let first = arr.iter().next()?.as_object()?;
     if first.is_empty() {
@@ -721,35 +769,35 @@ fn stitch<W: Sink + ?Sized>(w: &mut W, bufs: &[Vec<u8>], escaped: bool) {
 /// Below this many bytes per batch, stitching copies on the calling thread.
 const STITCH_PARALLEL_MIN: usize = 256 << 10;
 
-/// Cuts `arr` into chunks of `clamp(threshold / 2, 1, 4096)` rows.
+/// The tabular shape of a large array and its chunks for the parallel encoder, or `None`
+/// when the array is not tabular.
 ///
-/// Finding where chunk `k` starts takes `k × chunk` hops along the tape, one node read per
-/// row: a serial walk that caps the parallel speed-up. Rows of a table usually span the same
-/// number of tape nodes, so the starts are first guessed from that uniform span and verified
-/// in parallel: each chunk hops over its rows from its guessed start and must land exactly on
-/// the next guess (the last one on the array's end). The first start is exact, so by
-/// induction every verified guess is an element boundary. Any mismatch (rows of different
-/// sizes) falls back to the serial walk.
-fn chunks(arr: Array<'_>, threshold: usize) -> Vec<(Elements<'_>, usize)> {
+/// Finding where chunk `k` starts by walking takes `k × chunk` hops along the tape, one node
+/// read (and on a large table one cache miss) per row: done serially before the parallel
+/// work, it capped the two-thread speed-up. No walk is needed: the rows of a table all span
+/// the same number of tape nodes (one object node, then per field a key node and either one
+/// primitive node or a nested object whose fields are uniform in turn), so the chunk starts
+/// are computed from that span ([`guessed_chunks`]), and the parallel row scan of the shape
+/// analysis ([`analyze`]) confirms them on the way. An array whose nodes do not divide evenly
+/// among its rows, or whose scan does not confirm the starts, is not a table. (The parallel
+/// and sequential encoders giving the same bytes is property-tested and fuzzed.)
+fn parallel_table<'d>(
+    arr: Array<'d>,
+    threshold: usize,
+) -> Option<(Shape<'d>, Vec<(Elements<'d>, usize)>)> {
     let chunk = (threshold / 2).clamp(1, 4096);
-    if let Some(starts) = guessed_chunks(arr, chunk) {
-        return starts;
-    }
-    let mut starts = Vec::with_capacity(arr.len().div_ceil(chunk));
-    let mut it = arr.iter();
-    let mut left = arr.len();
-    while left > 0 {
-        let n = left.min(chunk);
-        starts.push((it.clone(), n));
-        for _ in 0..n {
-            it.next();
-        }
-        left -= n;
-    }
-    starts
+    let end = arr.as_value().doc().next_sibling(arr.as_value().index());
+    let mut chunked = Chunked {
+        parts: guessed_chunks(arr, chunk)?,
+        end,
+        verified: false,
+    };
+    let shape = tabular_shape(arr, Some(&mut chunked))?;
+    chunked.verified.then_some((shape, chunked.parts))
 }
 
-/// The chunk starts of [`chunks`] from the uniform-span guess, when every guess verifies.
+/// Chunks of `chunk` rows whose starts are guessed from a uniform row span (unconfirmed);
+/// `None` when the array's nodes do not divide evenly among its rows.
 fn guessed_chunks(arr: Array<'_>, chunk: usize) -> Option<Vec<(Elements<'_>, usize)>> {
     let len = arr.len();
     let all = arr.iter();
@@ -759,28 +807,14 @@ fn guessed_chunks(arr: Array<'_>, chunk: usize) -> Option<Vec<(Elements<'_>, usi
         return None;
     }
     let span = (end - first) / len;
-    let count = |k: usize| chunk.min(len - k * chunk);
-    let guesses: Vec<usize> = (0..len.div_ceil(chunk))
-        .map(|k| first + k * chunk * span)
-        .collect();
-    let verified = (0..guesses.len()).into_par_iter().all(|k| {
-        let stop = guesses.get(k + 1).copied().unwrap_or(end);
-        let mut at = guesses[k];
-        for _ in 0..count(k) {
-            if at >= stop {
-                return false;
-            }
-            at = doc.next_sibling(at);
-        }
-        at == stop
-    });
-    verified.then(|| {
-        guesses
-            .iter()
-            .enumerate()
-            .map(|(k, &at)| (all.resume(at, len - k * chunk), count(k)))
-            .collect()
-    })
+    Some(
+        (0..len.div_ceil(chunk))
+            .map(|k| {
+                let at = first + k * chunk * span;
+                (all.resume(at, len - k * chunk), chunk.min(len - k * chunk))
+            })
+            .collect(),
+    )
 }
 
 /// The keyed tabular shape of an object, if it has one: at least two entries, every value a
@@ -1458,16 +1492,21 @@ impl<'o> Enc<'o> {
             return;
         }
         if !anon {
-            let chunks = (self.opts.parallel
+            let parallel = self.opts.parallel
                 && n >= self.opts.parallel_threshold
                 && rayon::current_num_threads() > 1
                 && arr
                     .iter()
                     .next()
                     .and_then(|v| v.as_object())
-                    .is_some_and(|o| !o.is_empty()))
-            .then(|| chunks(arr, self.opts.parallel_threshold));
-            if let Some(shape) = tabular_shape(arr, chunks.as_deref()) {
+                    .is_some_and(|o| !o.is_empty());
+            let table = if parallel {
+                parallel_table(arr, self.opts.parallel_threshold)
+                    .map(|(shape, chunks)| (shape, Some(chunks)))
+            } else {
+                tabular_shape(arr, None).map(|shape| (shape, None))
+            };
+            if let Some((shape, chunks)) = table {
                 self.bracket(w, n, false);
                 self.fields(w, &shape.fields);
                 w.write_byte(b':');
@@ -1517,84 +1556,82 @@ impl<'o> Enc<'o> {
 mod tests {
     use super::*;
 
-    /// Chunk starts by the serial walk: the reference for [`chunks`].
-    fn walked(arr: Array<'_>, chunk: usize) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        let mut it = arr.iter();
-        let mut left = arr.len();
-        while left > 0 {
-            let n = left.min(chunk);
-            out.push((it.position(), n));
-            it.nth(n - 1);
-            left -= n;
-        }
-        out
-    }
-
     #[test]
-    fn guessed_chunk_starts_equal_the_walk() {
-        // Uniform rows (the guess holds), rows whose sizes differ but whose total divides
-        // evenly (spans 3 and 5 alternate: the guess must be rejected), a size change in the
-        // last chunk only, nested containers, one row, a tail shorter than a chunk.
-        let uniform = |n: usize| {
-            let rows: Vec<String> = (0..n).map(|i| format!(r#"{{"a":{i},"b":"x"}}"#)).collect();
+    fn parallel_table_equals_the_sequential_analysis() {
+        // Tables (flat, nested groups, keys in another order, one row, a tail shorter than a
+        // chunk) and arrays that are not: rows whose sizes differ but whose nodes divide
+        // evenly (spans 3 and 5 alternate, so the computed starts are wrong for odd chunks),
+        // a last row with an extra field, a last row whose group turns into a leaf, arrays.
+        let rows = |n: usize, row: &dyn Fn(usize) -> String| {
+            let rows: Vec<String> = (0..n).map(row).collect();
             format!("[{}]", rows.join(","))
         };
-        let alternating = {
-            let rows: Vec<String> = (0..40)
-                .map(|i| {
-                    if i % 2 == 0 {
-                        r#"{"a":1}"#.to_string()
-                    } else {
-                        r#"{"a":1,"b":2}"#.to_string()
-                    }
-                })
-                .collect();
-            format!("[{}]", rows.join(","))
-        };
-        let last_differs = uniform(39).replace("]", r#",{"a":1,"b":"x","c":3}]"#);
-        let nested = r#"[[1,[2]],[3,[4]],[5,[6]],[7,[8]],[9,[10]]]"#.to_string();
+        let flat = |n: usize| rows(n, &|i| format!(r#"{{"a":{i},"b":"x"}}"#));
         let cases = [
-            uniform(1),
-            uniform(10),
-            uniform(41),
-            alternating,
-            last_differs,
-            nested,
+            flat(1),
+            flat(10),
+            flat(41),
+            rows(41, &|i| {
+                format!(r#"{{"a":{i},"g":{{"x":{i},"y":{{"z":1}}}},"b":2}}"#)
+            }),
+            rows(30, &|i| {
+                if i % 7 == 3 {
+                    r#"{"b":"x","a":1}"#.into()
+                } else {
+                    r#"{"a":1,"b":"x"}"#.into()
+                }
+            }),
+            rows(40, &|i| {
+                if i % 2 == 0 {
+                    r#"{"a":1}"#.into()
+                } else {
+                    r#"{"a":1,"b":2}"#.into()
+                }
+            }),
+            flat(39).replace("]", r#",{"a":1,"b":"x","c":3}]"#),
+            rows(20, &|i| {
+                if i == 19 {
+                    r#"{"a":1,"g":7}"#.into()
+                } else {
+                    r#"{"a":1,"g":{"x":1}}"#.into()
+                }
+            }),
+            r#"[[1,[2]],[3,[4]],[5,[6]],[7,[8]],[9,[10]]]"#.to_string(),
         ];
-        let mut outcomes = [0; 2];
+        let mut tables = 0;
         for src in &cases {
             let doc =
                 crate::json::parse(src.as_bytes(), &crate::json::ParseOptions::new()).unwrap();
             let arr = doc.root().as_array().unwrap();
-            for threshold in [2, 4, 8, 100] {
+            let seq = tabular_shape(arr, None);
+            for threshold in [2, 4, 6, 8, 100] {
                 let chunk = (threshold / 2).clamp(1, 4096);
-                let got: Vec<(usize, usize)> = chunks(arr, threshold)
-                    .iter()
-                    .map(|(it, n)| (it.position(), *n))
-                    .collect();
-                let want = walked(arr, chunk);
-                assert_eq!(got, want, "{src} {threshold}");
-                // The guess is taken exactly when it is right: every start of the walk at
-                // `first + k × chunk × span`.
-                let (first, n) = (arr.iter().position(), arr.len());
-                let total = doc.node_count() - first;
-                let right = total % n == 0
-                    && want
-                        .iter()
-                        .enumerate()
-                        .all(|(k, &(at, _))| at == first + k * chunk * (total / n));
-                let guessed = guessed_chunks(arr, chunk).is_some();
-                assert_eq!(guessed, right, "{src} {threshold}");
-                outcomes[usize::from(guessed)] += 1;
-                // Like the walk's, each iterator runs to the array's end (callers take `n`).
-                for (k, (it, _)) in chunks(arr, threshold).iter().enumerate() {
-                    assert_eq!(it.len(), arr.len() - k * chunk);
+                let par = parallel_table(arr, threshold);
+                assert_eq!(par.is_some(), seq.is_some(), "{src} {threshold}");
+                let (Some((shape, parts)), Some(want)) = (&par, &seq) else {
+                    continue;
+                };
+                tables += 1;
+                assert_eq!(
+                    format!("{shape:?}"),
+                    format!("{want:?}"),
+                    "{src} {threshold}"
+                );
+                // The chunk starts are the walk's; each iterator runs to the array's end.
+                let mut it = arr.iter();
+                for (k, (start, n)) in parts.iter().enumerate() {
+                    assert_eq!(start.position(), it.position(), "{src} {threshold} {k}");
+                    assert_eq!((*n, start.len()), (chunk.min(it.len()), it.len()));
+                    it.nth(n - 1);
                 }
+                assert_eq!(it.len(), 0);
             }
         }
-        // Both ways are exercised.
-        assert!(outcomes[0] > 0 && outcomes[1] > 0, "{outcomes:?}");
+        assert_eq!(
+            tables,
+            5 * 5,
+            "every table case was a table for every threshold"
+        );
     }
 
     #[test]
