@@ -108,29 +108,16 @@ impl<'d> RowView<'d> {
         }
         let kept = kept.min(arr.len());
         let doc = arr.as_value().doc();
-        let nodes = doc.nodes();
-        let n = f.keys.len();
         let first = arr.as_value().index() + 1;
-        let scan = if kept >= PARALLEL_ROWS && rayon::current_num_threads() >= PARALLEL_THREADS {
-            // Chunks of rows scanned in parallel (one sequential hop per row to find them).
-            let mut starts = Vec::with_capacity(kept.div_ceil(CHUNK_ROWS));
-            let mut ri = first;
-            for r in 0..kept {
-                if r % CHUNK_ROWS == 0 {
-                    starts.push((ri, CHUNK_ROWS.min(kept - r)));
-                }
-                let Some(&Node::Object { end, .. }) = nodes.get(ri) else {
-                    return None;
-                };
-                ri = end as usize;
-            }
-            let parts: Vec<Scan> = starts
-                .par_iter()
-                .map(|&(ri, rows)| scan_rows(f, doc, &shown, ri, rows))
-                .collect::<Option<_>>()?;
-            Scan::merge(&parts, &starts, n)
-        } else {
-            scan_rows(f, doc, &shown, first, kept)?
+        let parallel = kept >= PARALLEL_ROWS && rayon::current_num_threads() >= PARALLEL_THREADS;
+        // A failed parallel scan (a bad row, or rows whose sizes differ) leaves the verdict to
+        // the sequential scan.
+        let scan = match parallel
+            .then(|| parallel_scan(f, &shown, arr, kept))
+            .flatten()
+        {
+            Some(scan) => scan,
+            None => scan_rows(f, doc, &shown, first, kept)?.0,
         };
         let Scan {
             first_present,
@@ -372,15 +359,13 @@ impl<'d> RowView<'d> {
     }
 }
 
-/// Rows from which [`RowView::validate`] scans in parallel chunks of [`CHUNK_ROWS`], in a pool
-/// of at least [`PARALLEL_THREADS`] threads. Measured on a loaded 2-core VM (100,000 rows), the
-/// parallel scan was slower and less steady than the sequential one (compact 9.0–13.8 ms
-/// against 7.7–8.3 ms, TOON 9.3–15.5 ms against 7.8–8.3 ms): with two threads it only waits
-/// for a woken worker. It is kept for wider pools, where the encoders' parallel chunks make
-/// a sequential scan the larger share of the time.
+/// Rows from which [`RowView::validate`] scans in parallel chunks of [`CHUNK_ROWS`]
+/// ([`parallel_scan`]), in a pool of at least [`PARALLEL_THREADS`] threads. The first
+/// version found its chunks by a sequential hop per row and was slower than the sequential
+/// scan on two threads; with computed chunk starts it is not (see the presenter bench).
 const PARALLEL_ROWS: usize = 8192;
 /// See [`PARALLEL_ROWS`].
-const PARALLEL_THREADS: usize = 3;
+const PARALLEL_THREADS: usize = 2;
 /// Rows per chunk of the parallel scan.
 const CHUNK_ROWS: usize = 4096;
 
@@ -433,13 +418,49 @@ fn canonical_offsets(t: &mut Vec<u32>, rows: usize, n: usize) {
 /// The checks of `Writer::fast_row` over `rows` consecutive rows from the tape index `ri`,
 /// writing nothing; `shown` marks the fields the data block shows. `None` when a row needs
 /// the general writer.
+/// [`scan_rows`] over the first `kept` rows of `arr` in parallel chunks of [`CHUNK_ROWS`].
+///
+/// No walk finds the chunks: their starts are computed as if every row spanned the same
+/// number of tape nodes (the common case: rows with the same fields), and each chunk's scan
+/// must end exactly where the next chunk was computed to start (the last one where row
+/// `kept` would). Chunk 0 starts at row 0, so by induction every start is then a row's.
+/// `None` when the rows' nodes do not divide evenly, a computed start is not confirmed, or a
+/// row fails: the caller then scans sequentially.
+fn parallel_scan(f: &FastRow, shown: &[bool], arr: Array<'_>, kept: usize) -> Option<Scan> {
+    let doc = arr.as_value().doc();
+    let first = arr.as_value().index() + 1;
+    let end = doc.next_sibling(arr.as_value().index());
+    let len = arr.len();
+    if len == 0 || (end - first) % len != 0 {
+        return None;
+    }
+    let span = (end - first) / len;
+    let starts: Vec<(usize, usize)> = (0..kept.div_ceil(CHUNK_ROWS))
+        .map(|c| {
+            (
+                first + c * CHUNK_ROWS * span,
+                CHUNK_ROWS.min(kept - c * CHUNK_ROWS),
+            )
+        })
+        .collect();
+    let parts: Vec<Scan> = starts
+        .par_iter()
+        .map(|&(ri, rows)| {
+            let (scan, stop) = scan_rows(f, doc, shown, ri, rows)?;
+            (stop == ri + rows * span).then_some(scan)
+        })
+        .collect::<Option<_>>()?;
+    Some(Scan::merge(&parts, &starts, f.keys.len()))
+}
+
+/// Scans `rows` rows from the row node at `ri`; also returns the tape index after the last.
 fn scan_rows(
     f: &FastRow,
     doc: &Doc<'_>,
     shown: &[bool],
     mut ri: usize,
     rows: usize,
-) -> Option<Scan> {
+) -> Option<(Scan, usize)> {
     let nodes = doc.nodes();
     let n = f.keys.len();
     let mut slots = vec![0u32; n];
@@ -523,11 +544,14 @@ fn scan_rows(
         }
         ri = end as usize;
     }
-    Some(Scan {
-        first_present,
-        uniform,
-        offsets,
-    })
+    Some((
+        Scan {
+            first_present,
+            uniform,
+            offsets,
+        },
+        ri,
+    ))
 }
 
 /// What [`canonical_row`] found.
