@@ -154,6 +154,17 @@ impl<'d> RowView<'d> {
         }
     }
 
+    /// The shown fields of row `r` (its node at `ri`) in data-block order, absent ones
+    /// skipped: `(field, Some(value node))`, or `(field, None)` where the censor goes.
+    #[inline(always)]
+    fn shown_cells(&self, (ri, r): (usize, usize)) -> impl Iterator<Item = (usize, Option<Node>)> {
+        let nodes = self.doc.nodes();
+        self.order.iter().filter_map(move |&j| {
+            let v = self.value_at(ri, r, j)?;
+            Some((j, (!self.fast.redacted[j]).then(|| nodes[v])))
+        })
+    }
+
     /// The row after the one at `ri`.
     #[inline(always)]
     fn next_row(&self, ri: usize) -> usize {
@@ -624,35 +635,22 @@ impl TableRows for ToonRows<'_, '_> {
     }
 
     #[inline]
-    fn write_cells<W: Sink + ?Sized>(&self, cells: &mut Cells<'_>, w: &mut W, (ri, r): Self::Row) {
-        let view = self.view;
-        let f = &*view.fast;
-        let nodes = view.doc.nodes();
-        for &j in &view.order {
-            let Some(v) = view.value_at(ri, r, j) else {
-                continue;
-            };
-            if f.redacted[j] {
-                cells.encoded(w, &self.censor);
-            } else {
-                cells.node(w, view.doc, nodes[v]);
+    fn write_cells<W: Sink + ?Sized>(&self, cells: &mut Cells<'_>, w: &mut W, row: Self::Row) {
+        for (_, node) in self.view.shown_cells(row) {
+            match node {
+                Some(node) => cells.node(w, self.view.doc, node),
+                None => cells.encoded(w, &self.censor),
             }
         }
     }
 
     #[inline]
-    fn write_item<W: Sink + ?Sized>(&self, item: &mut Item<'_, '_>, w: &mut W, (ri, r): Self::Row) {
-        let view = self.view;
-        let f = &*view.fast;
-        let nodes = view.doc.nodes();
-        for &j in &view.order {
-            let Some(v) = view.value_at(ri, r, j) else {
-                continue;
-            };
-            if f.redacted[j] {
-                item.encoded(w, &f.keys[j], &self.censor);
-            } else {
-                item.node(w, &f.keys[j], view.doc, nodes[v]);
+    fn write_item<W: Sink + ?Sized>(&self, item: &mut Item<'_, '_>, w: &mut W, row: Self::Row) {
+        let keys = &self.view.fast.keys;
+        for (j, node) in self.view.shown_cells(row) {
+            match node {
+                Some(node) => item.node(w, &keys[j], self.view.doc, node),
+                None => item.encoded(w, &keys[j], &self.censor),
             }
         }
     }
