@@ -419,10 +419,7 @@ impl PresenterBuilder {
         reads: Option<&[&str]>,
         f: impl Fn(Value<'_>) -> Vec<String> + Send + Sync + 'static,
     ) -> Self {
-        self.cfg.item_rules.push(Reading {
-            reads: reads.map(owned),
-            f: Box::new(f),
-        });
+        self.cfg.item_rules.push(reading(reads, f));
         self
     }
 
@@ -431,10 +428,7 @@ impl PresenterBuilder {
         mut self,
         f: impl Fn(Value<'_>) -> Vec<String> + Send + Sync + 'static,
     ) -> Self {
-        self.cfg.collection_rules.push(Reading {
-            reads: None,
-            f: Box::new(f),
-        });
+        self.cfg.collection_rules.push(reading(None, f));
         self
     }
 
@@ -444,10 +438,7 @@ impl PresenterBuilder {
         reads: &[&str],
         f: impl Fn(Value<'_>) -> Vec<String> + Send + Sync + 'static,
     ) -> Self {
-        self.cfg.collection_rules.push(Reading {
-            reads: Some(owned(reads)),
-            f: Box::new(f),
-        });
+        self.cfg.collection_rules.push(reading(Some(reads), f));
         self
     }
 
@@ -456,10 +447,7 @@ impl PresenterBuilder {
         mut self,
         f: impl Fn(Value<'_>) -> Vec<UiBlock> + Send + Sync + 'static,
     ) -> Self {
-        self.cfg.item_ui.push(UiSource::Fn(Reading {
-            reads: None,
-            f: Box::new(f),
-        }));
+        self.cfg.item_ui.push(UiSource::Fn(reading(None, f)));
         self
     }
 
@@ -469,10 +457,7 @@ impl PresenterBuilder {
         reads: &[&str],
         f: impl Fn(Value<'_>) -> Vec<UiBlock> + Send + Sync + 'static,
     ) -> Self {
-        self.cfg.item_ui.push(UiSource::Fn(Reading {
-            reads: Some(owned(reads)),
-            f: Box::new(f),
-        }));
+        self.cfg.item_ui.push(UiSource::Fn(reading(Some(reads), f)));
         self
     }
 
@@ -481,10 +466,7 @@ impl PresenterBuilder {
         mut self,
         f: impl Fn(Value<'_>) -> Vec<UiBlock> + Send + Sync + 'static,
     ) -> Self {
-        self.cfg.collection_ui.push(UiSource::Fn(Reading {
-            reads: None,
-            f: Box::new(f),
-        }));
+        self.cfg.collection_ui.push(UiSource::Fn(reading(None, f)));
         self
     }
 
@@ -494,10 +476,9 @@ impl PresenterBuilder {
         reads: &[&str],
         f: impl Fn(Value<'_>) -> Vec<UiBlock> + Send + Sync + 'static,
     ) -> Self {
-        self.cfg.collection_ui.push(UiSource::Fn(Reading {
-            reads: Some(owned(reads)),
-            f: Box::new(f),
-        }));
+        self.cfg
+            .collection_ui
+            .push(UiSource::Fn(reading(Some(reads), f)));
         self
     }
 
@@ -522,10 +503,9 @@ impl PresenterBuilder {
         mut self,
         f: impl Fn(Value<'_>) -> Vec<Suggestion> + Send + Sync + 'static,
     ) -> Self {
-        self.cfg.item_suggest.push(SuggestSource::Fn(Reading {
-            reads: None,
-            f: Box::new(f),
-        }));
+        self.cfg
+            .item_suggest
+            .push(SuggestSource::Fn(reading(None, f)));
         self
     }
 
@@ -534,10 +514,9 @@ impl PresenterBuilder {
         mut self,
         f: impl Fn(Value<'_>) -> Vec<Suggestion> + Send + Sync + 'static,
     ) -> Self {
-        self.cfg.collection_suggest.push(SuggestSource::Fn(Reading {
-            reads: None,
-            f: Box::new(f),
-        }));
+        self.cfg
+            .collection_suggest
+            .push(SuggestSource::Fn(reading(None, f)));
         self
     }
 
@@ -547,10 +526,9 @@ impl PresenterBuilder {
         reads: &[&str],
         f: impl Fn(Value<'_>) -> Vec<Suggestion> + Send + Sync + 'static,
     ) -> Self {
-        self.cfg.item_suggest.push(SuggestSource::Fn(Reading {
-            reads: Some(owned(reads)),
-            f: Box::new(f),
-        }));
+        self.cfg
+            .item_suggest
+            .push(SuggestSource::Fn(reading(Some(reads), f)));
         self
     }
 
@@ -560,10 +538,9 @@ impl PresenterBuilder {
         reads: &[&str],
         f: impl Fn(Value<'_>) -> Vec<Suggestion> + Send + Sync + 'static,
     ) -> Self {
-        self.cfg.collection_suggest.push(SuggestSource::Fn(Reading {
-            reads: Some(owned(reads)),
-            f: Box::new(f),
-        }));
+        self.cfg
+            .collection_suggest
+            .push(SuggestSource::Fn(reading(Some(reads), f)));
         self
     }
 
@@ -631,6 +608,18 @@ impl PresenterBuilder {
         Ok(Presenter {
             plan: Arc::new(plan),
         })
+    }
+}
+
+/// A callback and the root fields it reads (`None`: every field), boxed as the `dyn Fn` the
+/// presenter stores.
+fn reading<T>(
+    reads: Option<&[&str]>,
+    f: impl Fn(Value<'_>) -> Vec<T> + Send + Sync + 'static,
+) -> Reading<dyn Fn(Value<'_>) -> Vec<T> + Send + Sync> {
+    Reading {
+        reads: reads.map(owned),
+        f: Box::new(f),
     }
 }
 
