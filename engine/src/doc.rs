@@ -345,6 +345,22 @@ pub struct Array<'d> {
 }
 
 impl<'d> Array<'d> {
+    /// The tape index just past the array's last element.
+    #[inline]
+    pub(crate) fn tape_end(&self) -> usize {
+        self.doc.next_sibling(self.idx)
+    }
+
+    /// The number of tape nodes each element spans if they all span the same: `Some` when
+    /// the array's nodes divide evenly among its (one or more) elements. Only a guess: a
+    /// caller that relies on it confirms it, for example by checking that hopping over the
+    /// elements of a run lands where the span says the next run starts.
+    #[inline]
+    pub(crate) fn even_span(&self) -> Option<usize> {
+        let (nodes, len) = (self.tape_end() - self.idx - 1, self.len());
+        (len > 0 && nodes % len == 0).then(|| nodes / len)
+    }
+
     /// Number of elements.
     #[inline]
     pub fn len(&self) -> usize {

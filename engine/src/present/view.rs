@@ -440,12 +440,7 @@ fn canonical_offsets(t: &mut Vec<u32>, rows: usize, n: usize) {
 fn parallel_scan(f: &FastRow, shown: &[bool], arr: Array<'_>, kept: usize) -> Option<Scan> {
     let doc = arr.as_value().doc();
     let first = arr.as_value().index() + 1;
-    let end = doc.next_sibling(arr.as_value().index());
-    let len = arr.len();
-    if len == 0 || (end - first) % len != 0 {
-        return None;
-    }
-    let span = (end - first) / len;
+    let span = arr.even_span()?;
     let starts: Vec<(usize, usize)> = (0..kept.div_ceil(CHUNK_ROWS))
         .map(|c| {
             (

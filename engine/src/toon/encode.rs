@@ -793,10 +793,9 @@ fn parallel_table<'d>(
     threshold: usize,
 ) -> Option<(Shape<'d>, Vec<(Elements<'d>, usize)>)> {
     let chunk = (threshold / 2).clamp(1, 4096);
-    let end = arr.as_value().doc().next_sibling(arr.as_value().index());
     let mut chunked = Chunked {
         parts: guessed_chunks(arr, chunk)?,
-        end,
+        end: arr.tape_end(),
         verified: false,
     };
     let shape = tabular_shape(arr, Some(&mut chunked))?;
@@ -806,14 +805,8 @@ fn parallel_table<'d>(
 /// Chunks of `chunk` rows whose starts are guessed from a uniform row span (unconfirmed);
 /// `None` when the array's nodes do not divide evenly among its rows.
 fn guessed_chunks(arr: Array<'_>, chunk: usize) -> Option<Vec<(Elements<'_>, usize)>> {
-    let len = arr.len();
-    let all = arr.iter();
-    let doc = arr.as_value().doc();
-    let (first, end) = (all.position(), doc.next_sibling(arr.as_value().index()));
-    if len == 0 || (end - first) % len != 0 {
-        return None;
-    }
-    let span = (end - first) / len;
+    let (len, all, span) = (arr.len(), arr.iter(), arr.even_span()?);
+    let first = all.position();
     Some(
         (0..len.div_ceil(chunk))
             .map(|k| {
