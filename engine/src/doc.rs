@@ -952,6 +952,22 @@ impl<'s> DocBuilder<'s> {
         self.doc.nodes.truncate(mark.0 as usize);
     }
 
+    /// A builder for the next window of rows that reuses `doc`'s allocations (the windowed
+    /// root-array parser: one tape's worth of memory for a whole input).
+    pub(crate) fn recycle(mut doc: Doc<'s>) -> DocBuilder<'s> {
+        doc.nodes.clear();
+        doc.heap.clear();
+        doc.flags = 0;
+        doc.max_depth = 0;
+        DocBuilder { doc, depth: 0 }
+    }
+
+    /// Finishes a window of rows: like [`DocBuilder::finish`], keeping the capacity for
+    /// [`DocBuilder::recycle`].
+    pub(crate) fn finish_window(self) -> Doc<'s> {
+        self.doc
+    }
+
     /// Finishes the document. A builder that received no value yields `null`.
     pub fn finish(mut self) -> Doc<'s> {
         if self.doc.nodes.is_empty() {

@@ -249,7 +249,18 @@ pub fn write_result<W: Sink + ?Sized>(
         });
     }
     if response.is_structured() {
-        if let Some(v) = response.data() {
+        if let Some(w) = response.windowed() {
+            // A root array: wrapped as `{"items": [...]}` before 2026-07-28.
+            out.write(b",\"structuredContent\":");
+            let wrap = protocol != Protocol::Since20260728;
+            if wrap {
+                out.write(b"{\"items\":");
+            }
+            w.write(crate::wire::Format::Compact, out);
+            if wrap {
+                out.write_byte(b'}');
+            }
+        } else if let Some(v) = response.data() {
             out.write(b",\"structuredContent\":");
             // Before 2026-07-28 structuredContent must be an object.
             let wrap: Option<&[u8]> = match v.get() {

@@ -9,10 +9,12 @@
 pub mod escape;
 mod parse;
 mod select;
+mod windows;
 pub mod write;
 
 pub use parse::{ParseOptions, parse};
 pub use select::{Selector, parse_selected};
+pub(crate) use windows::RowWindows;
 pub(crate) use write::write_leaf;
 pub use write::{
     CompactFormatter, Formatter, PrettyFormatter, to_string_compact, to_string_pretty,

@@ -482,6 +482,31 @@ impl<'s, 'o> Parser<'s, 'o> {
         Ok(p)
     }
 
+    /// A parser at `pos` of `src` that builds into `b`, reusing `scratch` (the windowed
+    /// root-array parser resumes one of these per window; the input limit was checked by the
+    /// first).
+    pub(crate) fn resume(
+        src: &'s [u8],
+        opts: &'o ParseOptions,
+        pos: usize,
+        b: DocBuilder<'s>,
+        scratch: Vec<u8>,
+    ) -> Self {
+        Parser {
+            src,
+            pos,
+            opts,
+            b,
+            stack: Vec::new(),
+            scratch,
+        }
+    }
+
+    /// The builder and the scratch buffer, for the next [`Parser::resume`].
+    pub(crate) fn into_parts(self) -> (DocBuilder<'s>, Vec<u8>) {
+        (self.b, self.scratch)
+    }
+
     /// Checks that only whitespace follows the document and returns it.
     pub(crate) fn finish(mut self) -> Result<Doc<'s>> {
         self.skip_ws();

@@ -70,6 +70,10 @@ use crate::sink::Sink;
 
 use super::Delimiter;
 
+#[path = "encode_windows.rs"]
+mod windows;
+pub(crate) use windows::{RootAnalysis, RootForm, write_root_header, write_root_window};
+
 /// The largest accepted [`EncodeOptions::max_depth`]; larger settings are clamped to it so the
 /// recursive encoder stays far from the stack limit of a 2 MiB thread.
 pub const MAX_DEPTH_LIMIT: usize = 1000;

@@ -5,7 +5,10 @@ mod decode_scan;
 mod encode;
 
 pub use decode::{DecodeOptions, decode};
-pub(crate) use encode::{Cells, Item, TableRows, encode_list, encode_table, string_cell};
+pub(crate) use encode::{
+    Cells, Item, RootAnalysis, RootForm, TableRows, encode_list, encode_table, string_cell,
+    write_root_header, write_root_window,
+};
 pub use encode::{
     DEFAULT_MAX_DEPTH, DEFAULT_PARALLEL_THRESHOLD, EncodeOptions, MAX_DEPTH_LIMIT, MAX_INDENT,
     check, encode, to_string, to_vec,

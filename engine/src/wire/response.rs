@@ -11,6 +11,7 @@ use super::blocks::{
     FieldProblem, Suggestion, ToolError, UiBlock, write_bullets, write_required,
     write_simple_error, write_suggestions, write_validation_error,
 };
+use super::windowed::{WINDOW_BYTES, Windowed};
 use crate::doc::{Doc, Value};
 use crate::error::Result;
 use crate::present::RowView;
@@ -44,6 +45,15 @@ pub enum Data<'d> {
     /// A document the response owns (for example the output of a Presenter: stripped,
     /// redacted, truncated, selected), serialized like [`Data::Value`] of its root.
     Doc(Doc<'d>),
+    /// JSON text, serialized like [`Data::Doc`] of its parse (with [`ParseOptions`]'
+    /// defaults), which [`ResponseBuilder::build`] validates. A root array larger than a few
+    /// MiB is never parsed whole: `build` reads it window by window (validation, flags, size
+    /// bound, TOON form) and writing the block reads it again, encoding each window as it is
+    /// parsed, so a framed or streamed response of any size needs the input plus a few MiB
+    /// (`Format::Auto` parses it whole).
+    ///
+    /// [`ParseOptions`]: crate::json::ParseOptions
+    Json(&'d [u8]),
 }
 
 impl<'d> From<Doc<'d>> for Data<'d> {
@@ -82,6 +92,7 @@ pub fn response<'d>(data: impl Into<Data<'d>>) -> ResponseBuilder<'d> {
         rules: Vec::new(),
         suggestions: Vec::new(),
         view: None,
+        window: WINDOW_BYTES,
     }
 }
 
@@ -164,9 +175,19 @@ pub struct ResponseBuilder<'d> {
     suggestions: Vec<Suggestion>,
     /// A presenter's row view: the data block instead of `data`.
     view: Option<Box<RowView<'d>>>,
+    /// Input bytes per window of [`Data::Json`].
+    window: usize,
 }
 
 impl<'d> ResponseBuilder<'d> {
+    /// Input bytes per window of [`Data::Json`] (default 2 MiB; inputs up to this size are
+    /// parsed whole): for tests that cut small inputs into many windows, not part of the API.
+    #[doc(hidden)]
+    pub fn window_bytes(mut self, n: usize) -> Self {
+        self.window = n.max(1);
+        self
+    }
+
     /// Sets the data format.
     pub fn format(mut self, format: Format) -> Self {
         self.format = format;
@@ -229,6 +250,15 @@ impl<'d> ResponseBuilder<'d> {
             let format = view.resolve(self.format);
             return Ok(self.assemble(DataBlock::View(view, format), format));
         }
+        if let Data::Json(src) = self.data {
+            if self.format != Format::Auto && src.len() > self.window {
+                if let Some(w) = super::windowed::analyse(src, self.format, self.window)? {
+                    let format = w.format();
+                    return Ok(self.assemble(DataBlock::Windowed(Box::new(w)), format));
+                }
+            }
+            self.data = Data::Doc(crate::json::parse(src, &crate::json::ParseOptions::new())?);
+        }
         let format = match (&self.data, self.format) {
             (Data::Value(v), Format::Auto) => resolve(crate::present::choose_auto(*v), *v)?,
             (Data::Doc(d), Format::Auto) => {
@@ -244,6 +274,8 @@ impl<'d> ResponseBuilder<'d> {
             Data::Text(s) => DataBlock::Text(Cow::Borrowed(s)),
             Data::Value(v) => DataBlock::Encoded(v, format),
             Data::Doc(d) => DataBlock::Owned(Box::new(d), format),
+            // Parsed above.
+            Data::Json(_) => DataBlock::Text(Cow::Borrowed("OK")),
         };
         Ok(self.assemble(data, format))
     }
@@ -377,6 +409,8 @@ enum DataBlock<'d> {
     Owned(Box<Doc<'d>>, Format),
     /// A presenter's row view.
     View(Box<RowView<'d>>, Format),
+    /// JSON text read window by window (its format inside).
+    Windowed(Box<Windowed<'d>>),
 }
 
 /// The testing side door (WIRE.md §10): what the response's blocks were built from. Never
@@ -451,6 +485,21 @@ impl<'d> ToolResponse<'d> {
         matches!(self.data, DataBlock::View(..))
     }
 
+    /// True when the data block is JSON text read window by window ([`Data::Json`]): for
+    /// tests comparing both paths, not part of the API.
+    #[doc(hidden)]
+    pub fn data_is_windowed(&self) -> bool {
+        matches!(self.data, DataBlock::Windowed(..))
+    }
+
+    /// The windowed data block, if it is one (its `structuredContent` is written from it).
+    pub(crate) fn windowed(&self) -> Option<&Windowed<'d>> {
+        match &self.data {
+            DataBlock::Windowed(w) => Some(w),
+            _ => None,
+        }
+    }
+
     /// Side door: exactly what the data block encodes (`None` for text results and errors).
     pub fn data(&self) -> Option<Value<'_>> {
         match &self.data {
@@ -458,6 +507,7 @@ impl<'d> ToolResponse<'d> {
             DataBlock::Encoded(v, _) => Some(*v),
             DataBlock::Owned(d, _) => Some(d.root()),
             DataBlock::View(v, _) => Some(v.derived().root()),
+            DataBlock::Windowed(w) => w.doc().map(|d| d.root()),
         }
     }
 
@@ -476,6 +526,7 @@ impl<'d> ToolResponse<'d> {
             DataBlock::Encoded(v, format) => write_data(*v, *format, out),
             DataBlock::Owned(d, format) => write_data(d.root(), *format, out),
             DataBlock::View(v, format) => v.write(*format, out),
+            DataBlock::Windowed(w) => w.write(w.format(), out),
         }
     }
 
@@ -494,6 +545,7 @@ impl<'d> ToolResponse<'d> {
             DataBlock::Encoded(v, _) => data_len_bound(*v),
             DataBlock::Owned(d, _) => data_len_bound(d.root()),
             DataBlock::View(v, _) => v.len_bound(),
+            DataBlock::Windowed(w) => w.len_bound(),
         }
     }
 
@@ -533,7 +585,7 @@ fn escaped_len(text: &[u8]) -> usize {
 /// JSON, TOON with any delimiter and the default indent). Per string byte at most 7 (a JSON
 /// `\u00xx` escape whose backslash the frame doubles); per node at most 24 bytes of
 /// punctuation, number digits or TOON header, plus its line's indentation.
-fn data_len_bound(v: Value<'_>) -> usize {
+pub(super) fn data_len_bound(v: Value<'_>) -> usize {
     use crate::doc::Node;
     let doc = v.doc();
     let nodes = doc.nodes();

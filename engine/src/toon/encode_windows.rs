@@ -1,0 +1,189 @@
+//! A root array encoded window by window (the bytes → framed path of `wire`, which never
+//! holds the whole tape): [`RootAnalysis`] decides the array's form over every window, then
+//! [`write_root_header`] and [`write_root_window`] write exactly what [`encode`](super::encode)
+//! writes for the whole array.
+//!
+//! The form is the encoder's: `[]` when empty, inline when every element is a primitive,
+//! tabular when every row has the first row's shape, the list form otherwise. A window after
+//! the first is analysed with the array's first row repeated in front of it, so the encoder's
+//! own shape analysis compares its rows with the first row: the shape must come out the same
+//! (same fields, same nesting), and `ordered` only stays set when every row of every window
+//! lists its keys in the first row's order.
+
+use super::{Enc, EncodeOptions, Field, Lead, Shape, Sink, parallel_table, tabular_shape};
+use crate::doc::Array;
+
+/// A tabular header that outlives the window it was found in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct OwnedShape {
+    fields: Vec<(Box<[u8]>, u32)>,
+    ordered: bool,
+}
+
+impl OwnedShape {
+    fn of(shape: &Shape<'_>) -> OwnedShape {
+        OwnedShape {
+            fields: shape
+                .fields
+                .iter()
+                .map(|f| (Box::from(f.key), f.span))
+                .collect(),
+            ordered: shape.ordered,
+        }
+    }
+
+    fn shape(&self) -> Shape<'_> {
+        Shape {
+            fields: self
+                .fields
+                .iter()
+                .map(|(key, span)| Field { key, span: *span })
+                .collect(),
+            ordered: self.ordered,
+        }
+    }
+
+    fn same_fields(&self, shape: &Shape<'_>) -> bool {
+        self.fields.len() == shape.fields.len()
+            && self
+                .fields
+                .iter()
+                .zip(&shape.fields)
+                .all(|((key, span), f)| **key == *f.key && *span == f.span)
+    }
+}
+
+/// The TOON form of a root array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum RootForm {
+    /// `[]`.
+    Empty,
+    /// `[N]: a,b,c`.
+    Inline,
+    /// `[N]{fields}:` and one line per row.
+    Table(OwnedShape),
+    /// `[N]:` and one `- ` item per element.
+    List,
+}
+
+/// The form of a root array, found window by window (see the module documentation).
+#[derive(Debug)]
+pub(crate) struct RootAnalysis {
+    rows: usize,
+    primitive: bool,
+    /// The first row's shape while every row so far has it.
+    table: Option<OwnedShape>,
+}
+
+impl RootAnalysis {
+    pub(crate) fn new() -> RootAnalysis {
+        RootAnalysis {
+            rows: 0,
+            primitive: true,
+            table: None,
+        }
+    }
+
+    /// Takes the next window's rows into account: the first window as it is, every later one
+    /// with the array's first row in front of it.
+    pub(crate) fn add(&mut self, window: Array<'_>, opts: &EncodeOptions) {
+        let first_window = self.rows == 0;
+        self.rows += window.len() - usize::from(!first_window);
+        if self.primitive {
+            self.primitive = window.iter().all(|v| v.is_primitive());
+        }
+        if self.primitive || (!first_window && self.table.is_none()) {
+            return;
+        }
+        let shape = if parallel(window, opts) {
+            parallel_table(window, opts.parallel_threshold).map(|(shape, _)| shape)
+        } else {
+            tabular_shape(window, None)
+        };
+        self.table = match (shape, self.table.take()) {
+            (Some(shape), None) => Some(OwnedShape::of(&shape)),
+            (Some(shape), Some(mut table)) if table.same_fields(&shape) => {
+                table.ordered &= shape.ordered;
+                Some(table)
+            }
+            _ => None,
+        };
+    }
+
+    /// The array's form once every window was added.
+    pub(crate) fn form(self) -> RootForm {
+        if self.rows == 0 {
+            RootForm::Empty
+        } else if self.primitive {
+            RootForm::Inline
+        } else if let Some(table) = self.table {
+            RootForm::Table(table)
+        } else {
+            RootForm::List
+        }
+    }
+}
+
+/// True when the encoder would cut `window`'s rows into parallel chunks.
+fn parallel(window: Array<'_>, opts: &EncodeOptions) -> bool {
+    opts.parallel && window.len() >= opts.parallel_threshold && rayon::current_num_threads() > 1
+}
+
+/// The header of a root array of `rows` elements in `form` (the whole text when empty).
+pub(crate) fn write_root_header<W: Sink + ?Sized>(
+    form: &RootForm,
+    rows: usize,
+    opts: &EncodeOptions,
+    out: &mut W,
+) {
+    let mut enc = Enc::new(opts, false);
+    enc.lead(out, Lead::Plain(0));
+    if *form == RootForm::Empty {
+        out.write(b"[]");
+        return;
+    }
+    enc.bracket(out, rows, false);
+    if let RootForm::Table(table) = form {
+        enc.fields(out, &table.shape().fields);
+    }
+    out.write_byte(b':');
+}
+
+/// The elements of one window of a root array in `form`, after the header and the windows
+/// before it; `written`: how many elements those windows held.
+pub(crate) fn write_root_window<W: Sink + ?Sized>(
+    form: &RootForm,
+    window: Array<'_>,
+    written: usize,
+    opts: &EncodeOptions,
+    out: &mut W,
+) {
+    let mut enc = Enc::new(opts, true);
+    match form {
+        RootForm::Empty => {}
+        RootForm::Inline => {
+            for (i, v) in window.iter().enumerate() {
+                out.write_byte(if written + i == 0 { b' ' } else { enc.delim });
+                enc.primitive(out, v);
+            }
+        }
+        RootForm::Table(table) => {
+            let shape = table.shape();
+            let chunks = parallel(window, opts)
+                .then(|| parallel_table(window, opts.parallel_threshold))
+                .flatten();
+            match chunks {
+                Some((_, chunks)) => enc.rows_parallel(out, &chunks, &shape, 1),
+                None => enc.rows(out, window.iter(), &shape, 1),
+            }
+        }
+        RootForm::List => {
+            for (i, v) in window.iter().enumerate() {
+                if i & 0x3FF == 0x3FF && out.cancelled() {
+                    return;
+                }
+                enc.list_item(out, v, 1);
+            }
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! `Data::Json`: a root array read window by window equals the whole document in every format,
+//! framed, streamed and on error (`engine/src/wire/windowed.rs`).
+
+use proptest::prelude::*;
+use toolwire::frame::{ChunkedSink, Id, Protocol, frame};
+use toolwire::json::{ParseOptions, parse};
+use toolwire::toon::Delimiter;
+use toolwire::wire::{self, Data, Format, ToolResponse};
+
+const FORMATS: [Format; 5] = [
+    Format::Pretty,
+    Format::Compact,
+    Format::Toon(Delimiter::Comma),
+    Format::Toon(Delimiter::Pipe),
+    Format::Toon(Delimiter::Tab),
+];
+
+/// Everything observable about a built response: texts, format, both framings; or the error.
+fn observe(r: toolwire::Result<ToolResponse<'_>>) -> String {
+    match r {
+        Err(e) => format!("error: {e}"),
+        Ok(r) => {
+            let mut framed = Vec::new();
+            frame(
+                &Id::Number("7".into()),
+                &r,
+                Protocol::default(),
+                &mut framed,
+            );
+            frame(
+                &Id::String("x".into()),
+                &r,
+                Protocol::Since20260728,
+                &mut framed,
+            );
+            format!(
+                "{:?}\n{:?}\n{}",
+                r.meta().format,
+                r.texts(),
+                String::from_utf8_lossy(&framed)
+            )
+        }
+    }
+}
+
+/// The response of `json` in `format`, windowed with `window` bytes per window.
+fn windowed(json: &[u8], format: Format, window: usize) -> String {
+    let r = wire::response(Data::Json(json))
+        .format(format)
+        .llm_hint("hint")
+        .window_bytes(window)
+        .build();
+    if let Ok(r) = &r {
+        let expect = json.len() > window && json.trim_ascii_start().first() == Some(&b'[');
+        assert_eq!(
+            r.data_is_windowed(),
+            expect,
+            "windowed when larger than a window"
+        );
+    }
+    observe(r)
+}
+
+/// The response of the whole parsed document.
+fn whole(json: &[u8], format: Format) -> String {
+    match parse(json, &ParseOptions::default()) {
+        Err(e) => format!("error: {e}"),
+        Ok(doc) => observe(
+            wire::response(Data::Doc(doc))
+                .format(format)
+                .llm_hint("hint")
+                .build(),
+        ),
+    }
+}
+
+fn assert_same(json: &[u8]) {
+    for format in FORMATS {
+        let expect = whole(json, format);
+        for window in [1, 2, 7, 33, 200] {
+            assert_eq!(
+                windowed(json, format, window),
+                expect,
+                "{format:?}, windows of {window} bytes, input {:?}",
+                String::from_utf8_lossy(json)
+            );
+        }
+    }
+}
+
+#[test]
+fn every_form_of_root_array_equals_the_whole_document() {
+    let cases: &[&str] = &[
+        "[]",
+        " [ ]\n",
+        "[1]",
+        r#"[1, "a", true, null, -0.5, 123456789012345678901234567890]"#,
+        r#"["a|b", "c,d", "e	f", "", " pad "]"#,
+        r#"[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"name":"c|d"}]"#,
+        // Later rows list the keys in another order: the header keeps the first row's.
+        r#"[{"id":1,"name":"a"},{"name":"b","id":2},{"id":3,"name":"c"}]"#,
+        // Nested groups.
+        r#"[{"id":1,"at":{"x":1,"y":2}},{"id":2,"at":{"y":4,"x":3}},{"id":3,"at":{"x":5,"y":6}}]"#,
+        // A late row breaks the table: the list form.
+        r#"[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"name":"c"},{"id":4}]"#,
+        r#"[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"name":[1,2]}]"#,
+        r#"[{"id":1,"at":{"x":1}},{"id":2,"at":{"x":2}},{"id":3,"at":7}]"#,
+        r#"[{"id":1},{"id":2},3]"#,
+        r#"[1,2,{"id":3}]"#,
+        r#"[{}, {}, {"a":1}]"#,
+        r#"[[1,2],[3],[]]"#,
+        r#"[{"a":1,"a":2},{"a":3}]"#,
+        // WIRE.md §2: TOON falls back to compact JSON, whichever window holds the tag.
+        r#"[{"id":1,"t":"x"},{"id":2,"t":"y"},{"id":3,"t":"<tool_error>"}]"#,
+        r#"[{"id":1,"t":"x"},{"id":2,"t":"y"},{"id":3,"t":"\ud800"}]"#,
+        r#"[{"id":1,"t":"x"},{"id":2,"t":"y"},{"id":3,"</Domain_Rules>":1}]"#,
+        // Errors: the same message at the same place.
+        "[1,2,",
+        "[1,2,]",
+        "[1 2]",
+        "[1,2] x",
+        "[1,\"\u{7}\"]",
+        r#"[{"a":1},{"a":"\x"}]"#,
+        "[1,2,3,4,5,6,7,8,9,01]",
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+        // Not arrays: parsed whole.
+        r#"{"a":[1,2]}"#,
+        "\"text\"",
+        "",
+    ];
+    for json in cases {
+        assert_same(json.as_bytes());
+    }
+}
+
+#[test]
+fn depth_past_the_toon_limit_is_the_same_error() {
+    // 128 levels parse; TOON's default limit is the same, so build the case from the parser's
+    // side: nesting the parser accepts and TOON rejects does not exist with the defaults, and
+    // one level more is a parse error in both paths.
+    let deep = format!("[1,{}{}]", "[".repeat(127), "]".repeat(127));
+    assert_same(deep.as_bytes());
+    let deeper = format!("[1,{}{}]", "[".repeat(128), "]".repeat(128));
+    assert!(whole(deeper.as_bytes(), Format::Compact).starts_with("error: "));
+    assert_same(deeper.as_bytes());
+}
+
+#[test]
+fn auto_and_small_inputs_are_parsed_whole() {
+    let json = br#"[{"id":1},{"id":2}]"#;
+    let r = wire::response(Data::Json(json))
+        .format(Format::Auto)
+        .window_bytes(1)
+        .build()
+        .unwrap();
+    assert!(!r.data_is_windowed());
+    let r = wire::response(Data::Json(json)).build().unwrap();
+    assert!(!r.data_is_windowed(), "2 MiB windows by default");
+    assert_eq!(
+        r.texts(),
+        ["[\n  {\n    \"id\": 1\n  },\n  {\n    \"id\": 2\n  }\n]"]
+    );
+}
+
+/// A large invoice table: windowed by default, equal to the whole document in every format
+/// (parallel chunks inside windows), streamed in chunks, structured output in both protocols.
+#[test]
+fn large_inputs_stream_windowed_and_equal_the_whole_document() {
+    let json = toolwire_benches::invoices_json(30_000, toolwire_benches::Shape::Flat);
+    assert!(json.len() > 3 << 20, "more than one default window");
+    for format in FORMATS {
+        let r = wire::response(Data::Json(&json))
+            .format(format)
+            .build()
+            .unwrap();
+        assert!(r.data_is_windowed());
+        let doc = parse(&json, &ParseOptions::default()).unwrap();
+        let w = wire::response(Data::Doc(doc))
+            .format(format)
+            .build()
+            .unwrap();
+        assert_eq!(r.texts(), w.texts(), "{format:?}");
+        let mut framed = Vec::new();
+        frame(
+            &Id::Number("1".into()),
+            &w,
+            Protocol::default(),
+            &mut framed,
+        );
+        let mut streamed = Vec::new();
+        let mut chunks = 0;
+        let mut sink = ChunkedSink::new(64 << 10, |c| {
+            streamed.extend_from_slice(&c);
+            chunks += 1;
+            true
+        });
+        frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+        assert!(sink.finish());
+        assert!(chunks > 10, "{chunks} chunks");
+        assert_eq!(streamed, framed, "{format:?} streamed");
+        assert!(
+            toolwire::frame::framed_len_bound(&Id::Number("1".into()), &r) >= framed.len(),
+            "the size bound bounds"
+        );
+    }
+    for protocol in [Protocol::default(), Protocol::Since20260728] {
+        let r = wire::success_structured(Data::Json(&json)).unwrap();
+        assert!(r.data_is_windowed());
+        let doc = parse(&json, &ParseOptions::default()).unwrap();
+        let w = wire::success_structured(Data::Doc(doc)).unwrap();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        frame(&Id::Number("2".into()), &r, protocol, &mut a);
+        frame(&Id::Number("2".into()), &w, protocol, &mut b);
+        assert!(a == b, "structured output, {protocol:?}");
+    }
+    // The side door parses the whole input on demand.
+    let r = wire::response(Data::Json(&json)).build().unwrap();
+    let doc = parse(&json, &ParseOptions::default()).unwrap();
+    assert_eq!(
+        toolwire::json::to_string_compact(r.data().unwrap()),
+        toolwire::json::to_string_compact(doc.root())
+    );
+}
+
+#[test]
+fn dropping_the_consumer_stops_the_windowed_work() {
+    let json = toolwire_benches::invoices_json(30_000, toolwire_benches::Shape::Flat);
+    let r = wire::response(Data::Json(&json))
+        .format(Format::Toon(Delimiter::Pipe))
+        .build()
+        .unwrap();
+    let mut got = 0;
+    let mut sink = ChunkedSink::new(16 << 10, |_| {
+        got += 1;
+        got < 3
+    });
+    frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+    assert!(!sink.finish(), "the consumer went away");
+    assert!(
+        got < 40,
+        "the encoder stopped within a window ({got} chunks offered)"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Property: any root array, in any window size, intact or damaged.
+
+fn string_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z]{0,6}",
+        Just("<tool_error>".to_string()),
+        Just("</UI_PASSTHROUGH x".to_string()),
+        Just("a|b,c\td".to_string()),
+        Just("\\ud800".to_string()),
+        Just("\\\"q\\\" \\n \\u00e9 \\ud83d\\ude00".to_string()),
+        Just("true".to_string()),
+        Just("12".to_string()),
+        Just(" - x: [y]".to_string()),
+    ]
+    .prop_map(|s| format!("\"{s}\""))
+}
+
+fn scalar_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        string_text(),
+        (-1000i64..1000).prop_map(|n| n.to_string()),
+        Just("12345678901234567890123".to_string()),
+        Just("-0.0".to_string()),
+        Just("1.5e300".to_string()),
+        Just("true".to_string()),
+        Just("null".to_string()),
+    ]
+}
+
+fn row_text() -> impl Strategy<Value = String> {
+    let uniform = (
+        scalar_text(),
+        scalar_text(),
+        scalar_text(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(a, b, c, swap, group)| {
+            let inner = if group {
+                format!("{{\"x\":{c},\"y\":1}}")
+            } else {
+                c
+            };
+            if swap {
+                format!("{{\"b\":{b}, \"a\":{a},\"g\":{inner}}}")
+            } else {
+                format!("{{\"a\":{a},\"b\":{b},\"g\":{inner}}}")
+            }
+        });
+    prop_oneof![
+        8 => uniform,
+        1 => scalar_text(),
+        1 => (scalar_text(), scalar_text()).prop_map(|(a, b)| format!("[{a},{b}]")),
+        1 => scalar_text().prop_map(|a| format!("{{\"a\":{a}}}")),
+        1 => Just("{}".to_string()),
+    ]
+}
+
+fn array_text() -> impl Strategy<Value = String> {
+    (
+        prop_oneof![
+            3 => prop::collection::vec(row_text(), 0..24),
+            1 => prop::collection::vec(scalar_text(), 0..24),
+        ],
+        prop::sample::select(vec!["", " ", "\n  "]),
+    )
+        .prop_map(|(rows, ws)| format!("[{ws}{}{ws}]", rows.join(&format!(",{ws}"))))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn windowed_equals_whole(json in array_text(), window in 1usize..300) {
+        for format in FORMATS {
+            prop_assert_eq!(windowed(json.as_bytes(), format, window), whole(json.as_bytes(), format));
+        }
+    }
+
+    #[test]
+    fn damaged_input_fails_the_same_way(
+        json in array_text(),
+        at in any::<prop::sample::Index>(),
+        byte in prop::sample::select(b"[]{},:\"\\ x0-e\x01\xff".to_vec()),
+        cut in any::<bool>(),
+        window in 1usize..300,
+    ) {
+        let mut bytes = json.into_bytes();
+        let i = at.index(bytes.len() + 1);
+        if cut {
+            bytes.truncate(i);
+        } else {
+            bytes.insert(i, byte);
+        }
+        for format in [Format::Compact, Format::Toon(Delimiter::Pipe)] {
+            prop_assert_eq!(windowed(&bytes, format, window), whole(&bytes, format));
+        }
+    }
+}
