@@ -61,8 +61,7 @@ pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Optio
     let (mut tag, mut surrogate) = (false, false);
     let mut toon_error: Option<Error> = None;
     let mut len_bound = 2;
-    let mut last = None;
-    while let Some(doc) = windows.next_window(last.take(), window, toon.is_some())? {
+    pipelined(&mut windows, window, toon.is_some(), |doc| {
         tag |= doc.has_reserved_tag();
         surrogate |= doc.has_lone_surrogate();
         len_bound += data_len_bound(doc.root());
@@ -76,8 +75,8 @@ pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Optio
                 Err(e) => toon_error = Some(e),
             }
         }
-        last = Some(doc);
-    }
+        true
+    })?;
     let (format, form) = match format {
         // WIRE.md §2: TOON cannot neutralise a reserved tag; a lone surrogate is not UTF-8.
         Format::Toon(_) if tag || surrogate => (Format::Compact, RootForm::Empty),
@@ -170,24 +169,44 @@ impl<'d> Windowed<'d> {
             debug_assert!(false, "the windowed input changed its mind");
             return;
         };
-        let mut last = None;
-        loop {
-            match windows.next_window(last.take(), self.window, false) {
-                Ok(Some(doc)) => {
-                    if let Some(arr) = doc.root().as_array() {
-                        f(arr, out);
-                    }
-                    if out.cancelled() {
-                        return;
-                    }
-                    last = Some(doc);
-                }
-                Ok(None) => return,
-                Err(_) => {
-                    debug_assert!(false, "the windowed input changed its mind");
-                    return;
-                }
+        let done = pipelined(&mut windows, self.window, false, |doc| {
+            if let Some(arr) = doc.root().as_array() {
+                f(arr, out);
             }
-        }
+            !out.cancelled()
+        });
+        debug_assert!(done.is_ok(), "the windowed input changed its mind");
     }
+}
+
+/// Hands every window of `windows` to `f` (until it returns `false`), parsing the next window
+/// on another thread while `f` works on this one: the two passes cost about the larger of
+/// parsing and `f`, not their sum. Two windows are alive at a time, and a third lends its
+/// allocations to the next.
+///
+/// # Errors
+///
+/// The first error of the input.
+fn pipelined<'d>(
+    windows: &mut RowWindows<'d, '_>,
+    bytes: usize,
+    repeat_first: bool,
+    mut f: impl FnMut(&Doc<'d>) -> bool,
+) -> Result<()> {
+    let mut current = windows.next_window(None, bytes, repeat_first)?;
+    let mut spare = None;
+    while let Some(doc) = current.take() {
+        let mut next = Ok(None);
+        let mut go = true;
+        rayon::in_place_scope(|s| {
+            s.spawn(|_| next = windows.next_window(spare.take(), bytes, repeat_first));
+            go = f(&doc);
+        });
+        if !go {
+            return Ok(());
+        }
+        spare = Some(doc);
+        current = next?;
+    }
+    Ok(())
 }
