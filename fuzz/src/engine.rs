@@ -14,6 +14,8 @@
 //! * [`wire_tags`]: hostile strings in every builder field: the output holds exactly the
 //!   builder's own tags (WIRE.md §2).
 //! * [`frame`]: the framed line is one JSON-RPC line whose block texts equal the unframed build.
+//! * [`json_windows`]: JSON text read window by window (`Data::Json`, windows of 1 to 64
+//!   bytes) gives the same texts, format and frames as its whole parse, or the same error.
 //! * [`present`]: arbitrary presenter files and data give a response or an error, never a
 //!   panic; a response's blocks carry only the builder's own tags.
 
@@ -471,4 +473,49 @@ pub fn present(data: &[u8]) {
             }
         }
     }
+}
+
+/// Everything observable about a built response: format, texts and both framings; or the
+/// error's text.
+fn observe(r: toolwire::Result<wire::ToolResponse<'_>>) -> String {
+    match r {
+        Err(e) => format!("error: {e}"),
+        Ok(r) => {
+            let mut framed = Vec::new();
+            let id = Id::Number("1".into());
+            toolwire::frame::frame(&id, &r, Protocol::Before20260728, &mut framed);
+            toolwire::frame::frame(&id, &r, Protocol::Since20260728, &mut framed);
+            format!(
+                "{:?}\n{:?}\n{}",
+                r.meta().format,
+                r.texts(),
+                String::from_utf8_lossy(&framed)
+            )
+        }
+    }
+}
+
+/// The first byte picks the format and the window size, the rest is the JSON text.
+pub fn json_windows(data: &[u8]) {
+    let Some((&pick, json)) = data.split_first() else {
+        return;
+    };
+    let format = [
+        Format::Pretty,
+        Format::Compact,
+        Format::Toon(Delimiter::Comma),
+        Format::Toon(Delimiter::Pipe),
+    ][usize::from(pick & 3)];
+    let window = usize::from(pick >> 2) + 1;
+    let windowed = observe(
+        wire::response(wire::Data::Json(json))
+            .format(format)
+            .window_bytes(window)
+            .build(),
+    );
+    let whole = observe(match parse(json, &ParseOptions::new()) {
+        Err(e) => Err(e),
+        Ok(doc) => wire::response(wire::Data::Doc(doc)).format(format).build(),
+    });
+    assert_eq!(windowed, whole, "windows of {window} bytes, {format:?}");
 }
