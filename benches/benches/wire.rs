@@ -1,7 +1,8 @@
 //! Framed responses (WIRE.md §11): JSON bytes → one JSON-RPC line, TOON and pretty JSON, against
 //! the composition a user would write today (serde_json parse + toon-format encode / serde_json
 //! pretty + serde_json framing). Also the framing overhead over the unframed text, and the time
-//! to the first streamed chunk against the whole stream for 1M rows. Outputs are verified (the
+//! to the first streamed chunk against the whole stream for 1M rows, from a parsed document
+//! and from JSON bytes (read window by window, or parsed whole). Outputs are verified (the
 //! anchor's frame parses to the same block text) before timing; throughput is bytes of JSON input.
 
 use std::time::{Duration, Instant};
@@ -10,14 +11,29 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use toolwire::frame::{ChunkedSink, Id, Protocol, frame};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::toon::Delimiter;
-use toolwire::wire::{self, Format};
+use toolwire::wire::{self, Data, Format};
 use toolwire_benches::{Shape, invoices_json};
 
+/// Bytes → framed line through the whole parsed document (`Data::Doc`).
 fn ours(json: &[u8], format: Format) -> Vec<u8> {
     let doc = parse(json, &ParseOptions::default()).unwrap();
     let r = wire::response(doc.root()).format(format).build().unwrap();
+    framed_line(json, &r)
+}
+
+/// Bytes → framed line read window by window (`Data::Json`).
+fn ours_windowed(json: &[u8], format: Format) -> Vec<u8> {
+    let r = wire::response(Data::Json(json))
+        .format(format)
+        .build()
+        .unwrap();
+    assert!(r.data_is_windowed());
+    framed_line(json, &r)
+}
+
+fn framed_line(json: &[u8], r: &wire::ToolResponse<'_>) -> Vec<u8> {
     let mut out = Vec::with_capacity(json.len() + json.len() / 2);
-    frame(&Id::Number("1".into()), &r, Protocol::default(), &mut out);
+    frame(&Id::Number("1".into()), r, Protocol::default(), &mut out);
     out
 }
 
@@ -50,6 +66,9 @@ fn text_of(frame: &[u8]) -> String {
 fn framed(c: &mut Criterion, rows: usize, anchors: bool) {
     let json = invoices_json(rows, Shape::Flat);
     let toon = Format::Toon(Delimiter::Pipe);
+    for format in [toon, Format::Pretty] {
+        assert!(ours(&json, format) == ours_windowed(&json, format));
+    }
     if anchors {
         assert_eq!(text_of(&ours(&json, toon)), text_of(&anchor_toon(&json)));
         assert_eq!(
@@ -65,6 +84,12 @@ fn framed(c: &mut Criterion, rows: usize, anchors: bool) {
     });
     g.bench_function(BenchmarkId::new("toolwire_pretty", rows), |b| {
         b.iter(|| ours(&json, Format::Pretty))
+    });
+    g.bench_function(BenchmarkId::new("toolwire_toon_windowed", rows), |b| {
+        b.iter(|| ours_windowed(&json, toon))
+    });
+    g.bench_function(BenchmarkId::new("toolwire_pretty_windowed", rows), |b| {
+        b.iter(|| ours_windowed(&json, Format::Pretty))
     });
     if anchors {
         g.bench_function(BenchmarkId::new("serde_json+toon_format", rows), |b| {
@@ -162,10 +187,59 @@ fn first_chunk(c: &mut Criterion) {
     g.finish();
 }
 
+/// Time to the first 256 KiB chunk and to the last, from 1M rows of JSON bytes to a streamed
+/// framed TOON response: read window by window (`Data::Json`: validation first, then parsing
+/// and encoding a window at a time) and through the whole parsed document.
+fn first_chunk_from_bytes(c: &mut Criterion) {
+    let json = invoices_json(1_000_000, Shape::Flat);
+    let toon = Format::Toon(Delimiter::Pipe);
+    assert!(ours(&json, toon) == ours_windowed(&json, toon));
+    let mut g = c.benchmark_group("stream_1m_from_bytes/flat");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(json.len() as u64));
+    for windowed in [true, false] {
+        for (name, want_first) in [("first_chunk", true), ("last_chunk", false)] {
+            let path = if windowed { "windowed" } else { "whole_doc" };
+            g.bench_function(format!("{path}_{name}"), |b| {
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let start = Instant::now();
+                        let doc;
+                        let r = if windowed {
+                            wire::response(Data::Json(&json)).format(toon).build()
+                        } else {
+                            doc = parse(&json, &ParseOptions::default()).unwrap();
+                            wire::response(doc.root()).format(toon).build()
+                        }
+                        .unwrap();
+                        let mut first = None;
+                        let mut sink = ChunkedSink::new(256 << 10, |_chunk| {
+                            first.get_or_insert_with(|| start.elapsed());
+                            true
+                        });
+                        frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+                        sink.finish();
+                        let end = start.elapsed();
+                        total += if want_first {
+                            first.unwrap_or(end)
+                        } else {
+                            end
+                        };
+                    }
+                    total
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
 fn benches(c: &mut Criterion) {
     framed(c, 100_000, true);
     framed(c, 1_000_000, false);
     first_chunk(c);
+    first_chunk_from_bytes(c);
 }
 
 criterion_group!(wire_benches, benches);

@@ -155,7 +155,7 @@ fn auto_and_small_inputs_are_parsed_whole() {
         .unwrap();
     assert!(!r.data_is_windowed());
     let r = wire::response(Data::Json(json)).build().unwrap();
-    assert!(!r.data_is_windowed(), "2 MiB windows by default");
+    assert!(!r.data_is_windowed(), "inputs up to 8 MiB are parsed whole");
     assert_eq!(
         r.texts(),
         ["[\n  {\n    \"id\": 1\n  },\n  {\n    \"id\": 2\n  }\n]"]
@@ -166,8 +166,8 @@ fn auto_and_small_inputs_are_parsed_whole() {
 /// (parallel chunks inside windows), streamed in chunks, structured output in both protocols.
 #[test]
 fn large_inputs_stream_windowed_and_equal_the_whole_document() {
-    let json = toolwire_benches::invoices_json(30_000, toolwire_benches::Shape::Flat);
-    assert!(json.len() > 3 << 20, "more than one default window");
+    let json = toolwire_benches::invoices_json(64_000, toolwire_benches::Shape::Flat);
+    assert!(json.len() > 8 << 20, "windowed by default");
     for format in FORMATS {
         let r = wire::response(Data::Json(&json))
             .format(format)

@@ -11,7 +11,7 @@ use super::blocks::{
     FieldProblem, Suggestion, ToolError, UiBlock, write_bullets, write_required,
     write_simple_error, write_suggestions, write_validation_error,
 };
-use super::windowed::{WINDOW_BYTES, Windowed};
+use super::windowed::{WINDOW_BYTES, WINDOWED_ABOVE, Windowed};
 use crate::doc::{Doc, Value};
 use crate::error::Result;
 use crate::present::RowView;
@@ -46,8 +46,8 @@ pub enum Data<'d> {
     /// redacted, truncated, selected), serialized like [`Data::Value`] of its root.
     Doc(Doc<'d>),
     /// JSON text, serialized like [`Data::Doc`] of its parse (with [`ParseOptions`]'
-    /// defaults), which [`ResponseBuilder::build`] validates. A root array larger than a few
-    /// MiB is never parsed whole: `build` reads it window by window (validation, flags, size
+    /// defaults), which [`ResponseBuilder::build`] validates. A root array larger than 8 MiB
+    /// is never parsed whole: `build` reads it window by window (validation, flags, size
     /// bound, TOON form) and writing the block reads it again, encoding each window as it is
     /// parsed, so a framed or streamed response of any size needs the input plus a few MiB
     /// (`Format::Auto` parses it whole).
@@ -93,6 +93,7 @@ pub fn response<'d>(data: impl Into<Data<'d>>) -> ResponseBuilder<'d> {
         suggestions: Vec::new(),
         view: None,
         window: WINDOW_BYTES,
+        windowed_above: WINDOWED_ABOVE,
     }
 }
 
@@ -177,14 +178,18 @@ pub struct ResponseBuilder<'d> {
     view: Option<Box<RowView<'d>>>,
     /// Input bytes per window of [`Data::Json`].
     window: usize,
+    /// [`Data::Json`] longer than this is read window by window.
+    windowed_above: usize,
 }
 
 impl<'d> ResponseBuilder<'d> {
-    /// Input bytes per window of [`Data::Json`] (default 2 MiB; inputs up to this size are
-    /// parsed whole): for tests that cut small inputs into many windows, not part of the API.
+    /// Reads [`Data::Json`] longer than `n` bytes in windows of `n` bytes (defaults: windows
+    /// of 2 MiB above 8 MiB): for tests that cut small inputs into many windows, not part of
+    /// the API.
     #[doc(hidden)]
     pub fn window_bytes(mut self, n: usize) -> Self {
         self.window = n.max(1);
+        self.windowed_above = self.window;
         self
     }
 
@@ -251,7 +256,7 @@ impl<'d> ResponseBuilder<'d> {
             return Ok(self.assemble(DataBlock::View(view, format), format));
         }
         if let Data::Json(src) = self.data {
-            if self.format != Format::Auto && src.len() > self.window {
+            if self.format != Format::Auto && src.len() > self.windowed_above {
                 if let Some(w) = super::windowed::analyse(src, self.format, self.window)? {
                     let format = w.format();
                     return Ok(self.assemble(DataBlock::Windowed(Box::new(w)), format));

@@ -1,12 +1,14 @@
 //! JSON text as the data block, read window by window ([`Data::Json`](super::Data::Json)).
 //!
-//! A root array larger than one window is never parsed whole. [`analyse`] reads it once,
-//! window by window (a few MiB of tape, reused): that validates every byte, collects the
+//! A root array larger than [`WINDOWED_ABOVE`] is never parsed whole. [`analyse`] reads it
+//! once, window by window (a few MiB of tape, reused): that validates every byte, collects the
 //! document flags, the nesting depth, the size bound of the size cap and, for TOON, the
 //! array's form and row count; nothing is kept but those. Writing the block reads it again the
-//! same way and encodes each window as it is parsed. The text is byte for byte what the whole
-//! document would give (`tests/tests/windowed.rs`), and the peak heap is the input plus about
-//! two windows, whatever the row count.
+//! same way and encodes each window as it is parsed. Both readings parse the next window on
+//! another thread while the current one is analysed or encoded. The text is byte for byte
+//! what the whole document would give (`tests/tests/windowed.rs`, the `json_windows` fuzz
+//! target), and the peak heap is the input plus three windows' tapes and the encoder's
+//! buffers, whatever the row count (11 MB at 1M rows, `tests/tests/memory.rs`).
 
 use std::sync::OnceLock;
 
@@ -22,6 +24,12 @@ use crate::toon::{EncodeOptions, RootAnalysis, RootForm, write_root_header, writ
 
 /// Input bytes per window by default: about 15,000 rows of a typical table, 3 MiB of tape.
 pub(crate) const WINDOW_BYTES: usize = 2 << 20;
+
+/// Inputs up to this size are parsed whole: reading twice costs a second parse (at 100k rows,
+/// 13.5 MB, about 1.5x the time of the whole-document path in a steady loop), and the whole
+/// tape of an input this small (1.6x its size) stays within 16 MiB, inside the memory
+/// contract whatever the output. Larger inputs are read window by window.
+pub(crate) const WINDOWED_ABOVE: usize = 8 << 20;
 
 /// An analysed root array, written window by window.
 #[derive(Clone, Debug)]
