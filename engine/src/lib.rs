@@ -49,12 +49,36 @@
 //! * [`present`]: Presenters: schema, truncation, redaction, UI, rules, suggestions, embeds,
 //!   `_select`, tool descriptions and output schemas (WIRE.md §4–§7).
 //! * [`wire`]: the response builder, block texts, UI helpers, error envelopes and the tag
-//!   safety of WIRE.md §2.
+//!   safety of WIRE.md §2. [`wire::Data::Json`] takes JSON bytes of any size: a large root
+//!   array is read window by window and never held as a whole document.
 //! * [`frame`]: JSON-RPC 2.0 framing through an escaping sink.
 //! * [`sink`]: [`Sink`], where every encoder writes.
 //! * [`num`]: numbers exactly as WIRE.md §1.3 prints them.
 //! * [`tag`]: the reserved block tags untrusted text must never forge.
 //! * [`error`]: [`Error`], one small positioned, classified error type.
+//!
+//! ## JSON bytes of any size
+//!
+//! A handler that already has JSON text (a database's JSON column, an upstream API) hands the
+//! bytes over as they are. Above 8 MiB a root array is validated and analysed window by
+//! window, then parsed again and encoded a window at a time as the response is written or
+//! streamed: the peak heap is the input plus a few MiB (11 MB for a million rows), and the
+//! bytes are exactly those of the parsed document.
+//!
+//! ```
+//! use toolwire::toon::Delimiter;
+//! use toolwire::wire::{self, Data, Format};
+//!
+//! let bytes = br#"[{"id":1,"ok":true},{"ok":false,"id":2}]"#;
+//! let r = wire::response(Data::Json(bytes))
+//!     .format(Format::Toon(Delimiter::Comma))
+//!     .build()?;
+//! assert_eq!(r.texts(), ["[2]{id,ok}:\n  1,true\n  2,false"]);
+//! // Invalid JSON is an error of `build`, before any byte is written.
+//! let err = wire::response(Data::Json(b"[1,2,]")).build().unwrap_err();
+//! assert_eq!(err.to_string(), "1:6: expected a value, found ']'");
+//! # Ok::<(), toolwire::Error>(())
+//! ```
 //!
 //! ## Implementation-defined behaviour
 //!
@@ -89,3 +113,8 @@ pub use crate::doc::{Doc, DocBuilder, Value, ValueRef};
 pub use crate::error::{Category, Error, Result};
 #[doc(inline)]
 pub use crate::sink::Sink;
+
+/// The README's Rust examples, compiled and run as doctests so they cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -256,6 +256,8 @@ fn string_text() -> impl Strategy<Value = String> {
         Just("true".to_string()),
         Just("12".to_string()),
         Just(" - x: [y]".to_string()),
+        // A guessed split point inside a string.
+        Just("}, {".to_string()),
     ]
     .prop_map(|s| format!("\"{s}\""))
 }
@@ -298,6 +300,9 @@ fn row_text() -> impl Strategy<Value = String> {
         1 => (scalar_text(), scalar_text()).prop_map(|(a, b)| format!("[{a},{b}]")),
         1 => scalar_text().prop_map(|a| format!("{{\"a\":{a}}}")),
         1 => Just("{}".to_string()),
+        // A guessed split point inside a nested array.
+        1 => (scalar_text(), scalar_text())
+            .prop_map(|(a, b)| format!("{{\"a\":[{{\"x\":{a}}}, {{\"x\":{b}}}],\"b\":1}}")),
     ]
 }
 

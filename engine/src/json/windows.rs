@@ -24,6 +24,9 @@ pub(crate) struct RowWindows<'s, 'o> {
     /// Byte range of the first element.
     first: Option<(usize, usize)>,
     scratch: Vec<u8>,
+    /// Where to stop ([`Self::stop_at`]), and whether a window ended exactly there.
+    stop: usize,
+    stopped: bool,
 }
 
 impl<'s, 'o> RowWindows<'s, 'o> {
@@ -49,6 +52,8 @@ impl<'s, 'o> RowWindows<'s, 'o> {
             done: false,
             first: None,
             scratch: Vec::new(),
+            stop: usize::MAX,
+            stopped: false,
         };
         if p.peek() == Some(b']') {
             p.pos += 1;
@@ -57,6 +62,57 @@ impl<'s, 'o> RowWindows<'s, 'o> {
             p.finish()?;
         }
         Ok(Some(w))
+    }
+
+    /// The rest of a reading from `pos`, which must be where an element of the root array
+    /// may start (just past a comma); `first`: the array's first element (see
+    /// [`Self::first`]), for windows that repeat it. Parsing from a position that is not an
+    /// element's start gives nonsense or an error: the caller only uses the result once the
+    /// reading from the start has stopped exactly at `pos` ([`Self::stopped`]).
+    pub(crate) fn resume_at(
+        src: &'s [u8],
+        opts: &'o ParseOptions,
+        pos: usize,
+        first: Option<(usize, usize)>,
+    ) -> Self {
+        RowWindows {
+            src,
+            opts,
+            pos,
+            rows: 0,
+            done: false,
+            first,
+            scratch: Vec::new(),
+            stop: usize::MAX,
+            stopped: false,
+        }
+    }
+
+    /// The byte range of the array's first element, once a window has read it.
+    pub(crate) fn first(&self) -> Option<(usize, usize)> {
+        self.first
+    }
+
+    /// True when the array was read to its end.
+    pub(crate) fn done(&self) -> bool {
+        self.done
+    }
+
+    /// Where the next window starts.
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// Ends the reading at `pos` if an element ends just before it (its comma included): the
+    /// window that reaches it ends there and [`Self::stopped`] says so. A reading that passes
+    /// `pos` inside an element goes on to the end as usual.
+    pub(crate) fn stop_at(&mut self, pos: usize) {
+        self.stop = pos;
+    }
+
+    /// True when the reading stopped at the [`Self::stop_at`] position.
+    pub(crate) fn stopped(&self) -> bool {
+        self.stopped
     }
 
     /// Elements parsed so far.
@@ -78,7 +134,7 @@ impl<'s, 'o> RowWindows<'s, 'o> {
         bytes: usize,
         repeat_first: bool,
     ) -> Result<Option<Doc<'s>>> {
-        if self.done {
+        if self.done || self.stopped {
             return Ok(None);
         }
         let b = match recycled {
@@ -115,6 +171,14 @@ impl<'s, 'o> RowWindows<'s, 'o> {
             match p.peek() {
                 Some(b',') => {
                     p.pos += 1;
+                    if p.pos >= self.stop {
+                        if p.pos == self.stop {
+                            self.stopped = true;
+                            break;
+                        }
+                        // Passed inside an element: not a place to stop.
+                        self.stop = usize::MAX;
+                    }
                     if p.pos - start >= bytes {
                         break;
                     }

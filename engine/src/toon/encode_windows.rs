@@ -73,22 +73,39 @@ pub(crate) struct RootAnalysis {
     primitive: bool,
     /// The first row's shape while every row so far has it.
     table: Option<OwnedShape>,
+    windows: usize,
+    /// Every window repeats the array's first row (the analysis of a later part of the array).
+    continuing: bool,
 }
 
 impl RootAnalysis {
+    /// The analysis of an array from its first window on.
     pub(crate) fn new() -> RootAnalysis {
         RootAnalysis {
             rows: 0,
             primitive: true,
             table: None,
+            windows: 0,
+            continuing: false,
         }
     }
 
-    /// Takes the next window's rows into account: the first window as it is, every later one
-    /// with the array's first row in front of it.
+    /// The analysis of a later part of the array, read in parallel with the part before it:
+    /// each of its windows has the array's first row in front ([`Self::then`] joins them).
+    pub(crate) fn continuing() -> RootAnalysis {
+        RootAnalysis {
+            continuing: true,
+            ..RootAnalysis::new()
+        }
+    }
+
+    /// Takes the next window's rows into account: the array's first window as it is, every
+    /// later one with the array's first row in front of it.
     pub(crate) fn add(&mut self, window: Array<'_>, opts: &EncodeOptions) {
-        let first_window = self.rows == 0;
-        self.rows += window.len() - usize::from(!first_window);
+        let first_window = self.windows == 0;
+        let repeated = self.continuing || !first_window;
+        self.windows += 1;
+        self.rows += window.len().saturating_sub(usize::from(repeated));
         if self.primitive {
             self.primitive = window.iter().all(|v| v.is_primitive());
         }
@@ -108,6 +125,28 @@ impl RootAnalysis {
             }
             _ => None,
         };
+    }
+
+    /// The analysis of this part followed by `later`, a [`Self::continuing`] analysis of the
+    /// rest of the array.
+    pub(crate) fn then(self, later: RootAnalysis) -> RootAnalysis {
+        if later.windows == 0 {
+            return self;
+        }
+        let table = match (self.table, later.table) {
+            (Some(mut table), Some(rest)) if table.fields == rest.fields => {
+                table.ordered &= rest.ordered;
+                Some(table)
+            }
+            _ => None,
+        };
+        RootAnalysis {
+            rows: self.rows + later.rows,
+            primitive: self.primitive && later.primitive,
+            table,
+            windows: self.windows + later.windows,
+            continuing: self.continuing,
+        }
     }
 
     /// The array's form once every window was added.

@@ -11,6 +11,7 @@
 //! buffers, whatever the row count (11 MB at 1M rows, `tests/tests/memory.rs`).
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::Format;
 use super::response::data_len_bound;
@@ -22,8 +23,8 @@ use crate::json::{
 use crate::sink::Sink;
 use crate::toon::{EncodeOptions, RootAnalysis, RootForm, write_root_header, write_root_window};
 
-/// Input bytes per window by default: about 15,000 rows of a typical table, 3 MiB of tape.
-pub(crate) const WINDOW_BYTES: usize = 2 << 20;
+/// Input bytes per window by default: about 7,700 rows of a typical table, 1.5 MiB of tape.
+pub(crate) const WINDOW_BYTES: usize = 1 << 20;
 
 /// Inputs up to this size are parsed whole: reading twice costs a second parse (at 100k rows,
 /// 13.5 MB, about 1.5x the time of the whole-document path in a steady loop), and the whole
@@ -65,26 +66,63 @@ pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Optio
         Format::Toon(d) => Some(EncodeOptions::new().delimiter(d)),
         _ => None,
     };
-    let mut analysis = RootAnalysis::new();
-    let (mut tag, mut surrogate) = (false, false);
-    let mut toon_error: Option<Error> = None;
-    let mut len_bound = 2;
-    pipelined(&mut windows, window, toon.is_some(), |doc| {
-        tag |= doc.has_reserved_tag();
-        surrogate |= doc.has_lone_surrogate();
-        len_bound += data_len_bound(doc.root());
-        if let (Some(eo), None) = (&toon, &toon_error) {
-            match crate::toon::check(doc.root(), eo) {
-                Ok(()) => {
-                    if let Some(arr) = doc.root().as_array() {
-                        analysis.add(arr, eo);
+    let repeat = toon.is_some();
+    let mut acc = Facts::new(RootAnalysis::new());
+    if let Some(doc) = windows.next_window(None, window, repeat)? {
+        acc.add(&doc, toon.as_ref());
+    }
+    let split = (rayon::current_num_threads() > 1 && !windows.done())
+        .then(|| split_point(src, windows.pos(), window))
+        .flatten();
+    let rows = match split {
+        None => {
+            pipelined(&mut windows, window, repeat, |doc| {
+                acc.add(doc, toon.as_ref())
+            })?;
+            windows.rows()
+        }
+        Some(mid) => {
+            // The second half is read on another thread from a guessed element start; it
+            // counts only if the first half's reading stops exactly there (then `mid` is an
+            // element's start, and the second half was parsed as the whole array would be).
+            windows.stop_at(mid);
+            let mut rest = RowWindows::resume_at(src, &opts, mid, windows.first());
+            let mut later = Facts::new(RootAnalysis::continuing());
+            let abandoned = AtomicBool::new(false);
+            let (head, tail) = rayon::join(
+                || {
+                    let r = pipelined(&mut windows, window, repeat, |doc| {
+                        acc.add(doc, toon.as_ref())
+                    });
+                    if !windows.stopped() {
+                        abandoned.store(true, Ordering::Relaxed);
                     }
-                }
-                Err(e) => toon_error = Some(e),
+                    r
+                },
+                || {
+                    pipelined(&mut rest, window, repeat, |doc| {
+                        later.add(doc, toon.as_ref());
+                        !abandoned.load(Ordering::Relaxed)
+                    })
+                },
+            );
+            head?;
+            if windows.stopped() {
+                tail?;
+                acc = acc.then(later);
+                windows.rows() + rest.rows()
+            } else {
+                windows.rows()
             }
         }
-        true
-    })?;
+    };
+    let Facts {
+        tag,
+        surrogate,
+        toon_error,
+        len_bound,
+        analysis,
+    } = acc;
     let (format, form) = match format {
         // WIRE.md §2: TOON cannot neutralise a reserved tag; a lone surrogate is not UTF-8.
         Format::Toon(_) if tag || surrogate => (Format::Compact, RootForm::Empty),
@@ -98,11 +136,82 @@ pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Optio
         src,
         format,
         form,
-        rows: windows.rows(),
+        rows,
         len_bound,
         window,
         side: OnceLock::new(),
     }))
+}
+
+/// What the first reading collects, over one part of the array.
+struct Facts {
+    tag: bool,
+    surrogate: bool,
+    /// The first TOON check error, in window order.
+    toon_error: Option<Error>,
+    len_bound: usize,
+    analysis: RootAnalysis,
+}
+
+impl Facts {
+    fn new(analysis: RootAnalysis) -> Facts {
+        Facts {
+            tag: false,
+            surrogate: false,
+            toon_error: None,
+            len_bound: 2,
+            analysis,
+        }
+    }
+
+    /// Takes one window into account (`toon`: the TOON options, when the format is TOON).
+    /// Returns `true`: go on.
+    fn add(&mut self, doc: &Doc<'_>, toon: Option<&EncodeOptions>) -> bool {
+        self.tag |= doc.has_reserved_tag();
+        self.surrogate |= doc.has_lone_surrogate();
+        self.len_bound += data_len_bound(doc.root());
+        if let (Some(eo), None) = (toon, &self.toon_error) {
+            match crate::toon::check(doc.root(), eo) {
+                Ok(()) => {
+                    if let Some(arr) = doc.root().as_array() {
+                        self.analysis.add(arr, eo);
+                    }
+                }
+                Err(e) => self.toon_error = Some(e),
+            }
+        }
+        true
+    }
+
+    /// These facts followed by those of the rest of the array.
+    fn then(self, later: Facts) -> Facts {
+        Facts {
+            tag: self.tag || later.tag,
+            surrogate: self.surrogate || later.surrogate,
+            toon_error: self.toon_error.or(later.toon_error),
+            len_bound: self.len_bound + later.len_bound,
+            analysis: self.analysis.then(later.analysis),
+        }
+    }
+}
+
+/// Where a second reading may start, guessed: just past the first comma at or after the middle
+/// of `src` (and at least a window after `from`) that sits between a closing and an opening
+/// bracket, as between two rows of a table. Only a guess (the comma may be inside a string or
+/// a nested array); the first reading confirms it. `None` when nothing looks like it nearby.
+fn split_point(src: &[u8], from: usize, window: usize) -> Option<usize> {
+    let start = (src.len() / 2).max(from.saturating_add(window));
+    let end = src.len().min(start.saturating_add(1 << 16));
+    let region = src.get(start..end)?;
+    let is_ws = |b: &u8| matches!(b, b' ' | b'\n' | b'\r' | b'\t');
+    memchr::memchr_iter(b',', region)
+        .map(|i| start + i)
+        .find(|&comma| {
+            let before = src[..comma].iter().rev().find(|b| !is_ws(b));
+            let after = src[comma + 1..].iter().find(|b| !is_ws(b));
+            matches!(before, Some(b'}' | b']')) && matches!(after, Some(b'{' | b'['))
+        })
+        .map(|comma| comma + 1)
 }
 
 impl<'d> Windowed<'d> {
