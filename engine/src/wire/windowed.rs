@@ -27,7 +27,7 @@ use crate::toon::{EncodeOptions, RootAnalysis, RootForm, write_root_header, writ
 pub(crate) const WINDOW_BYTES: usize = 1 << 20;
 
 /// Inputs up to this size are parsed whole: reading twice costs a second parse (at 100k rows,
-/// 13.5 MB, about 1.5x the time of the whole-document path in a steady loop), and the whole
+/// 13.5 MB, about 1.4x the time of the whole-document path in a steady loop), and the whole
 /// tape of an input this small (1.6x its size) stays within 16 MiB, inside the memory
 /// contract whatever the output. Larger inputs are read window by window.
 pub(crate) const WINDOWED_ABOVE: usize = 8 << 20;
