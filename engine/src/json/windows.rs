@@ -278,6 +278,39 @@ mod tests {
         }
     }
 
+    /// All rows of `w`, one window each, as compact JSON texts.
+    fn rest(w: &mut RowWindows<'_, '_>, repeat: bool) -> Vec<String> {
+        let mut rows = Vec::new();
+        while let Some(doc) = w.next_window(None, 1, repeat).unwrap() {
+            rows.extend(doc.root().as_array().unwrap().iter().map(to_string_compact));
+        }
+        rows
+    }
+
+    #[test]
+    fn a_reading_stops_only_at_an_element_start_and_the_rest_resumes_there() {
+        let src = br#"[{"k":1}, {"a":[2,3]} ,4,5]"#;
+        let opts = ParseOptions::new();
+        // Just past the comma after `{"a":[2,3]} `: an element starts there.
+        let at = src.iter().rposition(|&b| b == b'4').unwrap();
+        let mut w = RowWindows::new(src, &opts).unwrap().unwrap();
+        w.stop_at(at);
+        assert_eq!(rest(&mut w, false), [r#"{"k":1}"#, r#"{"a":[2,3]}"#]);
+        assert!(w.stopped() && !w.done());
+        let mut tail = RowWindows::resume_at(src, &opts, at, w.first());
+        assert_eq!(
+            rest(&mut tail, true),
+            [r#"{"k":1}"#, "4", r#"{"k":1}"#, "5"]
+        );
+        assert_eq!(tail.rows(), 2, "repeated first rows are not counted");
+        // Inside the nested array (just past `2,`): the reading passes it and goes on.
+        let inside = src.iter().position(|&b| b == b'3').unwrap();
+        let mut w = RowWindows::new(src, &opts).unwrap().unwrap();
+        w.stop_at(inside);
+        assert_eq!(rest(&mut w, false).len(), 4);
+        assert!(!w.stopped() && w.done());
+    }
+
     #[test]
     fn repeat_first_prepends_the_first_row_and_flags_carry_per_window() {
         let src = br#"[{"a":1},{"a":"<tool_error>"},{"a":3}]"#;

@@ -5,10 +5,12 @@
 //! document flags, the nesting depth, the size bound of the size cap and, for TOON, the
 //! array's form and row count; nothing is kept but those. Writing the block reads it again the
 //! same way and encodes each window as it is parsed. Both readings parse the next window on
-//! another thread while the current one is analysed or encoded. The text is byte for byte
-//! what the whole document would give (`tests/tests/windowed.rs`, the `json_windows` fuzz
-//! target), and the peak heap is the input plus three windows' tapes and the encoder's
-//! buffers, whatever the row count (11 MB at 1M rows, `tests/tests/memory.rs`).
+//! another thread while the current one is analysed or encoded, and the first reading reads
+//! the array's second half on another thread from a guessed row start ([`split_point`]),
+//! kept only when the reading of the first half stops exactly there. The text is byte for
+//! byte what the whole document would give (`tests/tests/windowed.rs`, the `json_windows`
+//! fuzz target), and the peak heap is the input plus a few windows' tapes and the encoder's
+//! buffers, whatever the row count (8.5 MB at 300k and at 1M rows, `tests/tests/memory.rs`).
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
