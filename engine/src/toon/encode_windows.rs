@@ -8,7 +8,9 @@
 //! the first is analysed with the array's first row repeated in front of it, so the encoder's
 //! own shape analysis compares its rows with the first row: the shape must come out the same
 //! (same fields, same nesting), and `ordered` only stays set when every row of every window
-//! lists its keys in the first row's order.
+//! lists its keys in the first row's order. A later part of the array analysed on another
+//! thread ([`RootAnalysis::continuing`]) repeats the first row in every window, and
+//! [`RootAnalysis::then`] joins it to the part before.
 
 use super::{Enc, EncodeOptions, Field, Lead, Shape, Sink, parallel_table, tabular_shape};
 use crate::doc::Array;

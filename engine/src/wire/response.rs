@@ -184,7 +184,7 @@ pub struct ResponseBuilder<'d> {
 
 impl<'d> ResponseBuilder<'d> {
     /// Reads [`Data::Json`] longer than `n` bytes in windows of `n` bytes (defaults: windows
-    /// of 2 MiB above 8 MiB): for tests that cut small inputs into many windows, not part of
+    /// of 1 MiB above 8 MiB): for tests that cut small inputs into many windows, not part of
     /// the API.
     #[doc(hidden)]
     pub fn window_bytes(mut self, n: usize) -> Self {
@@ -279,7 +279,7 @@ impl<'d> ResponseBuilder<'d> {
             Data::Text(s) => DataBlock::Text(Cow::Borrowed(s)),
             Data::Value(v) => DataBlock::Encoded(v, format),
             Data::Doc(d) => DataBlock::Owned(Box::new(d), format),
-            // Parsed above.
+            // Never here: replaced by its parse above.
             Data::Json(_) => DataBlock::Text(Cow::Borrowed("OK")),
         };
         Ok(self.assemble(data, format))
