@@ -347,3 +347,63 @@ proptest! {
         }
     }
 }
+
+/// The tokio stream of a windowed response: the same bytes as framing the whole document;
+/// malformed input and an exceeded size cap are the stream's only item.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stream_frame_of_windowed_json() {
+    use futures_util::StreamExt;
+    use toolwire::frame::{StreamOptions, stream_frame};
+
+    let input = toolwire_benches::invoices_json(5_000, toolwire_benches::Shape::Flat);
+    let toon = Format::Toon(Delimiter::Pipe);
+    let doc = parse(&input, &ParseOptions::default()).unwrap();
+    let whole = wire::response(Data::Doc(doc)).format(toon).build().unwrap();
+    let mut expect = Vec::new();
+    frame(&Id::from_cli("1"), &whole, Protocol::default(), &mut expect);
+    fn build(bytes: &[u8]) -> toolwire::Result<ToolResponse<'_>> {
+        let r = wire::response(Data::Json(bytes))
+            .format(Format::Toon(Delimiter::Pipe))
+            .window_bytes(64 << 10)
+            .build()?;
+        assert!(r.data_is_windowed());
+        Ok(r)
+    }
+    let opts = StreamOptions {
+        chunk_bytes: 4096,
+        max_message_bytes: usize::MAX,
+        ..StreamOptions::default()
+    };
+    let stream = stream_frame(input.clone().into(), Id::from_cli("1"), opts.clone(), build);
+    let chunks: Vec<bytes::Bytes> = stream.map(|c| c.unwrap()).collect().await;
+    assert!(chunks.len() > 10);
+    assert!(
+        chunks.concat() == expect,
+        "streamed == framed whole document"
+    );
+
+    let capped = StreamOptions {
+        max_message_bytes: expect.len() - 1,
+        ..opts.clone()
+    };
+    let items: Vec<_> = stream_frame(input.clone().into(), Id::from_cli("1"), capped, build)
+        .collect()
+        .await;
+    assert_eq!(items.len(), 1);
+    assert_eq!(
+        items[0].as_ref().unwrap_err().classify(),
+        toolwire::Category::Limit
+    );
+
+    let mut broken = input.clone();
+    let at = broken.len() - 1000;
+    broken[at] = b'\x01';
+    let expect_err = parse(&broken, &ParseOptions::default())
+        .unwrap_err()
+        .to_string();
+    let items: Vec<_> = stream_frame(broken.into(), Id::from_cli("1"), opts, build)
+        .collect()
+        .await;
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].as_ref().unwrap_err().to_string(), expect_err);
+}
