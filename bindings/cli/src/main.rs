@@ -510,31 +510,83 @@ fn present(
         .map(|p| PresenterFile::read(p, overrides))
         .transpose()?;
     let input = Input::read(path)?;
-    let prepared = prepare(&input, shape, file)?;
-    let (response, failure) = match prepared.respond(None, overrides)? {
-        Outcome::Ok(r) => {
-            let failure = (r.is_error() == Some(true)).then(|| Failure::error_response(path));
-            (r, failure)
-        }
-        Outcome::ErrorResponse(r, line) => (r, Some(Failure::error_response_line(line))),
+    let out = Output {
+        path,
+        frame_id,
+        protocol: Protocol::from_revision(protocol),
+        blocks,
     };
-    let protocol = Protocol::from_revision(protocol);
-    let mut out = Vec::new();
-    if blocks {
-        for text in response.texts() {
-            out.extend_from_slice(text.as_bytes());
-            out.extend_from_slice(b"\n-----\n");
+    if file.is_none() && shape.names().is_none() {
+        if let Some(format) = plain_array_format(&input, overrides) {
+            // The bytes go into the response as they are: a large array is read window by
+            // window and never held as a whole document (the same output, byte for byte).
+            let response = wire::response(Data::Json(input.bytes()))
+                .format(format)
+                .build()
+                .map_err(|e| input.malformed(&e))?;
+            return out.write(&response, None);
         }
-    } else if let Some(id) = frame_id {
-        frame::frame(&Id::from_cli(id), &response, protocol, &mut out);
-    } else {
-        frame::write_result(&response, protocol, &mut out);
-        out.push(b'\n');
     }
-    write_stdout(&out)?;
-    match failure {
-        Some(f) => Err(f),
-        None => Ok(()),
+    let prepared = prepare(&input, shape, file)?;
+    match prepared.respond(None, overrides)? {
+        Outcome::Ok(r) => out.write(&r, None),
+        Outcome::ErrorResponse(r, line) => out.write(&r, Some(line)),
+    }
+}
+
+/// The format of a plain response (no presenter, no `--select`) whose data is a root JSON
+/// array and needs no document up front: not `auto`, no `--limit` or `--token-budget`.
+fn plain_array_format(input: &Input, overrides: Overrides) -> Option<Format> {
+    let array = input.bytes().trim_ascii_start().first() == Some(&b'[');
+    let name = match overrides {
+        Overrides {
+            limit: None,
+            token_budget: None,
+            format: None,
+        } => "pretty",
+        Overrides {
+            limit: None,
+            token_budget: None,
+            format: Some(FormatChoice::Named(name)),
+        } => name,
+        _ => return None,
+    };
+    array.then(|| format_named(name))
+}
+
+/// Where and how `present` prints its response.
+struct Output<'a> {
+    path: &'a str,
+    frame_id: Option<&'a str>,
+    protocol: Protocol,
+    blocks: bool,
+}
+
+impl Output<'_> {
+    /// Prints `response` (blocks, a JSON-RPC line or the bare result); exit 5 when it is an
+    /// error response (`line`: its stderr line, when not the default one).
+    fn write(&self, response: &ToolResponse<'_>, line: Option<String>) -> Result<(), Failure> {
+        let failure = match line {
+            Some(line) => Some(Failure::error_response_line(line)),
+            None => (response.is_error() == Some(true)).then(|| Failure::error_response(self.path)),
+        };
+        let mut out = Vec::new();
+        if self.blocks {
+            for text in response.texts() {
+                out.extend_from_slice(text.as_bytes());
+                out.extend_from_slice(b"\n-----\n");
+            }
+        } else if let Some(id) = self.frame_id {
+            frame::frame(&Id::from_cli(id), response, self.protocol, &mut out);
+        } else {
+            frame::write_result(response, self.protocol, &mut out);
+            out.push(b'\n');
+        }
+        write_stdout(&out)?;
+        match failure {
+            Some(f) => Err(f),
+            None => Ok(()),
+        }
     }
 }
 

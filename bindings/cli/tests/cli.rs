@@ -709,3 +709,58 @@ fn demo_prints_blocks_and_a_table_with_every_format() {
         .unwrap();
     assert_eq!(cheapest[0][2], min.to_string());
 }
+
+/// A root array without presenter or select goes into the response as JSON bytes (read
+/// window by window above 8 MiB): the output is the whole document's, byte for byte, in
+/// every format, and a malformed row late in a large file is the usual one stderr line.
+#[test]
+fn large_plain_arrays_equal_the_whole_document() {
+    let rows: Vec<String> = (0..160_000)
+        .map(|i| {
+            format!(
+                r#"{{"id":{i},"name":"row {i}, \"q\"","ok":{},"x":1.5}}"#,
+                i % 2 == 0
+            )
+        })
+        .collect();
+    let input = format!("[{}]", rows.join(",\n "));
+    assert!(input.len() > 8 << 20, "large enough to be windowed");
+    let doc = toolwire::json::parse(input.as_bytes(), &ParseOptions::default()).unwrap();
+    for (name, format) in [
+        ("toon", Format::Toon(Delimiter::Pipe)),
+        ("pretty", Format::Pretty),
+        ("compact", Format::Compact),
+    ] {
+        let out = toolwire(
+            &["present", "--format", name, "--frame", "3"],
+            input.as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let r = toolwire::wire::response(doc.root())
+            .format(format)
+            .build()
+            .unwrap();
+        let mut expect = Vec::new();
+        toolwire::frame::frame(
+            &toolwire::frame::Id::from_cli("3"),
+            &r,
+            Default::default(),
+            &mut expect,
+        );
+        assert!(
+            out.stdout == expect,
+            "{name}: output differs from the whole document's"
+        );
+    }
+    let broken = input.replacen("\"id\":89990,", "\"id\":89990,,", 1);
+    // The second comma, as line:column (1-based).
+    let at = broken.find(",,").unwrap() + 1;
+    let line = 1 + broken[..at].matches('\n').count();
+    let column = at - broken[..at].rfind('\n').unwrap();
+    let out = toolwire(&["present", "--format", "toon"], broken.as_bytes());
+    assert_fails(
+        &out,
+        3,
+        &format!("<stdin>:{line}:{column}: expected a string key, found ','"),
+    );
+}
