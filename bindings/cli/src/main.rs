@@ -570,19 +570,37 @@ impl Output<'_> {
             Some(line) => Some(Failure::error_response_line(line)),
             None => (response.is_error() == Some(true)).then(|| Failure::error_response(self.path)),
         };
-        let mut out = Vec::new();
         if self.blocks {
+            let mut out = Vec::new();
             for text in response.texts() {
                 out.extend_from_slice(text.as_bytes());
                 out.extend_from_slice(b"\n-----\n");
             }
-        } else if let Some(id) = self.frame_id {
-            frame::frame(&Id::from_cli(id), response, self.protocol, &mut out);
+            write_stdout(&out)?;
         } else {
-            frame::write_result(response, self.protocol, &mut out);
-            out.push(b'\n');
+            // Streamed to stdout in 256 KiB chunks as it is encoded: the line is never held
+            // whole (everything that can fail was checked when the response was built).
+            let mut stdout = std::io::stdout().lock();
+            let mut error = None;
+            let mut sink = frame::ChunkedSink::new(256 << 10, |chunk| {
+                let written = stdout.write_all(&chunk);
+                let ok = written.is_ok();
+                error = error.take().or(written.err());
+                ok
+            });
+            match self.frame_id {
+                Some(id) => frame::frame(&Id::from_cli(id), response, self.protocol, &mut sink),
+                None => {
+                    frame::write_result(response, self.protocol, &mut sink);
+                    toolwire::Sink::write_byte(&mut sink, b'\n');
+                }
+            }
+            sink.finish();
+            let flushed = stdout.flush();
+            if let Some(e) = error.or(flushed.err()) {
+                return Err(Failure::io("<stdout>", &e));
+            }
         }
-        write_stdout(&out)?;
         match failure {
             Some(f) => Err(f),
             None => Ok(()),
