@@ -36,7 +36,9 @@ fn main() {
     let bytes = std::fs::read(arg).expect("readable file");
     let value: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
     let out = match mode.as_str() {
-        "toon" => toon_format::encode_default(&value).expect("encodes").into_bytes(),
+        "toon" => toon_format::encode_default(&value)
+            .expect("encodes")
+            .into_bytes(),
         "toon-frame" => frame(toon_format::encode_default(&value).expect("encodes")),
         "pretty-frame" => frame(serde_json::to_string_pretty(&value).expect("prints")),
         _ => {

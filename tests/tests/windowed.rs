@@ -317,8 +317,49 @@ fn array_text() -> impl Strategy<Value = String> {
         .prop_map(|(rows, ws)| format!("[{ws}{}{ws}]", rows.join(&format!(",{ws}"))))
 }
 
+/// `toon::encode_json` in windows of `window` bytes: the text, or the error's.
+fn toon_windowed(json: &[u8], opts: &toolwire::toon::EncodeOptions, window: usize) -> String {
+    let mut out = Vec::new();
+    match toolwire::toon::encode_json_windows(json, opts, window, &mut out) {
+        Ok(()) => String::from_utf8(out).unwrap(),
+        Err(e) => {
+            assert!(out.is_empty(), "nothing is written on error");
+            format!("error: {e}")
+        }
+    }
+}
+
+/// `toon::encode` of the whole parsed document.
+fn toon_whole(json: &[u8], opts: &toolwire::toon::EncodeOptions) -> String {
+    let encoded = parse(json, &ParseOptions::default())
+        .and_then(|doc| toolwire::toon::to_string(doc.root(), opts));
+    match encoded {
+        Ok(text) => text,
+        Err(e) => format!("error: {e}"),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Plain TOON text (no fallback: reserved tags stay, a lone surrogate is the encoder's
+    /// error) with every delimiter and indent.
+    #[test]
+    fn toon_encode_json_equals_whole(
+        json in array_text(),
+        window in 1usize..300,
+        indent in 1usize..4,
+        cut in prop::option::of(any::<prop::sample::Index>()),
+    ) {
+        let mut bytes = json.into_bytes();
+        if let Some(at) = cut {
+            bytes.truncate(at.index(bytes.len() + 1));
+        }
+        for d in [Delimiter::Comma, Delimiter::Pipe, Delimiter::Tab] {
+            let opts = toolwire::toon::EncodeOptions::new().delimiter(d).indent(indent);
+            prop_assert_eq!(toon_windowed(&bytes, &opts, window), toon_whole(&bytes, &opts));
+        }
+    }
 
     #[test]
     fn windowed_equals_whole(json in array_text(), window in 1usize..300) {

@@ -580,26 +580,13 @@ impl Output<'_> {
         } else {
             // Streamed to stdout in 256 KiB chunks as it is encoded: the line is never held
             // whole (everything that can fail was checked when the response was built).
-            let mut stdout = std::io::stdout().lock();
-            let mut error = None;
-            let mut sink = frame::ChunkedSink::new(256 << 10, |chunk| {
-                let written = stdout.write_all(&chunk);
-                let ok = written.is_ok();
-                error = error.take().or(written.err());
-                ok
-            });
-            match self.frame_id {
-                Some(id) => frame::frame(&Id::from_cli(id), response, self.protocol, &mut sink),
+            stream_stdout(|sink| match self.frame_id {
+                Some(id) => frame::frame(&Id::from_cli(id), response, self.protocol, sink),
                 None => {
-                    frame::write_result(response, self.protocol, &mut sink);
-                    toolwire::Sink::write_byte(&mut sink, b'\n');
+                    frame::write_result(response, self.protocol, sink);
+                    toolwire::Sink::write_byte(sink, b'\n');
                 }
-            }
-            sink.finish();
-            let flushed = stdout.flush();
-            if let Some(e) = error.or(flushed.err()) {
-                return Err(Failure::io("<stdout>", &e));
-            }
+            })?;
         }
         match failure {
             Some(f) => Err(f),
@@ -610,13 +597,37 @@ impl Output<'_> {
 
 fn toon_encode(path: &str, delimiter: Delimiter, indent: usize) -> Result<(), Failure> {
     let input = Input::read(path)?;
-    let doc = toolwire::json::parse(input.bytes(), &ParseOptions::default())
-        .map_err(|e| input.malformed(&e))?;
     let opts = toon::EncodeOptions::new()
         .delimiter(delimiter)
         .indent(indent);
-    let out = toon::to_vec(doc.root(), &opts).map_err(|e| input.malformed(&e))?;
-    write_stdout(&out)
+    // Validated before the first byte (a large root array window by window), then streamed.
+    stream_stdout(|sink| toon::encode_json(input.bytes(), &opts, sink))?
+        .map_err(|e| input.malformed(&e))
+}
+
+/// The sink of [`stream_stdout`]: a concrete type for the encoders (only the once-per-chunk
+/// consumer call is dynamic).
+type StdoutSink<'a> = frame::ChunkedSink<&'a mut dyn FnMut(bytes::Bytes) -> bool>;
+
+/// Runs `write` into a sink that hands 256 KiB chunks to stdout as they fill: `write`'s own
+/// result (inside), or the first I/O error (outside).
+fn stream_stdout<T>(write: impl FnOnce(&mut StdoutSink<'_>) -> T) -> Result<T, Failure> {
+    let mut stdout = std::io::stdout().lock();
+    let mut error = None;
+    let mut consumer = |chunk: bytes::Bytes| {
+        let written = stdout.write_all(&chunk);
+        let ok = written.is_ok();
+        error = error.take().or(written.err());
+        ok
+    };
+    let mut sink: StdoutSink<'_> = frame::ChunkedSink::new(256 << 10, &mut consumer);
+    let result = write(&mut sink);
+    sink.finish();
+    let flushed = stdout.flush();
+    match error.or(flushed.err()) {
+        Some(e) => Err(Failure::io("<stdout>", &e)),
+        None => Ok(result),
+    }
 }
 
 fn toon_decode(path: &str, lenient: bool, indent: usize) -> Result<(), Failure> {

@@ -14,6 +14,55 @@ pub use encode::{
     check, encode, to_string, to_vec,
 };
 
+/// Encodes JSON text as TOON into `out`: exactly what [`encode`] writes for the parsed
+/// document (with [`ParseOptions`](crate::json::ParseOptions)' defaults), with the same errors
+/// (the input's first, then those of [`check`]), without holding the document: a root array
+/// over 8 MiB is validated and analysed window by window, then parsed again and encoded a
+/// window at a time, as [`Data::Json`](crate::wire::Data::Json) does. Nothing is written on
+/// error.
+///
+/// ```
+/// use toolwire::toon::{EncodeOptions, encode_json};
+/// let mut out = Vec::new();
+/// encode_json(br#"[{"id":1,"tag":"<b>"},{"id":2,"tag":"x"}]"#, &EncodeOptions::new(), &mut out)?;
+/// assert_eq!(out, b"[2]{id,tag}:\n  1,<b>\n  2,x");
+/// # Ok::<(), toolwire::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// A positioned parse error, or [`check`]'s.
+pub fn encode_json<W: crate::Sink + ?Sized>(
+    json: &[u8],
+    opts: &EncodeOptions,
+    out: &mut W,
+) -> crate::Result<()> {
+    crate::wire::windowed::encode_json(
+        json,
+        opts,
+        crate::wire::windowed::WINDOWED_ABOVE,
+        crate::wire::windowed::WINDOW_BYTES,
+        out,
+    )
+}
+
+/// [`encode_json`] reading any input longer than `window` bytes in windows of `window` bytes:
+/// for tests, not part of the API.
+///
+/// # Errors
+///
+/// See [`encode_json`].
+#[doc(hidden)]
+pub fn encode_json_windows<W: crate::Sink + ?Sized>(
+    json: &[u8],
+    opts: &EncodeOptions,
+    window: usize,
+    out: &mut W,
+) -> crate::Result<()> {
+    let window = window.max(1);
+    crate::wire::windowed::encode_json(json, opts, window, window, out)
+}
+
 /// The delimiter of TOON array rows and inline arrays (TOON spec §11). Declared in every
 /// array header except for the default comma.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -8,7 +8,7 @@ pub mod ui;
 
 mod blocks;
 mod response;
-mod windowed;
+pub(crate) mod windowed;
 
 pub use blocks::{
     FieldProblem, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, you_sent_string,

@@ -40,6 +40,8 @@ pub(crate) struct Windowed<'d> {
     src: &'d [u8],
     /// The format written (TOON fell back to compact JSON when the flags say so).
     format: Format,
+    /// The TOON options when `format` is TOON.
+    toon: EncodeOptions,
     /// The TOON form ([`RootForm::Empty`] for JSON).
     form: RootForm,
     rows: usize,
@@ -60,27 +62,104 @@ pub(crate) struct Windowed<'d> {
 /// depth error, as [`ResponseBuilder::build`](super::ResponseBuilder::build) gives it for a
 /// parsed document.
 pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Option<Windowed<'_>>> {
-    let opts = ParseOptions::default();
-    let Some(mut windows) = RowWindows::new(src, &opts)? else {
-        return Ok(None);
-    };
     let toon = match format {
         Format::Toon(d) => Some(EncodeOptions::new().delimiter(d)),
         _ => None,
     };
+    let Some((facts, rows)) = read(src, toon.as_ref(), window)? else {
+        return Ok(None);
+    };
+    let (format, form) = match format {
+        // WIRE.md §2: TOON cannot neutralise a reserved tag; a lone surrogate is not UTF-8.
+        Format::Toon(_) if facts.tag || facts.surrogate => (Format::Compact, RootForm::Empty),
+        Format::Toon(_) => match facts.toon_error {
+            Some(e) => return Err(e),
+            None => (format, facts.analysis.form()),
+        },
+        _ => (format, RootForm::Empty),
+    };
+    Ok(Some(Windowed {
+        src,
+        format,
+        toon: toon.unwrap_or_default(),
+        form,
+        rows,
+        len_bound: facts.len_bound,
+        window,
+        side: OnceLock::new(),
+    }))
+}
+
+/// [`analyse`] for plain TOON text with `opts` (`toon::encode_json`): no fallback, a lone
+/// surrogate is the encoder's error, as [`crate::toon::encode`] gives it for the document.
+///
+/// # Errors
+///
+/// The first error of the input as [`parse`] reports it; then the first error of
+/// [`crate::toon::check`].
+pub(crate) fn analyse_toon<'d>(
+    src: &'d [u8],
+    opts: &EncodeOptions,
+    window: usize,
+) -> Result<Option<Windowed<'d>>> {
+    let Some((facts, rows)) = read(src, Some(opts), window)? else {
+        return Ok(None);
+    };
+    if let Some(e) = facts.toon_error {
+        return Err(e);
+    }
+    Ok(Some(Windowed {
+        src,
+        format: Format::Toon(opts.get_delimiter()),
+        toon: opts.clone(),
+        form: facts.analysis.form(),
+        rows,
+        len_bound: facts.len_bound,
+        window,
+        side: OnceLock::new(),
+    }))
+}
+
+/// `toon::encode_json`: JSON text to TOON text, windowed when `json` is longer than `above`.
+///
+/// # Errors
+///
+/// Those of [`parse`], then those of [`crate::toon::check`]; nothing is written then.
+pub(crate) fn encode_json<W: Sink + ?Sized>(
+    json: &[u8],
+    opts: &EncodeOptions,
+    above: usize,
+    window: usize,
+    out: &mut W,
+) -> Result<()> {
+    if json.len() > above {
+        if let Some(w) = analyse_toon(json, opts, window)? {
+            w.write(w.format(), out);
+            return Ok(());
+        }
+    }
+    let doc = parse(json, &ParseOptions::default())?;
+    crate::toon::encode(doc.root(), opts, out)
+}
+
+/// The first reading: `src` window by window (see the module documentation), with the TOON
+/// analysis when `toon` is given. `None` when `src` is not a JSON array.
+fn read(src: &[u8], toon: Option<&EncodeOptions>, window: usize) -> Result<Option<(Facts, usize)>> {
+    let opts = ParseOptions::default();
+    let Some(mut windows) = RowWindows::new(src, &opts)? else {
+        return Ok(None);
+    };
     let repeat = toon.is_some();
     let mut acc = Facts::new(RootAnalysis::new());
     if let Some(doc) = windows.next_window(None, window, repeat)? {
-        acc.add(&doc, toon.as_ref());
+        acc.add(&doc, toon);
     }
     let split = (rayon::current_num_threads() > 1 && !windows.done())
         .then(|| split_point(src, windows.pos(), window))
         .flatten();
     let rows = match split {
         None => {
-            pipelined(&mut windows, window, repeat, |doc| {
-                acc.add(doc, toon.as_ref())
-            })?;
+            pipelined(&mut windows, window, repeat, |doc| acc.add(doc, toon))?;
             windows.rows()
         }
         Some(mid) => {
@@ -93,9 +172,7 @@ pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Optio
             let abandoned = AtomicBool::new(false);
             let (head, tail) = rayon::join(
                 || {
-                    let r = pipelined(&mut windows, window, repeat, |doc| {
-                        acc.add(doc, toon.as_ref())
-                    });
+                    let r = pipelined(&mut windows, window, repeat, |doc| acc.add(doc, toon));
                     if !windows.stopped() {
                         abandoned.store(true, Ordering::Relaxed);
                     }
@@ -103,7 +180,7 @@ pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Optio
                 },
                 || {
                     pipelined(&mut rest, window, repeat, |doc| {
-                        later.add(doc, toon.as_ref());
+                        later.add(doc, toon);
                         !abandoned.load(Ordering::Relaxed)
                     })
                 },
@@ -118,31 +195,7 @@ pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Optio
             }
         }
     };
-    let Facts {
-        tag,
-        surrogate,
-        toon_error,
-        len_bound,
-        analysis,
-    } = acc;
-    let (format, form) = match format {
-        // WIRE.md §2: TOON cannot neutralise a reserved tag; a lone surrogate is not UTF-8.
-        Format::Toon(_) if tag || surrogate => (Format::Compact, RootForm::Empty),
-        Format::Toon(_) => match toon_error {
-            Some(e) => return Err(e),
-            None => (format, analysis.form()),
-        },
-        _ => (format, RootForm::Empty),
-    };
-    Ok(Some(Windowed {
-        src,
-        format,
-        form,
-        rows,
-        len_bound,
-        window,
-        side: OnceLock::new(),
-    }))
+    Ok(Some((acc, rows)))
 }
 
 /// What the first reading collects, over one part of the array.
@@ -248,12 +301,12 @@ impl<'d> Windowed<'d> {
     /// Writes the block: `format` is this block's, or compact JSON for `structuredContent`.
     pub(crate) fn write<W: Sink + ?Sized>(&self, format: Format, out: &mut W) {
         match format {
-            Format::Toon(d) => {
-                let eo = EncodeOptions::new().delimiter(d);
-                write_root_header(&self.form, self.rows, &eo, out);
+            Format::Toon(_) => {
+                let eo = &self.toon;
+                write_root_header(&self.form, self.rows, eo, out);
                 let mut written = 0;
                 self.each_window(out, |arr, out| {
-                    write_root_window(&self.form, arr, written, &eo, out);
+                    write_root_window(&self.form, arr, written, eo, out);
                     written += arr.len();
                 });
             }
