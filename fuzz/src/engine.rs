@@ -15,7 +15,8 @@
 //!   builder's own tags (WIRE.md §2).
 //! * [`frame`]: the framed line is one JSON-RPC line whose block texts equal the unframed build.
 //! * [`json_windows`]: JSON text read window by window (`Data::Json`, windows of 1 to 64
-//!   bytes) gives the same texts, format and frames as its whole parse, or the same error.
+//!   bytes) gives the same texts, format and frames as its whole parse, or the same error;
+//!   so does `toon::encode_json` against `toon::encode` of the parse.
 //! * [`present`]: arbitrary presenter files and data give a response or an error, never a
 //!   panic; a response's blocks carry only the builder's own tags.
 
@@ -518,4 +519,20 @@ pub fn json_windows(data: &[u8]) {
         Ok(doc) => wire::response(wire::Data::Doc(doc)).format(format).build(),
     });
     assert_eq!(windowed, whole, "windows of {window} bytes, {format:?}");
+    // Plain TOON text (`toon::encode_json`): no fallback, the encoder's own errors.
+    if let Format::Toon(d) = format {
+        let opts = EncodeOptions::new().delimiter(d);
+        let mut out = Vec::new();
+        let windowed = match toolwire::toon::encode_json_windows(json, &opts, window, &mut out) {
+            Ok(()) => Ok(out),
+            Err(e) => {
+                assert!(out.is_empty(), "nothing is written on error");
+                Err(e.to_string())
+            }
+        };
+        let whole = parse(json, &ParseOptions::new())
+            .and_then(|doc| toolwire::toon::to_vec(doc.root(), &opts))
+            .map_err(|e| e.to_string());
+        assert_eq!(windowed, whole, "toon::encode_json, windows of {window} bytes");
+    }
 }
