@@ -533,6 +533,9 @@ pub fn json_windows(data: &[u8]) {
         let whole = parse(json, &ParseOptions::new())
             .and_then(|doc| toolwire::toon::to_vec(doc.root(), &opts))
             .map_err(|e| e.to_string());
-        assert_eq!(windowed, whole, "toon::encode_json, windows of {window} bytes");
+        assert_eq!(
+            windowed, whole,
+            "toon::encode_json, windows of {window} bytes"
+        );
     }
 }
