@@ -502,13 +502,8 @@ impl<'s, 'o> Parser<'s, 'o> {
         }
     }
 
-    /// The builder and the scratch buffer, for the next [`Parser::resume`].
-    pub(crate) fn into_parts(self) -> (DocBuilder<'s>, Vec<u8>) {
-        (self.b, self.scratch)
-    }
-
-    /// Checks that only whitespace follows the document and returns it.
-    pub(crate) fn finish(mut self) -> Result<Doc<'s>> {
+    /// Checks that only whitespace follows the document (the position is past its end).
+    pub(crate) fn expect_end(&mut self) -> Result<()> {
         self.skip_ws();
         if self.pos < self.src.len() {
             return Err(self.err(
@@ -517,6 +512,17 @@ impl<'s, 'o> Parser<'s, 'o> {
                 self.pos,
             ));
         }
+        Ok(())
+    }
+
+    /// The builder and the scratch buffer, for the next [`Parser::resume`].
+    pub(crate) fn into_parts(self) -> (DocBuilder<'s>, Vec<u8>) {
+        (self.b, self.scratch)
+    }
+
+    /// Checks that only whitespace follows the document and returns it.
+    pub(crate) fn finish(mut self) -> Result<Doc<'s>> {
+        self.expect_end()?;
         Ok(self.b.finish())
     }
 

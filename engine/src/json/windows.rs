@@ -9,7 +9,7 @@
 use super::ParseOptions;
 use super::parse::Parser;
 use crate::doc::{Doc, DocBuilder};
-use crate::error::{Category, Result};
+use crate::error::Result;
 
 /// The windows of a root array (see the module documentation).
 pub(crate) struct RowWindows<'s, 'o> {
@@ -59,7 +59,7 @@ impl<'s, 'o> RowWindows<'s, 'o> {
             p.pos += 1;
             w.pos = p.pos;
             w.done = true;
-            p.finish()?;
+            p.expect_end()?;
         }
         Ok(Some(w))
     }
@@ -186,14 +186,7 @@ impl<'s, 'o> RowWindows<'s, 'o> {
                 Some(b']') => {
                     p.pos += 1;
                     self.done = true;
-                    p.skip_ws();
-                    if p.pos < self.src.len() {
-                        return Err(p.err(
-                            Category::Syntax,
-                            "trailing characters after the document",
-                            p.pos,
-                        ));
-                    }
+                    p.expect_end()?;
                     break;
                 }
                 _ => {
