@@ -148,6 +148,24 @@ fn framed(c: &mut Criterion, rows: usize, anchors: bool) {
     g.finish();
 }
 
+/// Streams `r` framed through 256 KiB chunks: the time since `start` to the first chunk
+/// (`want_first`) or to the end.
+fn stream_time(start: Instant, r: &wire::ToolResponse<'_>, want_first: bool) -> Duration {
+    let mut first = None;
+    let mut sink = ChunkedSink::new(256 << 10, |_chunk| {
+        first.get_or_insert_with(|| start.elapsed());
+        true
+    });
+    frame(&Id::Number("1".into()), r, Protocol::default(), &mut sink);
+    sink.finish();
+    let end = start.elapsed();
+    if want_first {
+        first.unwrap_or(end)
+    } else {
+        end
+    }
+}
+
 /// Time to the first 256 KiB chunk and to the last, streaming a framed TOON response of a
 /// parsed 1M-row document (what a server does after its handler returned).
 fn first_chunk(c: &mut Criterion) {
@@ -166,19 +184,7 @@ fn first_chunk(c: &mut Criterion) {
                         .format(Format::Toon(Delimiter::Pipe))
                         .build()
                         .unwrap();
-                    let mut first = None;
-                    let mut sink = ChunkedSink::new(256 << 10, |_chunk| {
-                        first.get_or_insert_with(|| start.elapsed());
-                        true
-                    });
-                    frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
-                    sink.finish();
-                    let end = start.elapsed();
-                    total += if want_first {
-                        first.unwrap_or(end)
-                    } else {
-                        end
-                    };
+                    total += stream_time(start, &r, want_first);
                 }
                 total
             })
@@ -213,19 +219,7 @@ fn first_chunk_from_bytes(c: &mut Criterion) {
                             wire::response(doc.root()).format(toon).build()
                         }
                         .unwrap();
-                        let mut first = None;
-                        let mut sink = ChunkedSink::new(256 << 10, |_chunk| {
-                            first.get_or_insert_with(|| start.elapsed());
-                            true
-                        });
-                        frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
-                        sink.finish();
-                        let end = start.elapsed();
-                        total += if want_first {
-                            first.unwrap_or(end)
-                        } else {
-                            end
-                        };
+                        total += stream_time(start, &r, want_first);
                     }
                     total
                 })
