@@ -63,22 +63,20 @@ instructions() {
     sed -n 's/.*Collected : //p'
 }
 
-printf '%-28s %14s %14s %8s %6s\n' "100k rows, median wall" "toolwire ms" "anchor ms" "ratio" "need"
-for pair in "${pairs[@]}"; do
-  IFS='|' read -r name ours theirs need <<<"$pair"
-  a=$(median_us ${ours//FILE/$work/100k.json})
-  b=$(median_us ${theirs//FILE/$work/100k.json})
-  awk -v n="$name" -v a="$a" -v b="$b" -v need="$need" \
-    'BEGIN { printf "%-28s %14.1f %14.1f %7.1fx %5sx\n", n, a / 1000, b / 1000, b / a, need }'
-done
-
-if [ "$CALLGRIND" = 1 ]; then
-  printf '%-28s %14s %14s %8s %6s\n' "10k rows, instructions" "toolwire" "anchor" "ratio" "need"
+# One table: every pair measured by MEASURE on FILE, both figures divided by SCALE.
+table() {
+  local measure=$1 file=$2 scale=$3 title=$4 unit=$5
+  printf '%-28s %14s %14s %8s %6s\n' "$title" "toolwire $unit" "anchor $unit" "ratio" "need"
   for pair in "${pairs[@]}"; do
     IFS='|' read -r name ours theirs need <<<"$pair"
-    a=$(instructions ${ours//FILE/$work/10k.json})
-    b=$(instructions ${theirs//FILE/$work/10k.json})
-    awk -v n="$name" -v a="$a" -v b="$b" -v need="$need" \
-      'BEGIN { printf "%-28s %14d %14d %7.1fx %5sx\n", n, a, b, b / a, need }'
+    a=$($measure ${ours//FILE/$file})
+    b=$($measure ${theirs//FILE/$file})
+    awk -v n="$name" -v a="$a" -v b="$b" -v s="$scale" -v need="$need" \
+      'BEGIN { printf "%-28s %14.1f %14.1f %7.1fx %5sx\n", n, a / s, b / s, b / a, need }'
   done
+}
+
+table median_us "$work/100k.json" 1000 "100k rows, median wall" ms
+if [ "$CALLGRIND" = 1 ]; then
+  table instructions "$work/10k.json" 1000000 "10k rows, instructions" M
 fi
