@@ -31,7 +31,7 @@
 //!
 //! // On the wire: one JSON-RPC line, block texts escaped on their way into the frame.
 //! let mut line = Vec::new();
-//! toolwire::frame::frame(&toolwire::frame::Id::from_cli("1"), &response, Default::default(), &mut line);
+//! toolwire::frame::frame(&toolwire::frame::Id::number_or_string("1"), &response, Default::default(), &mut line);
 //! assert!(line.starts_with(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"[2|]"#));
 //! # Ok::<(), toolwire::Error>(())
 //! ```
@@ -94,6 +94,7 @@
 #![doc(test(attr(deny(warnings))))]
 #![deny(missing_docs)]
 
+pub mod call;
 pub mod doc;
 pub mod error;
 pub mod frame;

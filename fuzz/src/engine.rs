@@ -417,7 +417,7 @@ pub fn frame(data: &[u8]) {
     } else {
         Protocol::Before20260728
     };
-    let id = Id::from_cli(&String::from_utf8_lossy(&json[..json.len().min(8)]));
+    let id = Id::number_or_string(&String::from_utf8_lossy(&json[..json.len().min(8)]));
     let mut line = Vec::new();
     toolwire::frame::frame(&id, &r, protocol, &mut line);
     assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1, "one line");

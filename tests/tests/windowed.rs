@@ -401,7 +401,12 @@ async fn stream_frame_of_windowed_json() {
     let doc = parse(&input, &ParseOptions::default()).unwrap();
     let whole = wire::response(Data::Doc(doc)).format(toon).build().unwrap();
     let mut expect = Vec::new();
-    frame(&Id::from_cli("1"), &whole, Protocol::default(), &mut expect);
+    frame(
+        &Id::number_or_string("1"),
+        &whole,
+        Protocol::default(),
+        &mut expect,
+    );
     fn build(bytes: &[u8]) -> toolwire::Result<ToolResponse<'_>> {
         let r = wire::response(Data::Json(bytes))
             .format(Format::Toon(Delimiter::Pipe))
@@ -415,7 +420,12 @@ async fn stream_frame_of_windowed_json() {
         max_message_bytes: usize::MAX,
         ..StreamOptions::default()
     };
-    let stream = stream_frame(input.clone().into(), Id::from_cli("1"), opts.clone(), build);
+    let stream = stream_frame(
+        input.clone().into(),
+        Id::number_or_string("1"),
+        opts.clone(),
+        build,
+    );
     let chunks: Vec<bytes::Bytes> = stream.map(|c| c.unwrap()).collect().await;
     assert!(chunks.len() > 10);
     assert!(
@@ -427,9 +437,14 @@ async fn stream_frame_of_windowed_json() {
         max_message_bytes: expect.len() - 1,
         ..opts.clone()
     };
-    let items: Vec<_> = stream_frame(input.clone().into(), Id::from_cli("1"), capped, build)
-        .collect()
-        .await;
+    let items: Vec<_> = stream_frame(
+        input.clone().into(),
+        Id::number_or_string("1"),
+        capped,
+        build,
+    )
+    .collect()
+    .await;
     assert_eq!(items.len(), 1);
     assert_eq!(
         items[0].as_ref().unwrap_err().classify(),
@@ -442,7 +457,7 @@ async fn stream_frame_of_windowed_json() {
     let expect_err = parse(&broken, &ParseOptions::default())
         .unwrap_err()
         .to_string();
-    let items: Vec<_> = stream_frame(broken.into(), Id::from_cli("1"), opts, build)
+    let items: Vec<_> = stream_frame(broken.into(), Id::number_or_string("1"), opts, build)
         .collect()
         .await;
     assert_eq!(items.len(), 1);

@@ -28,9 +28,9 @@ pub enum Id {
 }
 
 impl Id {
-    /// The id as the CLI's `--frame ID` reads it: a JSON number when it matches
+    /// An id given as text (the CLI's `--frame ID`, a log line): a JSON number when it matches
     /// `-?(0|[1-9][0-9]{0,17})`, otherwise a string.
-    pub fn from_cli(s: &str) -> Id {
+    pub fn number_or_string(s: &str) -> Id {
         let digits = s.strip_prefix('-').unwrap_or(s);
         let numeric = match digits.as_bytes() {
             [b'0'] => true,
@@ -56,14 +56,55 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    /// The protocol for a negotiated revision string `YYYY-MM-DD` (compared as dates).
+    /// The protocol for a negotiated revision string `YYYY-MM-DD` (compared as dates); a
+    /// string that is not a revision date is the default. See [`Protocol::parse`].
     pub fn from_revision(rev: &str) -> Protocol {
-        if rev >= "2026-07-28" {
+        Protocol::parse(rev).unwrap_or_default()
+    }
+
+    /// The protocol for an MCP revision: a calendar date written `YYYY-MM-DD` (MCP names its
+    /// revisions so), compared as a date; `None` for anything else.
+    ///
+    /// ```
+    /// use toolwire::frame::Protocol;
+    /// assert_eq!(Protocol::parse("2025-11-25"), Some(Protocol::Before20260728));
+    /// assert_eq!(Protocol::parse("2026-07-28"), Some(Protocol::Since20260728));
+    /// assert_eq!(Protocol::parse("2027-01-01"), Some(Protocol::Since20260728));
+    /// assert_eq!(Protocol::parse("garbage"), None);
+    /// assert_eq!(Protocol::parse("2026-02-30"), None);
+    /// ```
+    pub fn parse(rev: &str) -> Option<Protocol> {
+        let date = revision_date(rev)?;
+        Some(if date >= (2026, 7, 28) {
             Protocol::Since20260728
         } else {
             Protocol::Before20260728
-        }
+        })
     }
+}
+
+/// `(year, month, day)` of a `YYYY-MM-DD` calendar date.
+fn revision_date(rev: &str) -> Option<(u32, u32, u32)> {
+    let b = rev.as_bytes();
+    let digits = |r: std::ops::Range<usize>| -> Option<u32> {
+        let s = b.get(r)?;
+        s.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| s.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+    };
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let (y, m, d) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    (1..=days).contains(&d).then_some((y, m, d))
 }
 
 /// A sink adapter that writes everything it receives as the body of a JSON string (quotes

@@ -692,6 +692,7 @@ fn reads_first_row(plan: &Plan) -> bool {
 /// first kept row here, which is materialised alone for them.
 fn present_view<'d>(
     plan: &Plan,
+    format: crate::wire::Format,
     a: crate::doc::Array<'d>,
     kept: usize,
     select: Option<&[&str]>,
@@ -716,7 +717,7 @@ fn present_view<'d>(
     }
     Some(
         response_view(view)
-            .format(cfg.format)
+            .format(format)
             .ui_blocks(d.ui)
             .system_rules(d.rules)
             .system_hint(d.suggestions)
@@ -803,10 +804,10 @@ impl Presenter {
         // Stage 1 for a collection: the kept length.
         let kept_len = |a: crate::doc::Array<'d>| {
             let total = a.len();
-            let mut max = cfg.limit.map_or(total, |l| l.min(total));
-            if let Some(budget) = cfg.token_budget {
+            let mut max = self.limit().map_or(total, |l| l.min(total));
+            if let Some(budget) = self.token_budget() {
                 let keep = super::select::needed_root_keys(plan, None);
-                max = super::estimate::fit(a, max, budget, cfg.format, keep.as_deref());
+                max = super::estimate::fit(a, max, budget, self.format(), keep.as_deref());
             }
             max
         };
@@ -814,7 +815,7 @@ impl Presenter {
         if let ValueRef::Array(a) = data.get() {
             let m = kept_len(a);
             max = Some(m);
-            if let Some(r) = present_view(plan, a, m, select.as_deref()) {
+            if let Some(r) = present_view(plan, self.format(), a, m, select.as_deref()) {
                 return r;
             }
         }
@@ -869,7 +870,7 @@ impl Presenter {
             None => full,
         };
         let mut r = response(Data::Doc(out))
-            .format(cfg.format)
+            .format(self.format())
             .ui_blocks(d.ui)
             .system_rules(d.rules)
             .system_hint(d.suggestions);

@@ -11,27 +11,13 @@ use super::blocks::{
     FieldProblem, Suggestion, ToolError, UiBlock, write_bullets, write_required,
     write_simple_error, write_suggestions, write_validation_error,
 };
+use super::format::Format;
 use super::windowed::{WINDOW_BYTES, WINDOWED_ABOVE, Windowed};
 use crate::doc::{Doc, Value};
 use crate::error::Result;
 use crate::present::RowView;
 use crate::sink::Sink;
 use crate::toon::Delimiter;
-
-/// The data block's serialization (WIRE.md §1.3).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// `JSON.stringify(data, null, 2)` (the default, parity).
-    #[default]
-    Pretty,
-    /// `JSON.stringify(data)`.
-    Compact,
-    /// TOON 4.4 with the given delimiter (`toon_success` uses `|`).
-    Toon(Delimiter),
-    /// The cheapest of pretty, compact, TOON-comma and TOON-pipe by the engine's token
-    /// estimator ([`crate::present::choose_auto`]); the side door's `format` records the choice.
-    Auto,
-}
 
 /// What a handler returned, as the data block sees it.
 #[derive(Clone, Debug)]
