@@ -149,7 +149,10 @@ fn escape_byte(b: u8) -> Option<&'static [u8]> {
     }
 }
 
-impl<S: Sink + ?Sized> Sink for EscapingSink<'_, S> {
+// SAFETY: `spare` returns the scratch vector's spare capacity after reserving `n` bytes and
+// `advance` escapes exactly the `n` initialised bytes out of it; the `_escaped` pair forwards
+// to the inner sink, which keeps the contract.
+unsafe impl<S: Sink + ?Sized> Sink for EscapingSink<'_, S> {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         self.written += bytes.len();

@@ -68,7 +68,9 @@ impl<F: FnMut(Bytes) -> bool> ChunkedSink<F> {
     }
 }
 
-impl<F: FnMut(Bytes) -> bool> Sink for ChunkedSink<F> {
+// SAFETY: `spare` reserves `n` bytes of the chunk buffer and returns its spare capacity;
+// `advance` extends the buffer over exactly the bytes the caller initialised.
+unsafe impl<F: FnMut(Bytes) -> bool> Sink for ChunkedSink<F> {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         if self.cancelled {
@@ -121,7 +123,8 @@ impl CountingSink {
     }
 }
 
-impl Sink for CountingSink {
+// SAFETY: `spare` returns at least `n` bytes of scratch; `advance` only counts.
+unsafe impl Sink for CountingSink {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         self.n += bytes.len();

@@ -69,8 +69,9 @@ pub fn write_json_string<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
         let quote: &[u8] = if out.escapes() { b"\\\"" } else { b"\"" };
         let q = quote.len();
         let n = s.len() + 2 * q;
-        let spare = out.spare_escaped(n);
-        // SAFETY: `spare` has at least `n` bytes: `0..q`, `q..q + s.len()` and
+        // Cut to `n`: a sink that returned less makes this panic, never write past it.
+        let spare = &mut out.spare_escaped(n)[..n];
+        // SAFETY: `spare` has exactly `n` bytes: `0..q`, `q..q + s.len()` and
         // `n - q..n` are in bounds and disjoint; `MaybeUninit<u8>` has the layout of `u8`,
         // and the sources (a static and initialised input) cannot overlap spare capacity.
         unsafe {
