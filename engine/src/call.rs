@@ -207,9 +207,8 @@ impl Reply<'static> {
         use tokio::io::AsyncWriteExt;
         let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(4);
         let encoder = tokio::task::spawn_blocking(move || {
-            let mut sink = crate::frame::ChunkedSink::new(CHUNK_BYTES, |chunk| {
-                tx.blocking_send(chunk).is_ok()
-            });
+            let mut sink =
+                crate::sink::ChunkedSink::new(CHUNK_BYTES, |chunk| tx.blocking_send(chunk).is_ok());
             self.write(&shape, &mut sink);
             sink.finish();
         });
@@ -265,7 +264,7 @@ impl Shape {
 /// The first error of `w`.
 pub fn write_chunked<W: io::Write, T>(
     mut w: W,
-    write: impl FnOnce(&mut frame::ChunkedSink<&mut dyn FnMut(bytes::Bytes) -> bool>) -> T,
+    write: impl FnOnce(&mut crate::sink::ChunkedSink<&mut dyn FnMut(bytes::Bytes) -> bool>) -> T,
 ) -> io::Result<T> {
     let mut error = None;
     let mut consumer = |chunk: bytes::Bytes| match w.write_all(&chunk) {
@@ -275,7 +274,8 @@ pub fn write_chunked<W: io::Write, T>(
             false
         }
     };
-    let mut sink = frame::ChunkedSink::new(CHUNK_BYTES, &mut consumer as &mut dyn FnMut(_) -> _);
+    let mut sink =
+        crate::sink::ChunkedSink::new(CHUNK_BYTES, &mut consumer as &mut dyn FnMut(_) -> _);
     let out = write(&mut sink);
     sink.finish();
     if let Some(e) = error {

@@ -734,7 +734,7 @@ impl<'s> DocBuilder<'s> {
         if crate::tag::contains_reserved_tag(bytes) {
             self.mark_reserved_tag();
         }
-        if crate::json::escape::has_lone_surrogate(bytes) {
+        if crate::escape::has_lone_surrogate(bytes) {
             self.mark_lone_surrogate();
         }
     }

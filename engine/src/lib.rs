@@ -97,6 +97,7 @@
 pub mod call;
 pub mod doc;
 pub mod error;
+pub mod escape;
 pub mod frame;
 pub mod json;
 pub mod num;

@@ -10,9 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use toolwire::frame::{ChunkedSink, Id, Protocol, frame, framed_len_bound};
+use toolwire::frame::{Id, Protocol, frame, framed_len_bound};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::present::{Presenter, Schema, Type, with_general_path};
+use toolwire::sink::ChunkedSink;
 use toolwire::toon::Delimiter;
 use toolwire::wire::{Format, Suggestion, ToolResponse};
 

@@ -5,10 +5,10 @@ use futures_util::StreamExt;
 use proptest::prelude::*;
 use toolwire::Sink;
 use toolwire::frame::{
-    self, ChunkedSink, CountingSink, Id, Protocol, StreamOptions, check_size, frame_capped,
-    framed_len_bound, stream_frame,
+    self, Id, Protocol, StreamOptions, check_size, frame_capped, framed_len_bound, stream_frame,
 };
 use toolwire::json::{ParseOptions, parse};
+use toolwire::sink::{ChunkedSink, CountingSink};
 use toolwire::toon::Delimiter;
 use toolwire::wire::{self, Data, Format, ui};
 use toolwire_tests::doc_from_serde;

@@ -2,8 +2,9 @@
 //! framed, streamed and on error (`engine/src/wire/windowed.rs`).
 
 use proptest::prelude::*;
-use toolwire::frame::{ChunkedSink, Id, Protocol, frame};
+use toolwire::frame::{Id, Protocol, frame};
 use toolwire::json::{ParseOptions, parse};
+use toolwire::sink::ChunkedSink;
 use toolwire::toon::Delimiter;
 use toolwire::wire::{self, Data, Format, ToolResponse};
 

@@ -4,17 +4,13 @@
 //! through an [`EscapingSink`] that escapes bytes on their way into the frame, so the TOON or
 //! JSON text of a large collection never exists unescaped in memory.
 
-use std::mem::MaybeUninit;
-
 mod stream;
 
-pub use stream::{
-    ChunkedSink, CountingSink, DEFAULT_MAX_MESSAGE_BYTES, check_size, frame_capped,
-    framed_len_bound,
-};
+pub use stream::{DEFAULT_MAX_MESSAGE_BYTES, check_size, frame_capped, framed_len_bound};
 #[cfg(feature = "tokio")]
 pub use stream::{FrameStream, StreamOptions, stream_frame};
 
+use crate::escape::EscapingSink;
 use crate::sink::Sink;
 use crate::wire::ToolResponse;
 
@@ -107,150 +103,6 @@ fn revision_date(rev: &str) -> Option<(u32, u32, u32)> {
     (1..=days).contains(&d).then_some((y, m, d))
 }
 
-/// A sink adapter that writes everything it receives as the body of a JSON string (quotes
-/// not included) into the inner sink.
-///
-/// Escaping is fused into the encoders: they hand clean runs (text with no `"`, `\\` or
-/// control byte) to [`Sink::write_clean`], which copies them straight through, and only the
-/// structural bytes (quotes, line feeds, tabs, escape sequences) go through [`Sink::write`],
-/// which escapes them here, inline for short pieces.
-pub struct EscapingSink<'a, S: Sink + ?Sized> {
-    inner: &'a mut S,
-    scratch: Vec<u8>,
-    written: usize,
-}
-
-impl<'a, S: Sink + ?Sized> EscapingSink<'a, S> {
-    /// Wraps `inner`.
-    pub fn new(inner: &'a mut S) -> Self {
-        EscapingSink {
-            inner,
-            scratch: Vec::new(),
-            written: 0,
-        }
-    }
-}
-
-/// The JSON escape of one byte of valid UTF-8 text, or `None` when it is copied as is.
-#[inline(always)]
-fn escape_byte(b: u8) -> Option<&'static [u8]> {
-    const CONTROL: [&[u8]; 32] = [
-        b"\\u0000", b"\\u0001", b"\\u0002", b"\\u0003", b"\\u0004", b"\\u0005", b"\\u0006",
-        b"\\u0007", b"\\b", b"\\t", b"\\n", b"\\u000b", b"\\f", b"\\r", b"\\u000e", b"\\u000f",
-        b"\\u0010", b"\\u0011", b"\\u0012", b"\\u0013", b"\\u0014", b"\\u0015", b"\\u0016",
-        b"\\u0017", b"\\u0018", b"\\u0019", b"\\u001a", b"\\u001b", b"\\u001c", b"\\u001d",
-        b"\\u001e", b"\\u001f",
-    ];
-    match b {
-        0..=0x1F => Some(CONTROL[b as usize]),
-        b'"' => Some(b"\\\""),
-        b'\\' => Some(b"\\\\"),
-        _ => None,
-    }
-}
-
-// SAFETY: `spare` returns the scratch vector's spare capacity after reserving `n` bytes and
-// `advance` escapes exactly the `n` initialised bytes out of it; the `_escaped` pair forwards
-// to the inner sink, which keeps the contract.
-unsafe impl<S: Sink + ?Sized> Sink for EscapingSink<'_, S> {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        self.written += bytes.len();
-        if bytes.len() > 16 {
-            crate::json::escape::write_json_string_body_plain(self.inner, bytes);
-            return;
-        }
-        // Short structural pieces (`\n  `, a delimiter, a quote): escape inline.
-        let mut start = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            if let Some(e) = escape_byte(b) {
-                if start < i {
-                    self.inner.write(&bytes[start..i]);
-                }
-                self.inner.write(e);
-                start = i + 1;
-            }
-        }
-        if start < bytes.len() {
-            self.inner.write(&bytes[start..]);
-        }
-    }
-
-    #[inline]
-    fn write_byte(&mut self, byte: u8) {
-        self.written += 1;
-        match escape_byte(byte) {
-            Some(e) => self.inner.write(e),
-            None => self.inner.write_byte(byte),
-        }
-    }
-
-    fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
-        self.scratch.clear();
-        self.scratch.reserve(n);
-        self.scratch.spare_capacity_mut()
-    }
-
-    unsafe fn advance(&mut self, n: usize) {
-        debug_assert!(n <= self.scratch.capacity());
-        // SAFETY: the caller initialised the first `n` bytes of the slice `spare` returned,
-        // which is the scratch vector's spare capacity starting at length 0.
-        unsafe { self.scratch.set_len(n) };
-        self.written += n;
-        crate::json::escape::write_json_string_body_plain(self.inner, &self.scratch);
-    }
-
-    #[inline]
-    fn written(&self) -> usize {
-        self.written
-    }
-
-    #[inline]
-    fn cancelled(&self) -> bool {
-        self.inner.cancelled()
-    }
-
-    #[inline]
-    fn write_clean(&mut self, bytes: &[u8]) {
-        debug_assert!(
-            !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\'),
-            "write_clean got bytes that need escaping: {:?}",
-            String::from_utf8_lossy(bytes)
-        );
-        self.written += bytes.len();
-        self.inner.write(bytes);
-    }
-
-    #[inline]
-    fn escapes(&self) -> bool {
-        true
-    }
-
-    #[inline]
-    fn write_escaped(&mut self, bytes: &[u8]) {
-        self.written += bytes.len();
-        self.inner.write(bytes);
-    }
-
-    #[inline]
-    fn spare_escaped(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
-        self.inner.spare(n)
-    }
-
-    #[inline]
-    fn contiguous(&self) -> bool {
-        self.inner.contiguous()
-    }
-
-    #[inline]
-    unsafe fn advance_escaped(&mut self, n: usize) {
-        self.written += n;
-        // SAFETY: the caller initialised the first `n` bytes of the slice `spare_escaped`
-        // returned, which is the inner sink's `spare`.
-        unsafe { self.inner.advance(n) };
-    }
-}
-
 /// Writes `response` as one JSON-RPC 2.0 response line (LF-terminated) into `out`.
 pub fn frame<W: Sink + ?Sized>(
     id: &Id,
@@ -261,7 +113,7 @@ pub fn frame<W: Sink + ?Sized>(
     out.write(b"{\"jsonrpc\":\"2.0\",\"id\":");
     match id {
         Id::Number(n) => out.write(n.as_bytes()),
-        Id::String(s) => crate::json::escape::write_json_string(out, s.as_bytes()),
+        Id::String(s) => crate::escape::write_json_string(out, s.as_bytes()),
     }
     out.write(b",\"result\":");
     write_result(response, protocol, out);

@@ -851,7 +851,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                     }
                     None => {
                         // A lone surrogate: kept as WTF-8.
-                        scratch.extend_from_slice(&crate::json::escape::surrogate_to_wtf8(cp));
+                        scratch.extend_from_slice(&crate::escape::surrogate_to_wtf8(cp));
                         self.b.mark_lone_surrogate();
                     }
                 }

@@ -229,7 +229,7 @@ pub fn check(value: Value<'_>, opts: &EncodeOptions) -> Result<()> {
     loop {
         if let Some(v) = next.take() {
             match v.get() {
-                ValueRef::String(s) if crate::json::escape::has_lone_surrogate(s.as_bytes()) => {
+                ValueRef::String(s) if crate::escape::has_lone_surrogate(s.as_bytes()) => {
                     return Err(surrogate_error("string"));
                 }
                 ValueRef::Array(a) => {
@@ -259,7 +259,7 @@ pub fn check(value: Value<'_>, opts: &EncodeOptions) -> Result<()> {
             },
             Frame::Obj(it) => match it.next() {
                 Some((k, v)) => {
-                    if crate::json::escape::has_lone_surrogate(k.as_bytes()) {
+                    if crate::escape::has_lone_surrogate(k.as_bytes()) {
                         return Err(surrogate_error("key"));
                     }
                     next = Some(v);
@@ -487,7 +487,7 @@ fn write_quoted<W: Sink + ?Sized>(w: &mut W, s: &[u8]) {
             w.write_clean(&s[start..i]);
         }
         if e == b'u' {
-            w.write(&crate::json::escape::u00(b));
+            w.write(&crate::escape::u00(b));
         } else {
             w.write(&[b'\\', e]);
         }
@@ -1369,7 +1369,7 @@ impl<'o> Enc<'o> {
                     buf.clear();
                     let mut enc = Enc::new(opts, true);
                     if escape {
-                        let mut esc = crate::frame::EscapingSink::new(buf);
+                        let mut esc = crate::escape::EscapingSink::new(buf);
                         part.write(&mut enc, &mut esc);
                     } else {
                         part.write(&mut enc, buf);

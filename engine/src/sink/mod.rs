@@ -12,6 +12,10 @@ use std::mem::MaybeUninit;
 
 use bytes::BytesMut;
 
+mod chunked;
+
+pub use chunked::{ChunkedSink, CountingSink};
+
 /// An infallible append-only byte buffer.
 ///
 /// # Safety
@@ -357,7 +361,7 @@ mod tests {
             assert_eq!(plain, want.as_bytes(), "{spaces}");
             // Through the framing adapter: the JSON-string form of the same text.
             let mut framed = Vec::new();
-            write_line_start(&mut crate::frame::EscapingSink::new(&mut framed), spaces);
+            write_line_start(&mut crate::escape::EscapingSink::new(&mut framed), spaces);
             assert_eq!(
                 framed,
                 format!("\\n{}", " ".repeat(spaces)).as_bytes(),
