@@ -27,6 +27,7 @@ use toolwire::wire::{self, Format, Suggestion, ToolError, UiMeta, ui};
 use toolwire::{Category, Doc, DocBuilder, ValueRef};
 
 use crate::{check_doc, check_error};
+use toolwire::test_hooks::*;
 
 const SEL_VOCAB: [&str; 6] = ["id", "a", "b", "name", "", "x"];
 
@@ -523,7 +524,7 @@ pub fn json_windows(data: &[u8]) {
     if let Format::Toon(d) = format {
         let opts = EncodeOptions::new().delimiter(d);
         let mut out = Vec::new();
-        let windowed = match toolwire::toon::encode_json_windows(json, &opts, window, &mut out) {
+        let windowed = match encode_json_windows(json, &opts, window, &mut out) {
             Ok(()) => Ok(out),
             Err(e) => {
                 assert!(out.is_empty(), "nothing is written on error");

@@ -5,6 +5,7 @@ use proptest::prelude::*;
 use toolwire::frame::{Id, Protocol, frame};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::sink::ChunkedSink;
+use toolwire::test_hooks::*;
 use toolwire::toon::Delimiter;
 use toolwire::wire::{self, Data, Format, ToolResponse};
 
@@ -321,7 +322,7 @@ fn array_text() -> impl Strategy<Value = String> {
 /// `toon::encode_json` in windows of `window` bytes: the text, or the error's.
 fn toon_windowed(json: &[u8], opts: &toolwire::toon::EncodeOptions, window: usize) -> String {
     let mut out = Vec::new();
-    match toolwire::toon::encode_json_windows(json, opts, window, &mut out) {
+    match encode_json_windows(json, opts, window, &mut out) {
         Ok(()) => String::from_utf8(out).unwrap(),
         Err(e) => {
             assert!(out.is_empty(), "nothing is written on error");

@@ -116,8 +116,7 @@ use std::sync::Arc;
 pub use describe::{ActionDescription, plain_description, toon_description};
 pub use estimate::{AUTO_SAMPLE_ROWS, choose_auto, estimate_format_tokens, estimate_tokens};
 pub use file::FileError;
-#[doc(hidden)]
-pub use run::with_general_path;
+pub(crate) use run::with_general_path;
 pub use schema::{EnumValue, Schema, Type};
 pub use select::{select_input_property, validate_select};
 pub use template::UiEntry;

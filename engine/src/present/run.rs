@@ -740,9 +740,8 @@ thread_local! {
 
 /// Runs `f` with the row view disabled on this thread: every presentation goes through the
 /// general writer and a derived document. For tests that compare both paths (the row view must
-/// be byte-identical); not part of the API.
-#[doc(hidden)]
-pub fn with_general_path<T>(f: impl FnOnce() -> T) -> T {
+/// be byte-identical), through `test_hooks`.
+pub(crate) fn with_general_path<T>(f: impl FnOnce() -> T) -> T {
     struct Reset(bool);
     impl Drop for Reset {
         fn drop(&mut self) {

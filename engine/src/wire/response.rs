@@ -170,10 +170,9 @@ pub struct ResponseBuilder<'d> {
 
 impl<'d> ResponseBuilder<'d> {
     /// Reads [`Data::Json`] longer than `n` bytes in windows of `n` bytes (defaults: windows
-    /// of 1 MiB above 8 MiB): for tests that cut small inputs into many windows, not part of
-    /// the API.
-    #[doc(hidden)]
-    pub fn window_bytes(mut self, n: usize) -> Self {
+    /// of 1 MiB above 8 MiB): for tests that cut small inputs into many windows
+    /// (`test_hooks`).
+    pub(crate) fn set_window_bytes(mut self, n: usize) -> Self {
         self.window = n.max(1);
         self.windowed_above = self.window;
         self
@@ -470,16 +469,14 @@ impl<'d> ToolResponse<'d> {
     }
 
     /// True when the data block is a presenter's row view (rows encoded straight from the
-    /// input tape) rather than a document: for tests comparing both paths, not part of the API.
-    #[doc(hidden)]
-    pub fn data_is_view(&self) -> bool {
+    /// input tape) rather than a document: for tests comparing both paths (`test_hooks`).
+    pub(crate) fn is_view(&self) -> bool {
         matches!(self.data, DataBlock::View(..))
     }
 
     /// True when the data block is JSON text read window by window ([`Data::Json`]): for
-    /// tests comparing both paths, not part of the API.
-    #[doc(hidden)]
-    pub fn data_is_windowed(&self) -> bool {
+    /// tests comparing both paths (`test_hooks`).
+    pub(crate) fn is_windowed(&self) -> bool {
         matches!(self.data, DataBlock::Windowed(..))
     }
 
