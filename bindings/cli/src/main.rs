@@ -104,6 +104,8 @@ enum Command {
         #[command(subcommand)]
         command: ToonCommand,
     },
+    /// Serve collections to agents as an MCP server (stdio, or streamable HTTP with --http).
+    Serve(toolwire_mcp::ServeArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -251,6 +253,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::Serve(args) => return toolwire_mcp::run(args),
         Command::Demo {
             rows,
             progress,
