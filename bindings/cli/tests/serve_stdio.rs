@@ -453,7 +453,7 @@ fn the_cap_cuts_to_the_largest_whole_row_prefix() {
     let res = &r["result"];
     let shown: Vec<Value> = serde_json::from_str(&texts(res)[0]).unwrap();
     let k = shown.len();
-    assert!(k >= 1 && k < 50, "{k} rows");
+    assert!((1..50).contains(&k), "{k} rows");
     assert_eq!(next_offset(res), Some(k));
     assert!(texts(res)[1].contains(&format!("{k} shown")));
     // One more row would not fit: the same call with `limit` k+1 without a cap is larger

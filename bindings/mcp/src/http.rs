@@ -172,7 +172,7 @@ fn plain(status: StatusCode, text: &str) -> Response<Body> {
     r
 }
 
-fn header_str<'a>(req: &'a Request<Incoming>, name: header::HeaderName) -> Option<&'a str> {
+fn header_str(req: &Request<Incoming>, name: header::HeaderName) -> Option<&str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
 

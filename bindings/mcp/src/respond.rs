@@ -270,7 +270,7 @@ fn resolve_format(
     limit: usize,
     data: toolwire::Value<'_>,
     select: Option<toolwire::Value<'_>>,
-) -> Result<&'static str, ToolResponse<'static>> {
+) -> Result<&'static str, Box<ToolResponse<'static>>> {
     let f = call.format.unwrap_or(coll.format);
     if f != "auto" {
         return Ok(f);
@@ -427,31 +427,30 @@ fn list<S: Sink + ?Sized>(
         Ok(f) => f,
         Err(r) => return env.write_error(&r, out),
     };
-    // One presentation with `k` rows at most: the response and its next-call hint.
-    let build = |k: usize| -> Result<(ToolResponse<'_>, Option<Vec<u8>>), ToolResponse<'static>> {
-        let p = coll
-            .presenter(k, format)
-            .map_err(|e| internal(&e.to_string()))?;
+    // One presentation with `k` rows at most: the response and its next-call hint (an
+    // error response has none).
+    let build = |k: usize| -> (ToolResponse<'_>, Option<Vec<u8>>) {
+        let p = match coll.presenter(k, format) {
+            Ok(p) => p,
+            Err(e) => return (internal(&e.to_string()), None),
+        };
         let r = present(&p, &action, data, select);
         if r.is_error() == Some(true) {
-            return Ok((r, None));
+            return (r, None);
         }
         let kept = r
             .data()
             .and_then(|d| d.as_array().map(|a| a.len()))
             .unwrap_or(0);
         let hint = (kept < remaining).then(|| next_call_hint(coll, call, &page, kept, remaining));
-        Ok((r, hint))
+        (r, hint)
     };
-    let (mut r, mut hint) = match build(limit) {
-        Ok(x) => x,
-        Err(e) => return env.write_error(&e, out),
-    };
+    let mut page_msg = build(limit);
     if hooks.cancelled() {
         return Outcome::Cancelled;
     }
     if let Some(cap) = server.cap {
-        let fits = |r: &ToolResponse<'_>, hint: &Option<Vec<u8>>| {
+        let fits = |(r, hint): &(ToolResponse<'_>, Option<Vec<u8>>)| {
             let m = Message {
                 response: r,
                 hint: hint.as_deref(),
@@ -459,34 +458,32 @@ fn list<S: Sink + ?Sized>(
             };
             env.len(&m, Some(cap)) <= cap
         };
-        if !fits(&r, &hint) {
-            // The largest number of whole rows whose message fits: `lo` fits, `hi` does not.
-            let (mut lo, mut hi) = (0usize, take);
-            let one = match build(1) {
-                Ok(x) => x,
-                Err(e) => return env.write_error(&e, out),
-            };
-            if take == 0 || !fits(&one.0, &one.1) {
+        if !fits(&page_msg) {
+            // The largest number of whole rows whose message fits: `lo` fits, `hi` does not
+            // (each probe presents again and counts the framed bytes).
+            let one = build(1);
+            if take == 0 || !fits(&one) {
                 return env.write_error(&too_large(coll, cap), out);
             }
-            lo = lo.max(1);
+            let (mut lo, mut hi) = (1usize, take);
+            let mut best = one;
             while hi - lo > 1 {
                 if hooks.cancelled() {
                     return Outcome::Cancelled;
                 }
                 let mid = lo + (hi - lo) / 2;
-                match build(mid) {
-                    Ok(x) if fits(&x.0, &x.1) => lo = mid,
-                    Ok(_) => hi = mid,
-                    Err(e) => return env.write_error(&e, out),
+                let probe = build(mid);
+                if fits(&probe) {
+                    lo = mid;
+                    best = probe;
+                } else {
+                    hi = mid;
                 }
             }
-            (r, hint) = match build(lo) {
-                Ok(x) => x,
-                Err(e) => return env.write_error(&e, out),
-            };
+            page_msg = best;
         }
     }
+    let (r, hint) = page_msg;
     let kept = r
         .data()
         .and_then(|d| d.as_array().map(|a| a.len()))

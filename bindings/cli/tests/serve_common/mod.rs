@@ -311,10 +311,7 @@ fn dechunk(head: &str, mut body: &[u8]) -> Vec<u8> {
         return body.to_vec();
     }
     let mut out = Vec::new();
-    loop {
-        let Some(eol) = body.windows(2).position(|w| w == b"\r\n") else {
-            break;
-        };
+    while let Some(eol) = body.windows(2).position(|w| w == b"\r\n") {
         let n =
             usize::from_str_radix(std::str::from_utf8(&body[..eol]).unwrap().trim(), 16).unwrap();
         if n == 0 {
