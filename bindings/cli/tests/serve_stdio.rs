@@ -719,3 +719,50 @@ fn start_up_errors() {
         "start-up + first answer took {took:?}"
     );
 }
+
+#[test]
+fn collection_files_with_a_presenter_file() {
+    let mut lines = String::new();
+    for i in 0..10 {
+        lines.push_str(&format!(
+            "{{\"sku\":\"S{i}\",\"name\":\"Item {i}\",\"price\":{}.5,\"secret\":\"k{i}\"}}\n",
+            i % 3
+        ));
+    }
+    let data = temp_file("products.ndjson", lines.as_bytes());
+    let presenter = temp_file(
+        "products.presenter.json",
+        br#"{"name": "Product", "key": "sku", "limit": 3, "format": "compact", "select": true,
+            "schema": {"type": "object", "properties": {"sku": {"type": "string"}, "name": {"type": "string"},
+                       "price": {"type": "number"}}, "required": ["sku"]},
+            "ui": {"collection": [{"summary": "{count} products"}]},
+            "rules": ["Prices are in EUR."]}"#,
+    );
+    let c = format!("products={}", data.display());
+    let p = format!("products={}", presenter.display());
+    let mut s = Raw::start(&["--collection", &c, "--presenter", &p]);
+    let tools = s.call(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    let props = &tools["result"]["tools"][0]["inputSchema"]["properties"];
+    assert_eq!(props["_select"]["items"]["enum"], json!(["name", "price", "sku"]));
+    assert_eq!(props["where"]["propertyNames"]["enum"], json!(["sku", "name", "price"]));
+    // The presenter's limit, format and schema (the undeclared `secret` is stripped).
+    let r = s.call(call(2, "products", json!({"action": "list"})));
+    let t = texts(&r["result"]);
+    assert_eq!(
+        t[0],
+        r#"[{"sku":"S0","name":"Item 0","price":0.5},{"sku":"S1","name":"Item 1","price":1.5},{"sku":"S2","name":"Item 2","price":2.5}]"#
+    );
+    assert!(t.iter().any(|b| b.contains("10 products")));
+    assert_eq!(next_offset(&r["result"]), Some(3));
+    // `limit` is capped by the presenter's.
+    let r = s.call(call(3, "products", json!({"action": "list", "limit": 9, "where": {"price": 1.5}})));
+    let rows: Vec<Value> = serde_json::from_str(&texts(&r["result"])[0]).unwrap();
+    assert_eq!(rows.iter().map(|r| r["sku"].as_str().unwrap()).collect::<Vec<_>>(), ["S1", "S4", "S7"]);
+    // `get` by the presenter's key, another format.
+    let r = s.call(call(4, "products", json!({"action": "get", "id": "S8", "format": "toon", "_select": ["price", "sku"]})));
+    assert_eq!(texts(&r["result"])[0], "price: 2.5\nsku: S8");
+    // `format: auto` picks a concrete format (the cheapest by the estimator).
+    let r = s.call(call(5, "products", json!({"action": "list", "format": "auto"})));
+    assert!(r["result"]["isError"].is_null());
+    assert!(texts(&r["result"])[0].starts_with("[3]{sku,name,price}:") || texts(&r["result"])[0].starts_with('['));
+}

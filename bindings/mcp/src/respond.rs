@@ -739,6 +739,41 @@ pub(crate) fn tool_json(coll: &Collection, structured: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collection::engine_format;
+
+    /// The page document pads the rows after the page with `null`s; presenting it must give
+    /// exactly the response of the page's rows followed by every real remaining row.
+    #[test]
+    fn padding_never_changes_a_response() {
+        let src = crate::demo::invoices(300);
+        let doc = toolwire::json::parse(&src, &Default::default()).unwrap();
+        let all = doc.root().as_array().unwrap();
+        let eur = Scalar::String("EUR".into());
+        let rows: Vec<toolwire::Value<'_>> = all
+            .iter()
+            .filter(|r| field_equals(*r, "currency", &eur))
+            .collect();
+        let select_doc = toolwire::json::parse(br#"["status","id"]"#, &Default::default()).unwrap();
+        for (offset, k) in [(0, 50), (3, 7), (10, 0), (rows.len() - 2, 50), (0, 1)] {
+            let remaining = rows.len() - offset;
+            let padded = window(rows[offset..].iter().copied(), k.min(remaining), remaining);
+            let full = window(rows[offset..].iter().copied(), remaining, remaining);
+            for f in ["toon", "pretty", "compact", "toon-tab"] {
+                let p = crate::demo::invoice_presenter(Some(k), engine_format(f)).unwrap();
+                for select in [None, Some(select_doc.root())] {
+                    let a = p.present_with_select_arg(padded.root(), select).unwrap();
+                    let b = p.present_with_select_arg(full.root(), select).unwrap();
+                    assert_eq!(a.texts(), b.texts(), "offset {offset}, limit {k}, {f}");
+                    let g = toolwire::present::with_general_path(|| {
+                        p.present_with_select_arg(padded.root(), select)
+                            .unwrap()
+                            .texts()
+                    });
+                    assert_eq!(g, b.texts(), "general path, offset {offset}, limit {k}, {f}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn integer_lexemes_compare_digit_for_digit() {
