@@ -743,8 +743,14 @@ fn collection_files_with_a_presenter_file() {
     let mut s = Raw::start(&["--collection", &c, "--presenter", &p]);
     let tools = s.call(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
     let props = &tools["result"]["tools"][0]["inputSchema"]["properties"];
-    assert_eq!(props["_select"]["items"]["enum"], json!(["name", "price", "sku"]));
-    assert_eq!(props["where"]["propertyNames"]["enum"], json!(["sku", "name", "price"]));
+    assert_eq!(
+        props["_select"]["items"]["enum"],
+        json!(["name", "price", "sku"])
+    );
+    assert_eq!(
+        props["where"]["propertyNames"]["enum"],
+        json!(["sku", "name", "price"])
+    );
     // The presenter's limit, format and schema (the undeclared `secret` is stripped).
     let r = s.call(call(2, "products", json!({"action": "list"})));
     let t = texts(&r["result"]);
@@ -755,14 +761,34 @@ fn collection_files_with_a_presenter_file() {
     assert!(t.iter().any(|b| b.contains("10 products")));
     assert_eq!(next_offset(&r["result"]), Some(3));
     // `limit` is capped by the presenter's.
-    let r = s.call(call(3, "products", json!({"action": "list", "limit": 9, "where": {"price": 1.5}})));
+    let r = s.call(call(
+        3,
+        "products",
+        json!({"action": "list", "limit": 9, "where": {"price": 1.5}}),
+    ));
     let rows: Vec<Value> = serde_json::from_str(&texts(&r["result"])[0]).unwrap();
-    assert_eq!(rows.iter().map(|r| r["sku"].as_str().unwrap()).collect::<Vec<_>>(), ["S1", "S4", "S7"]);
+    assert_eq!(
+        rows.iter()
+            .map(|r| r["sku"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["S1", "S4", "S7"]
+    );
     // `get` by the presenter's key, another format.
-    let r = s.call(call(4, "products", json!({"action": "get", "id": "S8", "format": "toon", "_select": ["price", "sku"]})));
+    let r = s.call(call(
+        4,
+        "products",
+        json!({"action": "get", "id": "S8", "format": "toon", "_select": ["price", "sku"]}),
+    ));
     assert_eq!(texts(&r["result"])[0], "price: 2.5\nsku: S8");
     // `format: auto` picks a concrete format (the cheapest by the estimator).
-    let r = s.call(call(5, "products", json!({"action": "list", "format": "auto"})));
+    let r = s.call(call(
+        5,
+        "products",
+        json!({"action": "list", "format": "auto"}),
+    ));
     assert!(r["result"]["isError"].is_null());
-    assert!(texts(&r["result"])[0].starts_with("[3]{sku,name,price}:") || texts(&r["result"])[0].starts_with('['));
+    assert!(
+        texts(&r["result"])[0].starts_with("[3]{sku,name,price}:")
+            || texts(&r["result"])[0].starts_with('[')
+    );
 }
