@@ -794,3 +794,28 @@ fn collection_files_with_a_presenter_file() {
             || texts(&r["result"])[0].starts_with('[')
     );
 }
+
+#[test]
+fn presenter_file_format_aliases_and_auto() {
+    let data = temp_file("d.json", br#"[{"id":1,"v":"a"},{"id":2,"v":"b"}]"#);
+    let c = format!("d={}", data.display());
+    for (format, first) in [
+        ("toon-pipe", "[2|]{id|v}:"),
+        ("json", "[\n  {"),
+        ("auto", "["),
+    ] {
+        let presenter = temp_file(
+            "p.json",
+            format!(r#"{{"name": "D", "format": "{format}"}}"#).as_bytes(),
+        );
+        let p = format!("d={}", presenter.display());
+        let mut s = Raw::start(&["--collection", &c, "--presenter", &p]);
+        let tools = s.call(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+        let desc =
+            tools["result"]["tools"][0]["inputSchema"]["properties"]["format"]["description"]
+                .clone();
+        let r = s.call(call(2, "d", json!({"action": "list"})));
+        let t = &texts(&r["result"])[0];
+        assert!(t.starts_with(first), "{format}: {t} ({desc})");
+    }
+}

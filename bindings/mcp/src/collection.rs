@@ -408,13 +408,10 @@ fn read_presenter(path: &str) -> Result<Loaded, Failure> {
         _ => None,
     };
     file.members.retain(|(k, _)| k != b"\"limit\"");
+    // The file's own format as the engine read it (its aliases `json`, `toon-pipe` included).
     let format = match format.as_deref() {
-        Some(f) => FORMATS
-            .iter()
-            .copied()
-            .find(|n| *n == f)
-            .unwrap_or("pretty"),
-        None => format_name(presenter.format()),
+        Some("auto") => "auto",
+        _ => format_name(presenter.format()),
     };
     Ok((PresenterSource::File(file), key, limit, format, presenter))
 }
