@@ -94,6 +94,62 @@ async fn rmcp_client_stateless_2026_era() {
     client.cancel().await.unwrap();
 }
 
+/// A client that records the progress notifications it receives.
+#[derive(Clone, Default)]
+struct ProgressClient(std::sync::Arc<std::sync::Mutex<Vec<Progress>>>);
+
+/// `(progress, total)` of one notification.
+type Progress = (f64, Option<f64>);
+
+impl rmcp::ClientHandler for ProgressClient {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.0.lock().unwrap().push((params.progress, params.total));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rmcp_client_receives_progress_before_the_result() {
+    let seen = ProgressClient::default();
+    let client = seen
+        .clone()
+        .serve(child(&["--rows", "20000"]))
+        .await
+        .unwrap();
+    let mut params = CallToolRequestParams::new("invoices").with_arguments(args(
+        json!({"action": "list", "where": {"status": "overdue"}, "limit": 1}),
+    ));
+    params.meta = Some(rmcp::model::RequestMetaObject::with_progress_token(
+        rmcp::model::ProgressToken(rmcp::model::NumberOrString::Number(42)),
+    ));
+    let r = client.call_tool(params).await.unwrap();
+    assert!(rmcp_texts(&r)[0].starts_with("[1|]"));
+    // rmcp hands notifications to its handler asynchronously, and one handled after the
+    // response may be dropped (the raw test `progress_then_the_result` pins that every
+    // notification precedes the result on the wire): the first ones must arrive.
+    let t0 = Instant::now();
+    let got = loop {
+        let got = seen.0.lock().unwrap().clone();
+        if got.len() >= 2 || t0.elapsed() > WAIT {
+            break got;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert!(got.len() >= 2, "{got:?}");
+    assert!(
+        got.iter().all(|(_, total)| *total == Some(20000.0)),
+        "{got:?}"
+    );
+    // Handled concurrently, so in any order: distinct values of rows scanned.
+    let mut done: Vec<f64> = got.iter().map(|g| g.0).collect();
+    done.sort_by(f64::total_cmp);
+    assert!(done.windows(2).all(|w| w[0] < w[1]), "{got:?}");
+    client.cancel().await.unwrap();
+}
+
 #[test]
 fn initialize_answers_the_clients_revision_or_the_newest() {
     let mut s = Raw::start(&["--rows", "5"]);
