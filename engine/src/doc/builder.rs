@@ -18,7 +18,17 @@ pub struct DocBuilder<'s> {
     pub(super) doc: Doc<'s>,
     /// Containers open now (for the document's depth bound).
     pub(super) depth: u32,
+    /// The key nodes, in order, of the last small object [`DocBuilder::end_object`] found
+    /// free of duplicates: an object with exactly these keys (the next row of a collection,
+    /// as a rule) is free of them too, checked with one compare per key instead of a
+    /// compare per pair. Spans stay valid: the heap only grows until [`DocBuilder::recycle`],
+    /// which starts a new builder.
+    pub(super) prev_keys: Vec<Node>,
 }
+
+/// Objects up to this many members are checked for duplicate keys pair by pair (and
+/// remembered for the next row); larger ones through a hash set.
+const SMALL_OBJECT: usize = 16;
 
 impl<'s> DocBuilder<'s> {
     /// A builder whose spans may borrow from `src`.
@@ -32,6 +42,7 @@ impl<'s> DocBuilder<'s> {
                 max_depth: 0,
             },
             depth: 0,
+            prev_keys: Vec::new(),
         }
     }
 
@@ -46,6 +57,7 @@ impl<'s> DocBuilder<'s> {
                 max_depth: 0,
             },
             depth: 0,
+            prev_keys: Vec::new(),
         }
     }
 
@@ -194,8 +206,47 @@ impl<'s> DocBuilder<'s> {
     /// of the first occurrence of the key.
     pub fn end_object(&mut self, mark: Mark, len: usize) {
         let start = self.close_object(mark, len);
-        if len > 1 && self.has_duplicate_keys(start, len) {
-            self.merge_duplicate_keys(start, len);
+        if len > 1 && !self.same_keys_as_previous(start, len) {
+            if self.has_duplicate_keys(start, len) {
+                self.merge_duplicate_keys(start, len);
+            } else if len <= SMALL_OBJECT {
+                self.remember_keys(start, len);
+            }
+        }
+    }
+
+    /// True when the object at `start` has exactly the keys, in order, of the last object
+    /// remembered free of duplicates (so it is free of them too).
+    #[inline]
+    fn same_keys_as_previous(&self, start: usize, len: usize) -> bool {
+        if self.prev_keys.len() != len {
+            return false;
+        }
+        let doc = &self.doc;
+        let mut i = start + 1;
+        for prev in &self.prev_keys {
+            let here = doc.key_at(i);
+            let before = match *prev {
+                Node::StrSrc(s) => doc.src_bytes(s),
+                Node::StrHeap(s) => doc.heap_bytes(s),
+                _ => return false,
+            };
+            if !key_eq(here, before) {
+                return false;
+            }
+            i = doc.next_sibling(i + 1);
+        }
+        true
+    }
+
+    /// Remembers the key nodes of the object at `start` (found free of duplicates).
+    #[cold]
+    fn remember_keys(&mut self, start: usize, len: usize) {
+        self.prev_keys.clear();
+        let mut i = start + 1;
+        for _ in 0..len {
+            self.prev_keys.push(self.doc.nodes[i]);
+            i = self.doc.next_sibling(i + 1);
         }
     }
 
@@ -241,7 +292,7 @@ impl<'s> DocBuilder<'s> {
     pub(super) fn has_duplicate_keys(&self, start: usize, len: usize) -> bool {
         // Small objects (the common case: rows of a table): compare pairwise without
         // allocating. Larger ones: a hash set, so 100k keys stay linear.
-        const SMALL: usize = 16;
+        const SMALL: usize = SMALL_OBJECT;
         if len <= SMALL {
             let mut keys: [&[u8]; SMALL] = [b""; SMALL];
             let mut i = start + 1;
@@ -362,7 +413,11 @@ impl<'s> DocBuilder<'s> {
         doc.heap.clear();
         doc.flags = 0;
         doc.max_depth = 0;
-        DocBuilder { doc, depth: 0 }
+        DocBuilder {
+            doc,
+            depth: 0,
+            prev_keys: Vec::new(),
+        }
     }
 
     /// Finishes a window of rows: like [`DocBuilder::finish`], keeping the capacity for

@@ -146,3 +146,31 @@ fn flags_and_negative_zero() {
     assert!(matches!(first.get(), ValueRef::Number(Number::Int(b"0"))));
     assert!(DocBuilder::new(b"").finish().root().is_null());
 }
+
+#[test]
+fn rows_with_the_previous_rows_keys_skip_the_pair_check_and_duplicates_still_merge() {
+    let parse = |s: &str| {
+        let doc = crate::json::parse(s.as_bytes(), &crate::json::ParseOptions::new()).unwrap();
+        crate::json::to_string_compact(doc.root())
+    };
+    // The same keys as the row before: unique (and remembered).
+    assert_eq!(
+        parse(r#"[{"a":1,"b":2},{"a":3,"b":4},{"a":5,"b":6}]"#),
+        r#"[{"a":1,"b":2},{"a":3,"b":4},{"a":5,"b":6}]"#
+    );
+    // As many keys as the remembered row, but not the same ones: still checked.
+    assert_eq!(
+        parse(r#"[{"a":1,"b":2},{"b":3,"b":4},{"a":5,"a":6}]"#),
+        r#"[{"a":1,"b":2},{"b":4},{"a":6}]"#
+    );
+    // A prefix of the remembered keys, then a repeat of the first.
+    assert_eq!(
+        parse(r#"[{"a":1,"b":2,"c":3},{"a":1,"b":2,"a":3}]"#),
+        r#"[{"a":1,"b":2,"c":3},{"a":3,"b":2}]"#
+    );
+    // Keys from the heap (escaped) and from the input compare by their bytes.
+    assert_eq!(
+        parse(r#"[{"\u0061":1,"b":2},{"a":3,"b":4},{"a":5,"\u0061":6}]"#),
+        r#"[{"a":1,"b":2},{"a":3,"b":4},{"a":6}]"#
+    );
+}
