@@ -120,7 +120,6 @@ pub(crate) use run::with_general_path;
 pub use schema::{EnumValue, Schema, Type};
 pub use select::{select_input_property, validate_select};
 pub use template::UiEntry;
-pub(crate) use view::RowView;
 
 use crate::doc::Value;
 use crate::wire::{FieldProblem, Format, Suggestion, ToolError, ToolResponse, UiBlock};

@@ -701,7 +701,7 @@ fn present_view<'d>(
     if reads_all_rows(plan) || FORCE_GENERAL.with(std::cell::Cell::get) {
         return None;
     }
-    let view = super::RowView::validate(plan, a, kept, select)?;
+    let view = super::view::validate(plan, a, kept, select)?;
     let total = a.len();
     let mut d = Derived::default();
     if kept < total {

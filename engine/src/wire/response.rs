@@ -12,10 +12,10 @@ use super::blocks::{
     write_simple_error, write_suggestions, write_validation_error,
 };
 use super::format::Format;
+use super::rows::RowBlock;
 use super::windowed::{WINDOW_BYTES, WINDOWED_ABOVE, Windowed};
 use crate::doc::{Doc, Value};
 use crate::error::Result;
-use crate::present::RowView;
 use crate::sink::Sink;
 use crate::toon::Delimiter;
 
@@ -85,7 +85,7 @@ pub fn response<'d>(data: impl Into<Data<'d>>) -> ResponseBuilder<'d> {
 
 /// Starts a response whose data block is a presenter's row view (the rows encoded straight
 /// from the input tape; see `present::view`).
-pub(crate) fn response_view(view: RowView<'_>) -> ResponseBuilder<'_> {
+pub(crate) fn response_view(view: RowBlock<'_>) -> ResponseBuilder<'_> {
     let mut r = response(Data::None);
     r.view = Some(Box::new(view));
     r
@@ -161,7 +161,7 @@ pub struct ResponseBuilder<'d> {
     rules: Vec<String>,
     suggestions: Vec<Suggestion>,
     /// A presenter's row view: the data block instead of `data`.
-    view: Option<Box<RowView<'d>>>,
+    view: Option<Box<RowBlock<'d>>>,
     /// Input bytes per window of [`Data::Json`].
     window: usize,
     /// [`Data::Json`] longer than this is read window by window.
@@ -398,7 +398,7 @@ enum DataBlock<'d> {
     Encoded(Value<'d>, Format),
     Owned(Box<Doc<'d>>, Format),
     /// A presenter's row view.
-    View(Box<RowView<'d>>, Format),
+    View(Box<RowBlock<'d>>, Format),
     /// JSON text read window by window (its format inside).
     Windowed(Box<Windowed<'d>>),
 }
@@ -597,7 +597,7 @@ pub(super) fn data_len_bound(v: Value<'_>) -> usize {
 /// The share of one tape node at nesting `depth` in [`data_len_bound`] (a container's includes
 /// its closing line).
 #[inline]
-pub(crate) fn node_len_bound(node: &crate::doc::Node, depth: usize) -> usize {
+pub(super) fn node_len_bound(node: &crate::doc::Node, depth: usize) -> usize {
     use crate::doc::Node;
     24 + 2 * depth
         + match *node {
