@@ -91,6 +91,10 @@
 //! ## Crate features
 //!
 //! * `serde` (default): build a [`Doc`] from any `serde::Serialize` value.
+//! * `tokenizer`: `tokens`, exact o200k_base/cl100k_base token counts in linear time, used by
+//!   `token_budget` (the data block never exceeds the budget by o200k_base) and
+//!   `Format::Auto` (the cheapest format by o200k_base). Without it the budget holds by the
+//!   bytes bound (a token is at least one byte) and Auto uses the estimator.
 #![doc(test(attr(deny(warnings))))]
 #![deny(missing_docs)]
 
@@ -104,6 +108,8 @@ pub mod present;
 pub mod ser;
 pub mod sink;
 pub mod tag;
+#[cfg(feature = "tokenizer")]
+pub mod tokens;
 pub mod toon;
 pub mod wire;
 
