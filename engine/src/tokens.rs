@@ -188,10 +188,17 @@ fn walk(text: &str, bound: bool, seg: &mut dyn FnMut(&str) -> usize) -> usize {
                     total += (last - first) + 2 * (RUN_CHUNK + 8) + tail;
                 } else {
                     let mut at = first;
+                    // A run of one repeated character (the usual pathological string) cuts
+                    // into equal chunks: count each distinct chunk once.
+                    let mut prev: (&str, usize) = ("", 0);
                     while at < last {
                         let next = floor_char(text, (at + RUN_CHUNK).min(last));
                         let next = if next <= at { last } else { next };
-                        total += count_seg(at, next);
+                        let chunk = &text[at..next];
+                        if chunk != prev.0 {
+                            prev = (chunk, count_seg(at, next));
+                        }
+                        total += prev.1;
                         at = next;
                     }
                 }

@@ -104,6 +104,7 @@
 mod describe;
 mod estimate;
 mod file;
+mod fit;
 mod redact;
 mod run;
 mod schema;
@@ -114,8 +115,11 @@ mod view;
 use std::sync::Arc;
 
 pub use describe::{ActionDescription, plain_description, toon_description};
-pub use estimate::{AUTO_SAMPLE_ROWS, choose_auto, estimate_format_tokens, estimate_tokens};
+pub use estimate::{
+    AUTO_SAMPLE_BYTES, AUTO_SAMPLE_ROWS, choose_auto, estimate_format_tokens, estimate_tokens,
+};
 pub use file::FileError;
+pub use fit::measure;
 #[doc(hidden)]
 pub use run::with_general_path;
 pub use schema::{EnumValue, Schema, Type};
