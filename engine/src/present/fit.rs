@@ -329,3 +329,61 @@ fn project<'s>(
     b.end_object_unique(m, n);
     b.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::present::Presenter;
+    use crate::toon::Delimiter;
+    use crate::wire::Format;
+
+    #[test]
+    fn the_block_fits_the_budget_by_measure_in_every_format() {
+        let mut json = String::from("[");
+        for i in 0..300 {
+            if i > 0 {
+                json.push(',');
+            }
+            json.push_str(&format!(
+                r#"{{"id":{i},"name":"Zoë 漢字 {i}","tags":["a","b|c"],"ok":true}}"#
+            ));
+        }
+        json.push(']');
+        let doc = crate::json::parse(json.as_bytes(), &crate::json::ParseOptions::new()).unwrap();
+        for f in [
+            Format::Pretty,
+            Format::Compact,
+            Format::Toon(Delimiter::Pipe),
+            Format::Toon(Delimiter::Comma),
+            Format::Toon(Delimiter::Tab),
+            Format::Auto,
+        ] {
+            for n in [0, 10, 100, 1000, 5000] {
+                let p = Presenter::builder("T")
+                    .format(f)
+                    .token_budget(n)
+                    .build()
+                    .unwrap();
+                let r = p.present(doc.root(), None).unwrap();
+                let text = r.block_text(0);
+                let kept = r.data().unwrap().as_array().unwrap().len();
+                assert!(
+                    kept == 0 || super::measure(text.as_bytes()) <= n,
+                    "{f:?} {n}: {kept} rows"
+                );
+                // One more row would not fit.
+                if kept < 300 {
+                    let q = Presenter::builder("T")
+                        .format(r.meta().format)
+                        .limit(kept + 1)
+                        .build()
+                        .unwrap();
+                    let more = q.present(doc.root(), None).unwrap().block_text(0);
+                    assert!(
+                        super::measure(more.as_bytes()) > n,
+                        "{f:?} {n}: {kept} rows"
+                    );
+                }
+            }
+        }
+    }
+}
