@@ -448,3 +448,45 @@ fn auto_never_writes_an_empty_block() {
         .unwrap();
     assert_eq!(p.present(doc.root(), None).unwrap().block_text(0), "{}");
 }
+
+/// The cost of fitting a budget, for docs/DECISIONS.md: `cargo test --release -p
+/// toolwire-tests --test token_budget -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, run in release"]
+fn measure_the_cost_of_a_budget_on_the_invoice_corpus() {
+    use std::time::Instant;
+    let json = toolwire_benches::invoices_json(100_000, toolwire_benches::Shape::Flat);
+    let doc = parse(&json, &ParseOptions::new()).unwrap();
+    toolwire::tokens::preload(toolwire::tokens::Vocabulary::O200k);
+    for f in FORMATS.into_iter().chain([Format::Auto]) {
+        let p = Presenter::builder("T")
+            .format(f)
+            .token_budget(25_000)
+            .build()
+            .unwrap();
+        let r = p.present(doc.root(), None).unwrap();
+        let kept = r.data().unwrap().as_array().unwrap().len();
+        let q = Presenter::builder("T")
+            .format(r.meta().format)
+            .limit(kept)
+            .build()
+            .unwrap();
+        let best = |p: &Presenter| {
+            (0..7)
+                .map(|_| {
+                    let t = Instant::now();
+                    let r = p.present(doc.root(), None).unwrap();
+                    let mut out = Vec::new();
+                    r.write_block(0, &mut out);
+                    t.elapsed().as_secs_f64() * 1e3
+                })
+                .fold(f64::MAX, f64::min)
+        };
+        println!(
+            "{f:?}: {kept} rows, {} tokens; budget {:.1} ms, limit {kept} {:.1} ms",
+            o200k(&r.block_text(0)),
+            best(&p),
+            best(&q)
+        );
+    }
+}

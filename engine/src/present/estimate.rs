@@ -21,9 +21,8 @@
 //! JSON, compact JSON and TOON (comma and pipe), flat and nested (the accuracy test lives in
 //! the tests crate, `present_estimate.rs`, with tiktoken as a dev-dependency only).
 //!
-//! For a budget, each row is estimated on its own (its text in the chosen format, with only
-//! the root keys the schema lets through, so select pushdown cannot change the result) plus
-//! the array's header once; rows are kept while the running total fits.
+//! The estimator no longer decides `token_budget` (which measures the data block as written,
+//! `present::fit`); it is what [`choose_auto`] compares without feature `tokenizer`.
 
 use crate::doc::Value;
 use crate::toon::{Delimiter, EncodeOptions};
@@ -191,7 +190,7 @@ pub(crate) fn write_format(value: Value<'_>, format: Format, out: &mut Vec<u8>) 
 
 /// The format [`Format::Auto`] resolves to for `value`: the cheapest of pretty JSON, compact
 /// JSON, TOON-comma and TOON-pipe (ties go to the earlier of TOON-comma, TOON-pipe, compact,
-/// pretty), by `o200k_base` with feature `tokenizer` (exact counts, [`crate::tokens::count`])
+/// pretty), by `o200k_base` with feature `tokenizer` (exact counts, `tokens::count`)
 /// and by [`estimate_tokens`] without it. A format whose text would be empty (TOON of `{}`)
 /// is never chosen. TOON is not a candidate when the document holds a reserved tag or a lone
 /// surrogate (it would fall back to compact JSON). A root array is judged on its first

@@ -5,7 +5,7 @@
 //!
 //! The data block as it will be written (stripped, redacted, selected, in the final format)
 //! never exceeds the budget by [`measure`]: with feature `tokenizer`, the `o200k_base` count
-//! ([`crate::tokens::count_bound`], never below tiktoken's exact count); without it, the
+//! (`tokens::count_bound`, never below tiktoken's exact count); without it, the
 //! block's length in bytes (a token is at least one byte, so the promise holds for any
 //! tokenizer whose tokens are byte strings, at the price of keeping about a quarter of the
 //! rows the tokenizer would allow).
