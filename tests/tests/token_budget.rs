@@ -507,3 +507,25 @@ fn measure_the_cost_of_a_budget_on_the_invoice_corpus() {
         time(Format::Toon(Delimiter::Comma))
     );
 }
+
+#[test]
+fn the_budget_holds_when_toon_falls_back_to_compact_json() {
+    let rows: Vec<String> = (0..400)
+        .map(|i| format!(r#"{{"id":{i},"note":"see <tool_error> {i}","x":"漢字"}}"#))
+        .collect();
+    let json = format!("[{}]", rows.join(","));
+    let doc = parse(json.as_bytes(), &ParseOptions::new()).unwrap();
+    for f in [Format::Toon(Delimiter::Pipe), Format::Auto] {
+        for n in [100, 3000] {
+            let p = Presenter::builder("T")
+                .format(f)
+                .token_budget(n)
+                .build()
+                .unwrap();
+            let r = p.present(doc.root(), None).unwrap();
+            assert_eq!(r.meta().format, Format::Compact, "{f:?}");
+            let t = o200k(&r.block_text(0));
+            assert!(t <= n && t * 100 >= n * 85, "{f:?} {n}: {t}");
+        }
+    }
+}
