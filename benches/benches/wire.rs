@@ -8,8 +8,10 @@
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use toolwire::frame::{ChunkedSink, Id, Protocol, frame};
+use toolwire::frame::{Id, Protocol, frame};
 use toolwire::json::{ParseOptions, parse};
+use toolwire::sink::ChunkedSink;
+use toolwire::test_hooks::*;
 use toolwire::toon::Delimiter;
 use toolwire::wire::{self, Data, Format};
 use toolwire_benches::{Shape, invoices_json};

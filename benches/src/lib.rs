@@ -8,7 +8,7 @@
 //!   database table, which TOON encodes in tabular form.
 //! * [`Shape::Nested`]: the same plus `lines`: three order lines `{sku, qty, unit_cents}`.
 
-use toolwire::json::escape::write_json_string;
+use toolwire::escape::write_json_string;
 use toolwire::num::write_u64;
 
 /// Which variant of the corpus to generate.

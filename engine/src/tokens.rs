@@ -257,10 +257,9 @@ fn is_safe_point(b: &[u8], p: usize) -> bool {
 }
 
 /// The longest text one tokenizer call would see when counting `text` (with `bound`:
-/// as [`count_bound`]), and the bytes all calls would see together, without tokenizing: for
-/// tests that bound the work of counting pathological text; not part of the API.
-#[doc(hidden)]
-pub fn tokenizer_calls(text: &str, bound: bool) -> (usize, usize) {
+/// as [`count_bound`]), and the bytes all calls would see together, without tokenizing
+/// (`test_hooks::tokenizer_calls`).
+pub(crate) fn tokenizer_calls(text: &str, bound: bool) -> (usize, usize) {
     let (mut longest, mut seen) = (0, 0);
     walk(text, bound, &mut |s| {
         longest = longest.max(s.len());

@@ -27,6 +27,7 @@ use toolwire::wire::{self, Format, Suggestion, ToolError, UiMeta, ui};
 use toolwire::{Category, Doc, DocBuilder, ValueRef};
 
 use crate::{check_doc, check_error};
+use toolwire::test_hooks::*;
 
 const SEL_VOCAB: [&str; 6] = ["id", "a", "b", "name", "", "x"];
 
@@ -417,7 +418,7 @@ pub fn frame(data: &[u8]) {
     } else {
         Protocol::Before20260728
     };
-    let id = Id::from_cli(&String::from_utf8_lossy(&json[..json.len().min(8)]));
+    let id = Id::number_or_string(&String::from_utf8_lossy(&json[..json.len().min(8)]));
     let mut line = Vec::new();
     toolwire::frame::frame(&id, &r, protocol, &mut line);
     assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1, "one line");
@@ -523,7 +524,7 @@ pub fn json_windows(data: &[u8]) {
     if let Format::Toon(d) = format {
         let opts = EncodeOptions::new().delimiter(d);
         let mut out = Vec::new();
-        let windowed = match toolwire::toon::encode_json_windows(json, &opts, window, &mut out) {
+        let windowed = match encode_json_windows(json, &opts, window, &mut out) {
             Ok(()) => Ok(out),
             Err(e) => {
                 assert!(out.is_empty(), "nothing is written on error");

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use toolwire::DocBuilder;
-use toolwire::json::escape::surrogate_to_wtf8;
+use toolwire::escape::surrogate_to_wtf8;
 use toolwire::json::{
     to_string_compact, to_string_pretty, to_vec_compact, to_vec_pretty, write_compact, write_pretty,
 };

@@ -7,8 +7,10 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use toolwire::frame::{ChunkedSink, Id, Protocol, frame};
+use toolwire::frame::{Id, Protocol, frame};
 use toolwire::json::{ParseOptions, parse};
+use toolwire::sink::ChunkedSink;
+use toolwire::test_hooks::*;
 use toolwire::toon::Delimiter;
 use toolwire::wire::{self, Format};
 

@@ -184,7 +184,7 @@ fn file_errors_name_the_key_path() {
     );
     assert_eq!(
         err(r#"{"name": "X", "format": "yaml"}"#),
-        "format: unknown format 'yaml' (pretty, compact, toon, toon-comma, toon-tab)"
+        "format: unknown format 'yaml' (pretty, compact, toon, toon-comma, toon-tab, auto)"
     );
     assert_eq!(
         err(r#"{"name": "X", "redact": {"paths": ["a[1]"]}}"#),

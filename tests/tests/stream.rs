@@ -5,10 +5,10 @@ use futures_util::StreamExt;
 use proptest::prelude::*;
 use toolwire::Sink;
 use toolwire::frame::{
-    self, ChunkedSink, CountingSink, Id, Protocol, StreamOptions, check_size, frame_capped,
-    framed_len_bound, stream_frame,
+    self, Id, Protocol, StreamOptions, check_size, frame_capped, framed_len_bound, stream_frame,
 };
 use toolwire::json::{ParseOptions, parse};
+use toolwire::sink::{ChunkedSink, CountingSink};
 use toolwire::toon::Delimiter;
 use toolwire::wire::{self, Data, Format, ui};
 use toolwire_tests::doc_from_serde;
@@ -28,7 +28,12 @@ fn framed(bytes: &[u8], format: Format) -> Vec<u8> {
         .build()
         .unwrap();
     let mut out = Vec::new();
-    frame::frame(&Id::from_cli("1"), &r, Protocol::default(), &mut out);
+    frame::frame(
+        &Id::number_or_string("1"),
+        &r,
+        Protocol::default(),
+        &mut out,
+    );
     out
 }
 
@@ -49,7 +54,12 @@ fn chunked_sink_output_equals_frame_for_any_chunking() {
                 chunks.push(c);
                 true
             });
-            frame::frame(&Id::from_cli("1"), &r, Protocol::default(), &mut sink);
+            frame::frame(
+                &Id::number_or_string("1"),
+                &r,
+                Protocol::default(),
+                &mut sink,
+            );
             assert!(sink.finish());
             assert_eq!(chunks.concat(), whole);
             let expected_chunks = whole.len().div_ceil(1024);
@@ -70,13 +80,23 @@ fn a_cancelled_consumer_stops_the_encoder() {
     for format in [Format::Pretty, Format::Toon(Delimiter::Pipe)] {
         let r = wire::response(doc.root()).format(format).build().unwrap();
         let mut full = CountingSink::new();
-        frame::frame(&Id::from_cli("1"), &r, Protocol::default(), &mut full);
+        frame::frame(
+            &Id::number_or_string("1"),
+            &r,
+            Protocol::default(),
+            &mut full,
+        );
         let mut offered = 0;
         let mut sink = ChunkedSink::new(64 << 10, |c| {
             offered += c.len();
             false // the reader is gone after the first chunk
         });
-        frame::frame(&Id::from_cli("1"), &r, Protocol::default(), &mut sink);
+        frame::frame(
+            &Id::number_or_string("1"),
+            &r,
+            Protocol::default(),
+            &mut sink,
+        );
         let written = sink.written();
         assert!(!sink.finish());
         // One chunk: at least 64 KiB, at most one parallel batch of rows more.
@@ -97,7 +117,7 @@ fn size_cap_is_exact_and_never_truncates() {
     let input = rows_json(500);
     let doc = parse(&input, &ParseOptions::default()).unwrap();
     let r = wire::response(doc.root()).build().unwrap();
-    let id = Id::from_cli("9");
+    let id = Id::number_or_string("9");
     let mut whole = Vec::new();
     frame::frame(&id, &r, Protocol::default(), &mut whole);
     let exact = whole.len();
@@ -151,7 +171,7 @@ proptest! {
     #[test]
     fn bound_is_an_upper_bound(v in any_json(), id in "[a-z0-9\"]{0,5}") {
         let doc = doc_from_serde(&v);
-        let id = Id::from_cli(&id);
+        let id = Id::number_or_string(&id);
         for format in [Format::Pretty, Format::Compact, Format::Toon(Delimiter::Comma), Format::Toon(Delimiter::Tab), Format::Toon(Delimiter::Pipe)] {
             let r = wire::response(doc.root()).format(format).llm_hint("h\n\"x\"").build().unwrap();
             let mut exact = CountingSink::new();
@@ -172,7 +192,7 @@ async fn stream_equals_frame_and_errors_come_first() {
         };
         let stream = stream_frame(
             bytes::Bytes::from(input),
-            Id::from_cli("1"),
+            Id::number_or_string("1"),
             opts,
             |bytes| {
                 let doc = parse(bytes, &ParseOptions::default())?;
@@ -191,7 +211,7 @@ async fn stream_equals_frame_and_errors_come_first() {
     // Malformed input: the only item is the positioned error.
     let stream = stream_frame(
         bytes::Bytes::from_static(b"[1,"),
-        Id::from_cli("1"),
+        Id::number_or_string("1"),
         StreamOptions::default(),
         |bytes| {
             let doc = parse(bytes, &ParseOptions::default())?;
@@ -212,7 +232,7 @@ async fn stream_equals_frame_and_errors_come_first() {
     };
     let stream = stream_frame(
         bytes::Bytes::from(input),
-        Id::from_cli("1"),
+        Id::number_or_string("1"),
         opts,
         |bytes| {
             let doc = parse(bytes, &ParseOptions::default())?;
@@ -238,7 +258,7 @@ async fn dropping_the_stream_ends_the_producer() {
     };
     let mut stream = stream_frame(
         bytes::Bytes::from(input),
-        Id::from_cli("1"),
+        Id::number_or_string("1"),
         opts,
         move |bytes| {
             let doc = parse(bytes, &ParseOptions::default())?;
@@ -262,7 +282,7 @@ fn bound_covers_structured_content() {
     let digits = format!("[{}]", "3".repeat(300));
     let doc = parse(digits.as_bytes(), &ParseOptions::default()).unwrap();
     let r = wire::success_structured(doc.root()).unwrap();
-    let id = Id::from_cli("1");
+    let id = Id::number_or_string("1");
     let mut line = Vec::new();
     frame::frame(&id, &r, Protocol::default(), &mut line);
     assert!(

@@ -76,7 +76,7 @@ fn the_tokenizer_never_sees_a_long_run() {
     for t in runs() {
         let big = t.repeat((4 << 20) / t.len() + 1);
         for bound in [false, true] {
-            let (longest, seen) = toolwire::tokens::tokenizer_calls(&big, bound);
+            let (longest, seen) = toolwire::test_hooks::tokenizer_calls(&big, bound);
             assert!(longest <= RUN_LIMIT + 2 * RUN_CHUNK + 8, "{longest}");
             // Equal chunks of a repeated run are tokenized once.
             assert!(seen <= big.len());

@@ -2,8 +2,10 @@
 //! framed, streamed and on error (`engine/src/wire/windowed.rs`).
 
 use proptest::prelude::*;
-use toolwire::frame::{ChunkedSink, Id, Protocol, frame};
+use toolwire::frame::{Id, Protocol, frame};
 use toolwire::json::{ParseOptions, parse};
+use toolwire::sink::ChunkedSink;
+use toolwire::test_hooks::*;
 use toolwire::toon::Delimiter;
 use toolwire::wire::{self, Data, Format, ToolResponse};
 
@@ -320,7 +322,7 @@ fn array_text() -> impl Strategy<Value = String> {
 /// `toon::encode_json` in windows of `window` bytes: the text, or the error's.
 fn toon_windowed(json: &[u8], opts: &toolwire::toon::EncodeOptions, window: usize) -> String {
     let mut out = Vec::new();
-    match toolwire::toon::encode_json_windows(json, opts, window, &mut out) {
+    match encode_json_windows(json, opts, window, &mut out) {
         Ok(()) => String::from_utf8(out).unwrap(),
         Err(e) => {
             assert!(out.is_empty(), "nothing is written on error");
@@ -401,7 +403,12 @@ async fn stream_frame_of_windowed_json() {
     let doc = parse(&input, &ParseOptions::default()).unwrap();
     let whole = wire::response(Data::Doc(doc)).format(toon).build().unwrap();
     let mut expect = Vec::new();
-    frame(&Id::from_cli("1"), &whole, Protocol::default(), &mut expect);
+    frame(
+        &Id::number_or_string("1"),
+        &whole,
+        Protocol::default(),
+        &mut expect,
+    );
     fn build(bytes: &[u8]) -> toolwire::Result<ToolResponse<'_>> {
         let r = wire::response(Data::Json(bytes))
             .format(Format::Toon(Delimiter::Pipe))
@@ -415,7 +422,12 @@ async fn stream_frame_of_windowed_json() {
         max_message_bytes: usize::MAX,
         ..StreamOptions::default()
     };
-    let stream = stream_frame(input.clone().into(), Id::from_cli("1"), opts.clone(), build);
+    let stream = stream_frame(
+        input.clone().into(),
+        Id::number_or_string("1"),
+        opts.clone(),
+        build,
+    );
     let chunks: Vec<bytes::Bytes> = stream.map(|c| c.unwrap()).collect().await;
     assert!(chunks.len() > 10);
     assert!(
@@ -427,9 +439,14 @@ async fn stream_frame_of_windowed_json() {
         max_message_bytes: expect.len() - 1,
         ..opts.clone()
     };
-    let items: Vec<_> = stream_frame(input.clone().into(), Id::from_cli("1"), capped, build)
-        .collect()
-        .await;
+    let items: Vec<_> = stream_frame(
+        input.clone().into(),
+        Id::number_or_string("1"),
+        capped,
+        build,
+    )
+    .collect()
+    .await;
     assert_eq!(items.len(), 1);
     assert_eq!(
         items[0].as_ref().unwrap_err().classify(),
@@ -442,7 +459,7 @@ async fn stream_frame_of_windowed_json() {
     let expect_err = parse(&broken, &ParseOptions::default())
         .unwrap_err()
         .to_string();
-    let items: Vec<_> = stream_frame(broken.into(), Id::from_cli("1"), opts, build)
+    let items: Vec<_> = stream_frame(broken.into(), Id::number_or_string("1"), opts, build)
         .collect()
         .await;
     assert_eq!(items.len(), 1);

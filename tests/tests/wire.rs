@@ -136,11 +136,11 @@ fn frame_is_one_json_rpc_line_whose_texts_equal_the_build() {
         .build()
         .unwrap();
     for (id, id_json) in [
-        (Id::from_cli("7"), serde_json::json!(7)),
-        (Id::from_cli("abc\""), serde_json::json!("abc\"")),
-        (Id::from_cli("0123"), serde_json::json!("0123")),
+        (Id::number_or_string("7"), serde_json::json!(7)),
+        (Id::number_or_string("abc\""), serde_json::json!("abc\"")),
+        (Id::number_or_string("0123"), serde_json::json!("0123")),
         (
-            Id::from_cli("1234567890123456789"),
+            Id::number_or_string("1234567890123456789"),
             serde_json::json!("1234567890123456789"),
         ),
     ] {
@@ -416,7 +416,12 @@ fn framing_large_parallel_tables_keeps_every_byte() {
     ] {
         let r = wire::response(d.root()).format(format).build().unwrap();
         let mut line = Vec::new();
-        frame::frame(&Id::from_cli("1"), &r, Protocol::default(), &mut line);
+        frame::frame(
+            &Id::number_or_string("1"),
+            &r,
+            Protocol::default(),
+            &mut line,
+        );
         let v: serde_json::Value = serde_json::from_slice(&line).unwrap();
         assert_eq!(
             v["result"]["content"][0]["text"].as_str().unwrap(),

@@ -3,16 +3,19 @@
 //! The measured text is every block of the response, each tokenized on its own (the agent
 //! receives them as separate content items); the time is the best of up to 5 runs of
 //! presenting (or building) the response and writing all its blocks, stopping after about a
-//! second. The table format is documented in the command's help (`toolwire budget --help`).
+//! second. The input is parsed once, outside the timing. The table format is documented in
+//! the command's help (`toolwire budget --help`).
 
 use std::time::{Duration, Instant};
 
-use toolwire::frame::{self, Protocol};
+use toolwire::call::Shape;
+use toolwire::present::Overrides;
+use toolwire::wire::Format;
 
-use crate::input::{Failure, Input};
-use crate::presenter::{Overrides, PresenterFile};
+use crate::args::ShapeArgs;
+use crate::input::{Failure, Input, write_stdout};
+use crate::present::{error_line, tool_call};
 use crate::tokens::{Vocabulary, count};
-use crate::{FORMATS, Outcome, ShapeArgs, prepare, write_stdout};
 
 /// One line of the table.
 struct Line {
@@ -24,41 +27,26 @@ struct Line {
 }
 
 pub fn run(path: &str, shape: &ShapeArgs) -> Result<(), Failure> {
-    let file = shape
-        .presenter
-        .as_deref()
-        .map(|p| PresenterFile::read(p, Overrides::default()))
-        .transpose()?;
+    let (call, _) = tool_call(shape, Overrides::default())?;
     let input = Input::read(path)?;
-    let prepared = prepare(&input, shape, file)?;
-    let mut lines = Vec::with_capacity(FORMATS.len());
-    for (name, _) in FORMATS {
-        let presenter = match &prepared.file {
-            Some(f) => Some(f.with_format(name)?),
-            None => None,
-        };
+    let prepared = call.parse(input.bytes()).map_err(|e| input.malformed(&e))?;
+    let mut lines = Vec::with_capacity(Format::FIXED.len());
+    for format in Format::FIXED {
+        let call = call.clone().format(format);
         let mut best = Duration::MAX;
         let mut blocks: Vec<Vec<u8>> = Vec::new();
         let started = Instant::now();
         for _ in 0..5 {
             let t = Instant::now();
-            let outcome = match &presenter {
-                Some(p) => prepared.present_with(p),
-                None => {
-                    prepared.respond_plain(prepared.doc.root(), Some(name), Overrides::default())?
-                }
-            };
-            let response = match outcome {
-                Outcome::Ok(r) => r,
-                Outcome::ErrorResponse(r, line) => {
-                    // The error response is what the agent would get, whatever the format.
-                    let mut out = Vec::new();
-                    frame::write_result(&r, Protocol::from_revision("2025-11-25"), &mut out);
-                    out.push(b'\n');
-                    write_stdout(&out)?;
-                    return Err(Failure::error_response_line(line));
-                }
-            };
+            let reply = call.respond(&prepared).map_err(|e| input.malformed(&e))?;
+            if let Some(line) = error_line(&reply, input.name()) {
+                // The error response is what the agent would get, whatever the format.
+                let mut out = Vec::new();
+                reply.write(&Shape::result(), &mut out);
+                write_stdout(&out)?;
+                return Err(Failure::error_response_line(line));
+            }
+            let response = reply.response();
             blocks.clear();
             for i in 0..response.block_count() {
                 let mut b = Vec::new();
@@ -71,7 +59,7 @@ pub fn run(path: &str, shape: &ShapeArgs) -> Result<(), Failure> {
             }
         }
         let mut line = Line {
-            name,
+            name: format.name(),
             bytes: 0,
             o200k: 0,
             cl100k: 0,

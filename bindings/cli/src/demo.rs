@@ -15,8 +15,7 @@ use toolwire::json::ParseOptions;
 use toolwire::present::{FileError, Presenter, Schema, UiEntry};
 use toolwire::wire::{Format, UiMeta};
 
-use crate::FORMATS;
-use crate::input::Failure;
+use crate::input::{Failure, write_stdout};
 use crate::tokens::{Vocabulary, count};
 
 /// How many lines of each block the demo prints before cutting it.
@@ -119,7 +118,7 @@ pub fn invoices(rows: usize) -> Vec<u8> {
         out.extend_from_slice(
             format!("{{\"id\":\"INV-{:07}\",\"client\":{{\"name\":", i + 1).as_bytes(),
         );
-        toolwire::json::escape::write_json_string(&mut out, name.as_bytes());
+        toolwire::escape::write_json_string(&mut out, name.as_bytes());
         let day = rng.below(365);
         out.extend_from_slice(
             format!(
@@ -149,11 +148,11 @@ struct Measurement {
 
 /// `toolwire demo`; with `dump`, prints only the data block of all rows in that format (the
 /// exact text the table measures, for tests and for looking at).
-pub fn run(rows: usize, force_progress: bool, dump: Option<&str>) -> Result<(), Failure> {
+pub fn run(rows: usize, force_progress: bool, dump: Option<Format>) -> Result<(), Failure> {
     let show_progress = dump.is_none()
         && (force_progress || (std::io::stdout().is_terminal() && std::io::stderr().is_terminal()));
     let bar = if show_progress {
-        let bar = ProgressBar::new(3 + 2 * FORMATS.len() as u64);
+        let bar = ProgressBar::new(3 + 2 * Format::FIXED.len() as u64);
         bar.set_style(
             ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {msg}")
                 .map_err(|e| Failure::internal(e.to_string()))?,
@@ -172,9 +171,9 @@ pub fn run(rows: usize, force_progress: bool, dump: Option<&str>) -> Result<(), 
         .map_err(|e| Failure::internal(format!("demo: {e}")))?;
     bar.inc(1);
 
-    if let Some(name) = dump {
-        let (text, _) = encode_timed(doc.root(), name, 1)?;
-        return crate::write_stdout(text.as_bytes());
+    if let Some(format) = dump {
+        let (text, _) = encode_timed(doc.root(), format, 1)?;
+        return write_stdout(text.as_bytes());
     }
 
     // The default response: through the Invoice presenter with its limit, as the agent sees it.
@@ -188,9 +187,10 @@ pub fn run(rows: usize, force_progress: bool, dump: Option<&str>) -> Result<(), 
     bar.inc(1);
 
     let mut table = Vec::new();
-    for (name, _) in FORMATS {
+    for format in Format::FIXED {
+        let name = format.name();
         bar.set_message(format!("presenting all rows as {name}"));
-        let (text, time) = encode_timed(doc.root(), name, 5)?;
+        let (text, time) = encode_timed(doc.root(), format, 5)?;
         bar.inc(1);
         bar.set_message(format!("counting {name} tokens"));
         let tokens = count(Vocabulary::O200k, &text);
@@ -224,18 +224,18 @@ pub fn run(rows: usize, force_progress: bool, dump: Option<&str>) -> Result<(), 
         "\nThe data block of all {rows} rows (same presenter, no limit) in every format:\n\n"
     ));
     out.push_str(&render_table(&table, json.len()));
-    crate::write_stdout(out.as_bytes())
+    write_stdout(out.as_bytes())
 }
 
-/// Presents all rows through the Invoice presenter without limit in format `name` and writes
+/// Presents all rows through the Invoice presenter without limit in `format` and writes
 /// the data block; the time (presenting + writing) is the best of up to `runs` runs, stopping
 /// after about a second.
 fn encode_timed(
     root: toolwire::Value<'_>,
-    name: &str,
+    format: Format,
     runs: usize,
 ) -> Result<(String, Duration), Failure> {
-    let presenter = invoice_presenter(None, crate::format_named(name))
+    let presenter = invoice_presenter(None, format)
         .map_err(|e| Failure::internal(format!("demo presenter: {e}")))?;
     let mut best = Duration::MAX;
     let mut text = Vec::new();

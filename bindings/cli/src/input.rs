@@ -1,7 +1,7 @@
 //! Reading INPUT (a file or `-` for stdin) and turning failures into exit codes and the one
 //! stderr line of the CLI contract.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::ExitCode;
 
 /// The bytes of INPUT and the name errors use for it.
@@ -24,14 +24,12 @@ impl Input {
                 bytes,
             });
         }
-        let bytes = std::fs::read(path).map_err(|e| Failure::io(path, &e))?;
-        Ok(Input {
-            name: path.into(),
-            bytes,
-        })
+        let name = display_name(path);
+        let bytes = std::fs::read(path).map_err(|e| Failure::io(&name, &e))?;
+        Ok(Input { name, bytes })
     }
 
-    /// The name errors use (`<stdin>` for stdin).
+    /// The name errors use (`<stdin>` for stdin; control characters escaped).
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -51,6 +49,36 @@ impl Input {
     }
 }
 
+/// A file name as error lines show it: control characters (a newline would split the one
+/// line of the contract) escaped as Rust writes them (`\n`, `\u{1b}`), everything else as is.
+pub fn display_name(path: &str) -> String {
+    if !path.chars().any(char::is_control) {
+        return path.to_owned();
+    }
+    path.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A warning line on stderr, `toolwire: ` first. A closed stderr is not an error.
+pub fn warn(message: &str) {
+    let _ = writeln!(std::io::stderr(), "toolwire: {message}");
+}
+
+/// Writes `bytes` to stdout and flushes.
+pub fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| Failure::output(&e))
+}
+
 /// A failed command: its exit code and its one stderr line.
 pub struct Failure {
     code: u8,
@@ -58,7 +86,7 @@ pub struct Failure {
 }
 
 impl Failure {
-    /// An I/O failure reading or writing `name` (exit 3: the input could not be had).
+    /// An I/O failure reading `name` (exit 3: the input could not be had).
     pub fn io(name: &str, e: &std::io::Error) -> Failure {
         Failure {
             code: 3,
@@ -66,9 +94,12 @@ impl Failure {
         }
     }
 
-    /// Exit 3 with a ready-made line.
-    pub fn malformed_line(line: String) -> Failure {
-        Failure { code: 3, line }
+    /// An I/O failure writing stdout (exit 1): not the input's fault, nor a usage error.
+    pub fn output(e: &std::io::Error) -> Failure {
+        Failure {
+            code: 1,
+            line: format!("<stdout>: {e}"),
+        }
     }
 
     /// A bug in toolwire itself (exit 1): never expected.
@@ -77,13 +108,6 @@ impl Failure {
             code: 1,
             line: format!("internal error: {}", msg.into()),
         }
-    }
-
-    /// The response was printed and is an error response (exit 5).
-    pub fn error_response(name: &str) -> Failure {
-        Failure::error_response_line(format!(
-            "{name}: the tool response is an error response (isError: true)"
-        ))
     }
 
     /// The response was printed and is an error response (exit 5), with a ready-made line
@@ -100,9 +124,9 @@ impl Failure {
         Failure { code: 4, line }
     }
 
-    /// Prints the line and returns the exit code.
+    /// Prints the line (a closed stderr is ignored) and returns the exit code.
     pub fn report(self) -> ExitCode {
-        eprintln!("{}", self.line);
+        let _ = writeln!(std::io::stderr(), "{}", self.line);
         ExitCode::from(self.code)
     }
 }

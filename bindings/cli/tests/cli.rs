@@ -462,7 +462,7 @@ fn presenter_file_problems_exit_4_naming_the_file_and_key() {
         (
             "format.json",
             r#"{"name": "Invoice", "format": "yaml"}"#,
-            "format: unknown format 'yaml' (pretty, compact, toon, toon-comma, toon-tab)",
+            "format: unknown format 'yaml' (pretty, compact, toon, toon-comma, toon-tab, auto)",
         ),
     ];
     for (name, contents, message) in cases {
@@ -742,7 +742,7 @@ fn large_plain_arrays_equal_the_whole_document() {
             .unwrap();
         let mut expect = Vec::new();
         toolwire::frame::frame(
-            &toolwire::frame::Id::from_cli("3"),
+            &toolwire::frame::Id::number_or_string("3"),
             &r,
             Default::default(),
             &mut expect,

@@ -4,17 +4,13 @@
 //! through an [`EscapingSink`] that escapes bytes on their way into the frame, so the TOON or
 //! JSON text of a large collection never exists unescaped in memory.
 
-use std::mem::MaybeUninit;
-
 mod stream;
 
-pub use stream::{
-    ChunkedSink, CountingSink, DEFAULT_MAX_MESSAGE_BYTES, check_size, frame_capped,
-    framed_len_bound,
-};
+pub use stream::{DEFAULT_MAX_MESSAGE_BYTES, check_size, frame_capped, framed_len_bound};
 #[cfg(feature = "tokio")]
 pub use stream::{FrameStream, StreamOptions, stream_frame};
 
+use crate::escape::EscapingSink;
 use crate::sink::Sink;
 use crate::wire::ToolResponse;
 
@@ -28,9 +24,9 @@ pub enum Id {
 }
 
 impl Id {
-    /// The id as the CLI's `--frame ID` reads it: a JSON number when it matches
+    /// An id given as text (the CLI's `--frame ID`, a log line): a JSON number when it matches
     /// `-?(0|[1-9][0-9]{0,17})`, otherwise a string.
-    pub fn from_cli(s: &str) -> Id {
+    pub fn number_or_string(s: &str) -> Id {
         let digits = s.strip_prefix('-').unwrap_or(s);
         let numeric = match digits.as_bytes() {
             [b'0'] => true,
@@ -56,155 +52,55 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    /// The protocol for a negotiated revision string `YYYY-MM-DD` (compared as dates).
+    /// The protocol for a negotiated revision string `YYYY-MM-DD` (compared as dates); a
+    /// string that is not a revision date is the default. See [`Protocol::parse`].
     pub fn from_revision(rev: &str) -> Protocol {
-        if rev >= "2026-07-28" {
+        Protocol::parse(rev).unwrap_or_default()
+    }
+
+    /// The protocol for an MCP revision: a calendar date written `YYYY-MM-DD` (MCP names its
+    /// revisions so), compared as a date; `None` for anything else.
+    ///
+    /// ```
+    /// use toolwire::frame::Protocol;
+    /// assert_eq!(Protocol::parse("2025-11-25"), Some(Protocol::Before20260728));
+    /// assert_eq!(Protocol::parse("2026-07-28"), Some(Protocol::Since20260728));
+    /// assert_eq!(Protocol::parse("2027-01-01"), Some(Protocol::Since20260728));
+    /// assert_eq!(Protocol::parse("garbage"), None);
+    /// assert_eq!(Protocol::parse("2026-02-30"), None);
+    /// ```
+    pub fn parse(rev: &str) -> Option<Protocol> {
+        let date = revision_date(rev)?;
+        Some(if date >= (2026, 7, 28) {
             Protocol::Since20260728
         } else {
             Protocol::Before20260728
-        }
+        })
     }
 }
 
-/// A sink adapter that writes everything it receives as the body of a JSON string (quotes
-/// not included) into the inner sink.
-///
-/// Escaping is fused into the encoders: they hand clean runs (text with no `"`, `\\` or
-/// control byte) to [`Sink::write_clean`], which copies them straight through, and only the
-/// structural bytes (quotes, line feeds, tabs, escape sequences) go through [`Sink::write`],
-/// which escapes them here, inline for short pieces.
-pub struct EscapingSink<'a, S: Sink + ?Sized> {
-    inner: &'a mut S,
-    scratch: Vec<u8>,
-    written: usize,
-}
-
-impl<'a, S: Sink + ?Sized> EscapingSink<'a, S> {
-    /// Wraps `inner`.
-    pub fn new(inner: &'a mut S) -> Self {
-        EscapingSink {
-            inner,
-            scratch: Vec::new(),
-            written: 0,
-        }
+/// `(year, month, day)` of a `YYYY-MM-DD` calendar date.
+fn revision_date(rev: &str) -> Option<(u32, u32, u32)> {
+    let b = rev.as_bytes();
+    let digits = |r: std::ops::Range<usize>| -> Option<u32> {
+        let s = b.get(r)?;
+        s.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| s.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+    };
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
     }
-}
-
-/// The JSON escape of one byte of valid UTF-8 text, or `None` when it is copied as is.
-#[inline(always)]
-fn escape_byte(b: u8) -> Option<&'static [u8]> {
-    const CONTROL: [&[u8]; 32] = [
-        b"\\u0000", b"\\u0001", b"\\u0002", b"\\u0003", b"\\u0004", b"\\u0005", b"\\u0006",
-        b"\\u0007", b"\\b", b"\\t", b"\\n", b"\\u000b", b"\\f", b"\\r", b"\\u000e", b"\\u000f",
-        b"\\u0010", b"\\u0011", b"\\u0012", b"\\u0013", b"\\u0014", b"\\u0015", b"\\u0016",
-        b"\\u0017", b"\\u0018", b"\\u0019", b"\\u001a", b"\\u001b", b"\\u001c", b"\\u001d",
-        b"\\u001e", b"\\u001f",
-    ];
-    match b {
-        0..=0x1F => Some(CONTROL[b as usize]),
-        b'"' => Some(b"\\\""),
-        b'\\' => Some(b"\\\\"),
-        _ => None,
-    }
-}
-
-impl<S: Sink + ?Sized> Sink for EscapingSink<'_, S> {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        self.written += bytes.len();
-        if bytes.len() > 16 {
-            crate::json::escape::write_json_string_body_plain(self.inner, bytes);
-            return;
-        }
-        // Short structural pieces (`\n  `, a delimiter, a quote): escape inline.
-        let mut start = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            if let Some(e) = escape_byte(b) {
-                if start < i {
-                    self.inner.write(&bytes[start..i]);
-                }
-                self.inner.write(e);
-                start = i + 1;
-            }
-        }
-        if start < bytes.len() {
-            self.inner.write(&bytes[start..]);
-        }
-    }
-
-    #[inline]
-    fn write_byte(&mut self, byte: u8) {
-        self.written += 1;
-        match escape_byte(byte) {
-            Some(e) => self.inner.write(e),
-            None => self.inner.write_byte(byte),
-        }
-    }
-
-    fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
-        self.scratch.clear();
-        self.scratch.reserve(n);
-        self.scratch.spare_capacity_mut()
-    }
-
-    unsafe fn advance(&mut self, n: usize) {
-        debug_assert!(n <= self.scratch.capacity());
-        // SAFETY: the caller initialised the first `n` bytes of the slice `spare` returned,
-        // which is the scratch vector's spare capacity starting at length 0.
-        unsafe { self.scratch.set_len(n) };
-        self.written += n;
-        crate::json::escape::write_json_string_body_plain(self.inner, &self.scratch);
-    }
-
-    #[inline]
-    fn written(&self) -> usize {
-        self.written
-    }
-
-    #[inline]
-    fn cancelled(&self) -> bool {
-        self.inner.cancelled()
-    }
-
-    #[inline]
-    fn write_clean(&mut self, bytes: &[u8]) {
-        debug_assert!(
-            !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\'),
-            "write_clean got bytes that need escaping: {:?}",
-            String::from_utf8_lossy(bytes)
-        );
-        self.written += bytes.len();
-        self.inner.write(bytes);
-    }
-
-    #[inline]
-    fn escapes(&self) -> bool {
-        true
-    }
-
-    #[inline]
-    fn write_escaped(&mut self, bytes: &[u8]) {
-        self.written += bytes.len();
-        self.inner.write(bytes);
-    }
-
-    #[inline]
-    fn spare_escaped(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
-        self.inner.spare(n)
-    }
-
-    #[inline]
-    fn contiguous(&self) -> bool {
-        self.inner.contiguous()
-    }
-
-    #[inline]
-    unsafe fn advance_escaped(&mut self, n: usize) {
-        self.written += n;
-        // SAFETY: the caller initialised the first `n` bytes of the slice `spare_escaped`
-        // returned, which is the inner sink's `spare`.
-        unsafe { self.inner.advance(n) };
-    }
+    let (y, m, d) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    (1..=days).contains(&d).then_some((y, m, d))
 }
 
 /// Writes `response` as one JSON-RPC 2.0 response line (LF-terminated) into `out`.
@@ -217,7 +113,7 @@ pub fn frame<W: Sink + ?Sized>(
     out.write(b"{\"jsonrpc\":\"2.0\",\"id\":");
     match id {
         Id::Number(n) => out.write(n.as_bytes()),
-        Id::String(s) => crate::json::escape::write_json_string(out, s.as_bytes()),
+        Id::String(s) => crate::escape::write_json_string(out, s.as_bytes()),
     }
     out.write(b",\"result\":");
     write_result(response, protocol, out);

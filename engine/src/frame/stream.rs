@@ -1,147 +1,17 @@
 //! Streaming a framed response in chunks, and the message size cap (WIRE.md §11).
 //!
-//! [`ChunkedSink`] freezes every full buffer into a [`Bytes`] and hands it to a consumer while
-//! encoding continues; the consumer returning `false` (its receiver is gone) cancels the
-//! work: encoders check [`Sink::cancelled`] per batch of rows and stop.
+//! The chunks come from [`ChunkedSink`](crate::sink::ChunkedSink), which freezes every full
+//! buffer into a `Bytes` for a consumer while encoding continues.
 //!
 //! The size cap is checked before the first byte: first against a cheap upper bound of the
 //! framed message (a walk over the tape, no encoding), and only when that bound exceeds the
 //! cap, by framing into a counting sink. A message over the cap is rejected with an error;
 //! it is never truncated.
 
-use std::mem::MaybeUninit;
-
-use bytes::{Bytes, BytesMut};
-
 use super::{Id, Protocol, frame};
 use crate::error::{Category, Error, Result};
-use crate::sink::Sink;
+use crate::sink::{CountingSink, Sink};
 use crate::wire::ToolResponse;
-
-/// A sink that hands out full chunks as frozen [`Bytes`] while encoding continues.
-pub struct ChunkedSink<F: FnMut(Bytes) -> bool> {
-    buf: BytesMut,
-    chunk: usize,
-    consumer: F,
-    written: usize,
-    cancelled: bool,
-}
-
-impl<F: FnMut(Bytes) -> bool> ChunkedSink<F> {
-    /// Chunks of about `chunk` bytes (at least 1 KiB) go to `consumer`, which returns `false`
-    /// when nobody reads them any more.
-    pub fn new(chunk: usize, consumer: F) -> Self {
-        let chunk = chunk.max(1024);
-        ChunkedSink {
-            buf: BytesMut::with_capacity(chunk + chunk / 4),
-            chunk,
-            consumer,
-            written: 0,
-            cancelled: false,
-        }
-    }
-
-    #[inline]
-    fn maybe_flush(&mut self) {
-        if self.buf.len() >= self.chunk {
-            self.flush();
-        }
-    }
-
-    fn flush(&mut self) {
-        if self.buf.is_empty() {
-            return;
-        }
-        let full = self.buf.split().freeze();
-        if !self.cancelled && !(self.consumer)(full) {
-            self.cancelled = true;
-        }
-        if self.buf.capacity() < self.chunk {
-            self.buf.reserve(self.chunk + self.chunk / 4);
-        }
-    }
-
-    /// Hands out what is left. Returns `false` when the consumer went away at any point.
-    pub fn finish(mut self) -> bool {
-        self.flush();
-        !self.cancelled
-    }
-}
-
-impl<F: FnMut(Bytes) -> bool> Sink for ChunkedSink<F> {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        if self.cancelled {
-            return;
-        }
-        self.written += bytes.len();
-        self.buf.extend_from_slice(bytes);
-        self.maybe_flush();
-    }
-
-    fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
-        self.buf.reserve(n);
-        self.buf.spare_capacity_mut()
-    }
-
-    unsafe fn advance(&mut self, n: usize) {
-        debug_assert!(self.buf.len() + n <= self.buf.capacity());
-        // SAFETY: the caller initialised `n` bytes of the spare capacity `spare` returned.
-        unsafe { self.buf.set_len(self.buf.len() + n) };
-        self.written += n;
-        if self.cancelled {
-            self.buf.clear();
-        } else {
-            self.maybe_flush();
-        }
-    }
-
-    #[inline]
-    fn written(&self) -> usize {
-        self.written
-    }
-
-    #[inline]
-    fn cancelled(&self) -> bool {
-        self.cancelled
-    }
-}
-
-/// Counts bytes and keeps none: the exact size of a message without holding it.
-#[derive(Default)]
-pub struct CountingSink {
-    n: usize,
-    scratch: Vec<u8>,
-}
-
-impl CountingSink {
-    /// A sink that has counted nothing.
-    pub fn new() -> Self {
-        CountingSink::default()
-    }
-}
-
-impl Sink for CountingSink {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        self.n += bytes.len();
-    }
-
-    fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
-        self.scratch.clear();
-        self.scratch.reserve(n);
-        self.scratch.spare_capacity_mut()
-    }
-
-    unsafe fn advance(&mut self, n: usize) {
-        self.n += n;
-    }
-
-    #[inline]
-    fn written(&self) -> usize {
-        self.n
-    }
-}
 
 /// The default cap: clients commonly reject messages over 16 MiB.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 << 20;
@@ -219,9 +89,10 @@ mod tokio_stream {
     use bytes::Bytes;
     use tokio::sync::mpsc;
 
-    use super::{ChunkedSink, DEFAULT_MAX_MESSAGE_BYTES, check_size};
+    use super::{DEFAULT_MAX_MESSAGE_BYTES, check_size};
     use crate::error::Result;
     use crate::frame::{Id, Protocol, frame};
+    use crate::sink::ChunkedSink;
     use crate::wire::ToolResponse;
 
     /// Options of [`stream_frame`].

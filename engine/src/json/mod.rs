@@ -4,9 +4,8 @@
 //!   pushdown with a compiled [`Selector`].
 //! * [`write_compact`] / [`write_pretty`]: byte-identical to `JSON.stringify(x)` and
 //!   `JSON.stringify(x, null, 2)` with the three deviations of WIRE.md §1.3.
-//! * [`escape`]: string escaping as `JSON.stringify` does it.
+//! * String escaping as `JSON.stringify` does it is the bottom layer's [`crate::escape`].
 
-pub mod escape;
 mod parse;
 mod select;
 mod windows;

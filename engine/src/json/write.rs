@@ -97,13 +97,13 @@ pub trait Formatter {
     /// Writes a string value (WTF-8) as a JSON string literal.
     #[inline]
     fn write_string<W: Sink + ?Sized>(&mut self, out: &mut W, value: &[u8]) {
-        crate::json::escape::write_json_string(out, value);
+        crate::escape::write_json_string(out, value);
     }
 
     /// Writes an object key (WTF-8) as a JSON string literal.
     #[inline]
     fn write_key<W: Sink + ?Sized>(&mut self, out: &mut W, key: &[u8]) {
-        crate::json::escape::write_json_string(out, key);
+        crate::escape::write_json_string(out, key);
     }
 
     /// Writes `[]`.

@@ -8,7 +8,6 @@ use super::schema::{EnumValue, Schema, Type};
 use super::template::UiEntry;
 use super::{Presenter, PresenterBuilder};
 use crate::doc::{Number, Object, Value, ValueRef};
-use crate::toon::Delimiter;
 use crate::wire::{Format, UiMeta, Width};
 
 /// A presenter file (or builder) error: the key path and what is wrong, plus the line and
@@ -288,19 +287,9 @@ fn ui_entry(v: Value<'_>, path: &str) -> R<UiEntry> {
 }
 
 fn format(v: Value<'_>, path: &str) -> R<Format> {
-    Ok(match string(v, path)?.as_str() {
-        "pretty" | "json" => Format::Pretty,
-        "compact" => Format::Compact,
-        "toon" | "toon-pipe" => Format::Toon(Delimiter::Pipe),
-        "toon-comma" => Format::Toon(Delimiter::Comma),
-        "toon-tab" => Format::Toon(Delimiter::Tab),
-        other => {
-            return Err(FileError::new(
-                path,
-                format!("unknown format '{other}' (pretty, compact, toon, toon-comma, toon-tab)"),
-            ));
-        }
-    })
+    string(v, path)?
+        .parse()
+        .map_err(|e: crate::wire::UnknownFormat| FileError::new(path, e.to_string()))
 }
 
 fn presenter(v: Value<'_>, path: &str) -> R<Presenter> {

@@ -122,8 +122,7 @@ pub use estimate::{
 };
 pub use file::FileError;
 pub use fit::measure;
-#[doc(hidden)]
-pub use run::with_general_path;
+pub(crate) use run::with_general_path;
 pub use schema::{EnumValue, Schema, Type};
 pub use select::{select_input_property, validate_select};
 pub use template::UiEntry;
@@ -225,6 +224,32 @@ impl Plan {
 #[derive(Clone)]
 pub struct Presenter {
     pub(crate) plan: Arc<Plan>,
+    /// Per-call settings that replace the configured ones ([`Presenter::with_overrides`]).
+    overrides: Overrides,
+}
+
+/// What one call may set instead of a presenter's configured `format`, `limit` and
+/// `token_budget` (the CLI's `--format`/`--limit`/`--token-budget`, the MCP `format` and
+/// `limit` arguments, the bindings' options). `None` keeps the presenter's own value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// The data format.
+    pub format: Option<Format>,
+    /// Keep at most this many items of a collection.
+    pub limit: Option<usize>,
+    /// Keep as many whole items as fit in this many tokens of the data format.
+    pub token_budget: Option<usize>,
+}
+
+impl Overrides {
+    /// `self`, with `other`'s values where it sets them.
+    pub fn then(self, other: Overrides) -> Overrides {
+        Overrides {
+            format: other.format.or(self.format),
+            limit: other.limit.or(self.limit),
+            token_budget: other.token_budget.or(self.token_budget),
+        }
+    }
 }
 
 impl std::fmt::Debug for Presenter {
@@ -324,9 +349,38 @@ impl Presenter {
         self.plan.cfg.select
     }
 
-    /// The data format.
+    /// The data format (the override's, else the configured one).
     pub fn format(&self) -> Format {
-        self.plan.cfg.format
+        self.overrides.format.unwrap_or(self.plan.cfg.format)
+    }
+
+    /// The collection limit (the override's, else the configured one).
+    pub fn limit(&self) -> Option<usize> {
+        self.overrides.limit.or(self.plan.cfg.limit)
+    }
+
+    /// The token budget (the override's, else the configured one).
+    pub fn token_budget(&self) -> Option<usize> {
+        self.overrides.token_budget.or(self.plan.cfg.token_budget)
+    }
+
+    /// The same presenter with `overrides` applied on top of any earlier ones: shares the
+    /// compiled configuration (no re-reading, no rebuilding), so it is cheap per call.
+    ///
+    /// ```
+    /// use toolwire::present::{Overrides, Presenter};
+    /// use toolwire::wire::Format;
+    ///
+    /// let p = Presenter::from_json(br#"{"name": "X", "limit": 5, "format": "toon"}"#).unwrap();
+    /// let q = p.with_overrides(Overrides { limit: Some(2), ..Overrides::default() });
+    /// assert_eq!((q.limit(), q.format()), (Some(2), "toon".parse::<Format>().unwrap()));
+    /// assert_eq!(p.limit(), Some(5));
+    /// ```
+    pub fn with_overrides(&self, overrides: Overrides) -> Presenter {
+        Presenter {
+            plan: self.plan.clone(),
+            overrides: self.overrides.then(overrides),
+        }
     }
 
     /// The schema's root keys sorted bytewise: the `_select` enum of this presenter.
@@ -615,6 +669,7 @@ impl PresenterBuilder {
         let plan = Plan::new(Arc::new(self.cfg), None).map_err(|m| FileError::new("redact", m))?;
         Ok(Presenter {
             plan: Arc::new(plan),
+            overrides: Overrides::default(),
         })
     }
 }

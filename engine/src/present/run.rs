@@ -692,10 +692,10 @@ fn reads_first_row(plan: &Plan) -> bool {
 /// first kept row here, which is materialised alone for them.
 fn present_view<'d>(
     plan: &Plan,
+    format: crate::wire::Format,
     a: crate::doc::Array<'d>,
     kept: usize,
     select: Option<&[&str]>,
-    format: Format,
 ) -> Option<Result<ToolResponse<'d>, PresentError>> {
     let cfg = &plan.cfg;
     if reads_all_rows(plan) || FORCE_GENERAL.with(std::cell::Cell::get) {
@@ -740,9 +740,8 @@ thread_local! {
 
 /// Runs `f` with the row view disabled on this thread: every presentation goes through the
 /// general writer and a derived document. For tests that compare both paths (the row view must
-/// be byte-identical); not part of the API.
-#[doc(hidden)]
-pub fn with_general_path<T>(f: impl FnOnce() -> T) -> T {
+/// be byte-identical), through `test_hooks`.
+pub(crate) fn with_general_path<T>(f: impl FnOnce() -> T) -> T {
     struct Reset(bool);
     impl Drop for Reset {
         fn drop(&mut self) {
@@ -803,16 +802,16 @@ impl Presenter {
         };
         let select = select.as_deref();
         let ValueRef::Array(a) = data.get() else {
-            return self.present_rows(data, select, 0, cfg.format);
+            return self.present_rows(data, select, 0, self.format());
         };
         // Stage 1 for a collection: `limit`, the format (`Auto` chosen on the data as the
         // block shows it), then `token_budget` in that format (`present::fit`).
-        let max = cfg.limit.map_or(a.len(), |l| l.min(a.len()));
-        let format = match cfg.format {
+        let max = self.limit().map_or(a.len(), |l| l.min(a.len()));
+        let format = match self.format() {
             Format::Auto => super::fit::auto_format(self, data, max, select),
             f => f,
         };
-        match cfg.token_budget {
+        match self.token_budget() {
             Some(budget) => super::fit::fit_budget(self, data, a, max, budget, format, select),
             None => self.present_rows(data, select, max, format),
         }
@@ -830,7 +829,7 @@ impl Presenter {
         let plan = &*self.plan;
         let cfg = &plan.cfg;
         if let ValueRef::Array(a) = data.get() {
-            if let Some(r) = present_view(plan, a, max, select, format) {
+            if let Some(r) = present_view(plan, format, a, max, select) {
                 return r;
             }
         }

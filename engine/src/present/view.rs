@@ -136,8 +136,7 @@ impl<'d> RowView<'d> {
             offsets,
             uniform,
             reserved_tag: doc.has_reserved_tag() || crate::tag::contains_reserved_tag(censor),
-            lone_surrogate: doc.has_lone_surrogate()
-                || crate::json::escape::has_lone_surrogate(censor),
+            lone_surrogate: doc.has_lone_surrogate() || crate::escape::has_lone_surrogate(censor),
             derived: OnceLock::new(),
         })
     }

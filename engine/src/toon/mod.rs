@@ -47,13 +47,12 @@ pub fn encode_json<W: crate::Sink + ?Sized>(
 }
 
 /// [`encode_json`] reading any input longer than `window` bytes in windows of `window` bytes:
-/// for tests, not part of the API.
+/// for tests (`test_hooks`).
 ///
 /// # Errors
 ///
 /// See [`encode_json`].
-#[doc(hidden)]
-pub fn encode_json_windows<W: crate::Sink + ?Sized>(
+pub(crate) fn encode_json_windows<W: crate::Sink + ?Sized>(
     json: &[u8],
     opts: &EncodeOptions,
     window: usize,

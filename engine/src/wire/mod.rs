@@ -7,14 +7,16 @@ pub mod escape;
 pub mod ui;
 
 mod blocks;
+mod format;
 mod response;
 pub(crate) mod windowed;
 
 pub use blocks::{
     FieldProblem, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, you_sent_string,
 };
+pub use format::{Format, UnknownFormat};
 pub use response::{
-    Data, Format, HandlerOutput, Meta, ResponseBuilder, ToolResponse, error, error_with_code,
+    Data, HandlerOutput, Meta, ResponseBuilder, ToolResponse, error, error_with_code,
     handler_error, required, response, success, success_structured, toon_success, validation_error,
     wrap,
 };

@@ -11,30 +11,13 @@ use super::blocks::{
     FieldProblem, Suggestion, ToolError, UiBlock, write_bullets, write_required,
     write_simple_error, write_suggestions, write_validation_error,
 };
+use super::format::Format;
 use super::windowed::{WINDOW_BYTES, WINDOWED_ABOVE, Windowed};
 use crate::doc::{Doc, Value};
 use crate::error::Result;
 use crate::present::RowView;
 use crate::sink::Sink;
 use crate::toon::Delimiter;
-
-/// The data block's serialization (WIRE.md §1.3).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// `JSON.stringify(data, null, 2)` (the default, parity).
-    #[default]
-    Pretty,
-    /// `JSON.stringify(data)`.
-    Compact,
-    /// TOON 4.4 with the given delimiter (`toon_success` uses `|`).
-    Toon(Delimiter),
-    /// The cheapest of pretty, compact, TOON-comma and TOON-pipe
-    /// ([`crate::present::choose_auto`]: by `o200k_base` with feature `tokenizer`, by the
-    /// engine's estimator without; never an empty block); the side door's `format` records
-    /// the choice. A Presenter chooses on the rows its block shows, then fits its
-    /// `token_budget` in the chosen format.
-    Auto,
-}
 
 /// What a handler returned, as the data block sees it.
 #[derive(Clone, Debug)]
@@ -187,10 +170,9 @@ pub struct ResponseBuilder<'d> {
 
 impl<'d> ResponseBuilder<'d> {
     /// Reads [`Data::Json`] longer than `n` bytes in windows of `n` bytes (defaults: windows
-    /// of 1 MiB above 8 MiB): for tests that cut small inputs into many windows, not part of
-    /// the API.
-    #[doc(hidden)]
-    pub fn window_bytes(mut self, n: usize) -> Self {
+    /// of 1 MiB above 8 MiB): for tests that cut small inputs into many windows
+    /// (`test_hooks`).
+    pub(crate) fn set_window_bytes(mut self, n: usize) -> Self {
         self.window = n.max(1);
         self.windowed_above = self.window;
         self
@@ -487,16 +469,14 @@ impl<'d> ToolResponse<'d> {
     }
 
     /// True when the data block is a presenter's row view (rows encoded straight from the
-    /// input tape) rather than a document: for tests comparing both paths, not part of the API.
-    #[doc(hidden)]
-    pub fn data_is_view(&self) -> bool {
+    /// input tape) rather than a document: for tests comparing both paths (`test_hooks`).
+    pub(crate) fn is_view(&self) -> bool {
         matches!(self.data, DataBlock::View(..))
     }
 
     /// True when the data block is JSON text read window by window ([`Data::Json`]): for
-    /// tests comparing both paths, not part of the API.
-    #[doc(hidden)]
-    pub fn data_is_windowed(&self) -> bool {
+    /// tests comparing both paths (`test_hooks`).
+    pub(crate) fn is_windowed(&self) -> bool {
         matches!(self.data, DataBlock::Windowed(..))
     }
 

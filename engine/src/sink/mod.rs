@@ -12,8 +12,66 @@ use std::mem::MaybeUninit;
 
 use bytes::BytesMut;
 
+mod chunked;
+
+pub use chunked::{ChunkedSink, CountingSink};
+
 /// An infallible append-only byte buffer.
-pub trait Sink {
+///
+/// # Safety
+///
+/// Encoders write into the slices [`Sink::spare`] and [`Sink::spare_escaped`] return and then
+/// commit with [`Sink::advance`] / [`Sink::advance_escaped`], trusting the sink as
+/// `bytes::BufMut` trusts its implementors:
+///
+/// * `spare(n)` and `spare_escaped(n)` return at least `n` bytes of spare capacity;
+/// * `advance(n)` and `advance_escaped(n)` with `n` bytes initialised at the start of that
+///   slice commit exactly those bytes, and never read past them.
+///
+/// The engine also cuts every spare slice to the `n` bytes it asked for before writing
+/// through a pointer, so a sink that breaks the first rule makes it panic, not write out of
+/// bounds; the rules stay the implementor's to keep.
+///
+/// ```
+/// use std::mem::MaybeUninit;
+/// use toolwire::Sink;
+///
+/// /// Keeps the last byte written (for example).
+/// struct Last(Vec<u8>);
+///
+/// // SAFETY: `spare` returns the vector's spare capacity after reserving `n` bytes, and
+/// // `advance` commits exactly the initialised bytes (the vector's own guarantees).
+/// unsafe impl Sink for Last {
+///     fn write(&mut self, bytes: &[u8]) { self.0.extend_from_slice(bytes) }
+///     fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
+///         self.0.reserve(n);
+///         self.0.spare_capacity_mut()
+///     }
+///     unsafe fn advance(&mut self, n: usize) {
+///         // SAFETY: the caller initialised `n` bytes of the spare capacity.
+///         unsafe { self.0.set_len(self.0.len() + n) }
+///     }
+///     fn written(&self) -> usize { self.0.len() }
+/// }
+/// let mut s = Last(Vec::new());
+/// toolwire::json::write_compact(toolwire::json::parse(b"[1]", &Default::default())?.root(), &mut s);
+/// assert_eq!(s.0, b"[1]");
+/// # Ok::<(), toolwire::Error>(())
+/// ```
+///
+/// A safe `impl` does not compile: the contract must be promised with `unsafe impl`.
+///
+/// ```compile_fail
+/// use std::mem::MaybeUninit;
+/// struct Short;
+/// impl toolwire::Sink for Short {
+///     fn write(&mut self, _: &[u8]) {}
+///     fn spare(&mut self, _: usize) -> &mut [MaybeUninit<u8>] { &mut [] }
+///     unsafe fn advance(&mut self, _: usize) {}
+///     fn written(&self) -> usize { 0 }
+/// }
+/// ```
+pub unsafe trait Sink {
     /// Appends `bytes`.
     fn write(&mut self, bytes: &[u8]);
 
@@ -104,7 +162,9 @@ pub trait Sink {
     /// hot writes where the length is known up front.
     #[inline]
     fn write_via_spare(&mut self, src: &[u8]) {
-        let spare = self.spare(src.len());
+        // Cut to the length asked for: a sink returning less makes this panic, not commit
+        // bytes that were never written.
+        let spare = &mut self.spare(src.len())[..src.len()];
         for (dst, &b) in spare.iter_mut().zip(src) {
             dst.write(b);
         }
@@ -117,7 +177,9 @@ pub trait Sink {
 /// `Vec<u8>` and `BytesMut` share one implementation: both are a length within a capacity.
 macro_rules! growable_sink {
     ($t:ty) => {
-        impl Sink for $t {
+        // SAFETY: `spare` reserves `n` bytes and returns the whole spare capacity (at least
+        // `n`); `advance` only extends the length over bytes the caller initialised.
+        unsafe impl Sink for $t {
             #[inline]
             fn write(&mut self, bytes: &[u8]) {
                 self.extend_from_slice(bytes);
@@ -153,7 +215,8 @@ macro_rules! growable_sink {
 growable_sink!(Vec<u8>);
 growable_sink!(BytesMut);
 
-impl<S: Sink + ?Sized> Sink for &mut S {
+// SAFETY: every method forwards to the inner sink, which keeps the contract.
+unsafe impl<S: Sink + ?Sized> Sink for &mut S {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         (**self).write(bytes);
@@ -298,7 +361,7 @@ mod tests {
             assert_eq!(plain, want.as_bytes(), "{spaces}");
             // Through the framing adapter: the JSON-string form of the same text.
             let mut framed = Vec::new();
-            write_line_start(&mut crate::frame::EscapingSink::new(&mut framed), spaces);
+            write_line_start(&mut crate::escape::EscapingSink::new(&mut framed), spaces);
             assert_eq!(
                 framed,
                 format!("\\n{}", " ".repeat(spaces)).as_bytes(),

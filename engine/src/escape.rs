@@ -5,6 +5,8 @@
 //! `\ud800`) is stored as its 3-byte generalized UTF-8 form `ED A0..BF xx`. Such a sequence is
 //! written back as `\udxxx` (lowercase hex), as `JSON.stringify` does.
 
+use std::mem::MaybeUninit;
+
 use crate::sink::Sink;
 
 /// What to do with a byte: 0 = copy; otherwise the escape class.
@@ -69,8 +71,9 @@ pub fn write_json_string<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
         let quote: &[u8] = if out.escapes() { b"\\\"" } else { b"\"" };
         let q = quote.len();
         let n = s.len() + 2 * q;
-        let spare = out.spare_escaped(n);
-        // SAFETY: `spare` has at least `n` bytes: `0..q`, `q..q + s.len()` and
+        // Cut to `n`: a sink that returned less makes this panic, never write past it.
+        let spare = &mut out.spare_escaped(n)[..n];
+        // SAFETY: `spare` has exactly `n` bytes: `0..q`, `q..q + s.len()` and
         // `n - q..n` are in bounds and disjoint; `MaybeUninit<u8>` has the layout of `u8`,
         // and the sources (a static and initialised input) cannot overlap spare capacity.
         unsafe {
@@ -246,6 +249,150 @@ pub fn surrogate_to_wtf8(cp: u16) -> [u8; 3] {
 #[inline]
 pub fn has_lone_surrogate(s: &[u8]) -> bool {
     memchr::memchr_iter(0xED, s).any(|i| s.get(i + 1).is_some_and(|b| (0xA0..=0xBF).contains(b)))
+}
+
+/// A sink adapter that writes everything it receives as the body of a JSON string (quotes
+/// not included) into the inner sink.
+///
+/// Escaping is fused into the encoders: they hand clean runs (text with no `"`, `\\` or
+/// control byte) to [`Sink::write_clean`], which copies them straight through, and only the
+/// structural bytes (quotes, line feeds, tabs, escape sequences) go through [`Sink::write`],
+/// which escapes them here, inline for short pieces.
+pub struct EscapingSink<'a, S: Sink + ?Sized> {
+    inner: &'a mut S,
+    scratch: Vec<u8>,
+    written: usize,
+}
+
+impl<'a, S: Sink + ?Sized> EscapingSink<'a, S> {
+    /// Wraps `inner`.
+    pub fn new(inner: &'a mut S) -> Self {
+        EscapingSink {
+            inner,
+            scratch: Vec::new(),
+            written: 0,
+        }
+    }
+}
+
+/// The JSON escape of one byte of valid UTF-8 text, or `None` when it is copied as is.
+#[inline(always)]
+fn escape_byte(b: u8) -> Option<&'static [u8]> {
+    const CONTROL: [&[u8]; 32] = [
+        b"\\u0000", b"\\u0001", b"\\u0002", b"\\u0003", b"\\u0004", b"\\u0005", b"\\u0006",
+        b"\\u0007", b"\\b", b"\\t", b"\\n", b"\\u000b", b"\\f", b"\\r", b"\\u000e", b"\\u000f",
+        b"\\u0010", b"\\u0011", b"\\u0012", b"\\u0013", b"\\u0014", b"\\u0015", b"\\u0016",
+        b"\\u0017", b"\\u0018", b"\\u0019", b"\\u001a", b"\\u001b", b"\\u001c", b"\\u001d",
+        b"\\u001e", b"\\u001f",
+    ];
+    match b {
+        0..=0x1F => Some(CONTROL[b as usize]),
+        b'"' => Some(b"\\\""),
+        b'\\' => Some(b"\\\\"),
+        _ => None,
+    }
+}
+
+// SAFETY: `spare` returns the scratch vector's spare capacity after reserving `n` bytes and
+// `advance` escapes exactly the `n` initialised bytes out of it; the `_escaped` pair forwards
+// to the inner sink, which keeps the contract.
+unsafe impl<S: Sink + ?Sized> Sink for EscapingSink<'_, S> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.written += bytes.len();
+        if bytes.len() > 16 {
+            write_json_string_body_plain(self.inner, bytes);
+            return;
+        }
+        // Short structural pieces (`\n  `, a delimiter, a quote): escape inline.
+        let mut start = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            if let Some(e) = escape_byte(b) {
+                if start < i {
+                    self.inner.write(&bytes[start..i]);
+                }
+                self.inner.write(e);
+                start = i + 1;
+            }
+        }
+        if start < bytes.len() {
+            self.inner.write(&bytes[start..]);
+        }
+    }
+
+    #[inline]
+    fn write_byte(&mut self, byte: u8) {
+        self.written += 1;
+        match escape_byte(byte) {
+            Some(e) => self.inner.write(e),
+            None => self.inner.write_byte(byte),
+        }
+    }
+
+    fn spare(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
+        self.scratch.clear();
+        self.scratch.reserve(n);
+        self.scratch.spare_capacity_mut()
+    }
+
+    unsafe fn advance(&mut self, n: usize) {
+        debug_assert!(n <= self.scratch.capacity());
+        // SAFETY: the caller initialised the first `n` bytes of the slice `spare` returned,
+        // which is the scratch vector's spare capacity starting at length 0.
+        unsafe { self.scratch.set_len(n) };
+        self.written += n;
+        write_json_string_body_plain(self.inner, &self.scratch);
+    }
+
+    #[inline]
+    fn written(&self) -> usize {
+        self.written
+    }
+
+    #[inline]
+    fn cancelled(&self) -> bool {
+        self.inner.cancelled()
+    }
+
+    #[inline]
+    fn write_clean(&mut self, bytes: &[u8]) {
+        debug_assert!(
+            !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\'),
+            "write_clean got bytes that need escaping: {:?}",
+            String::from_utf8_lossy(bytes)
+        );
+        self.written += bytes.len();
+        self.inner.write(bytes);
+    }
+
+    #[inline]
+    fn escapes(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn write_escaped(&mut self, bytes: &[u8]) {
+        self.written += bytes.len();
+        self.inner.write(bytes);
+    }
+
+    #[inline]
+    fn spare_escaped(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
+        self.inner.spare(n)
+    }
+
+    #[inline]
+    fn contiguous(&self) -> bool {
+        self.inner.contiguous()
+    }
+
+    #[inline]
+    unsafe fn advance_escaped(&mut self, n: usize) {
+        self.written += n;
+        // SAFETY: the caller initialised the first `n` bytes of the slice `spare_escaped`
+        // returned, which is the inner sink's `spare`.
+        unsafe { self.inner.advance(n) };
+    }
 }
 
 #[cfg(test)]

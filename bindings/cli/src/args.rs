@@ -1,0 +1,188 @@
+//! The command line (CLI.md): clap definitions only. Every value is parsed by the engine's
+//! own parsers (format names by [`Format`], protocol revisions by [`Protocol`]), so no name
+//! is spelled here.
+
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Parser, Subcommand, ValueEnum};
+use toolwire::frame::Protocol;
+use toolwire::toon::{Delimiter, MAX_INDENT};
+use toolwire::wire::Format;
+
+/// toolwire: turn tool handler results into MCP tool responses (TOON/JSON blocks).
+#[derive(Parser, Debug)]
+#[command(name = "toolwire", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Present a generated invoice collection in every format and compare bytes, tokens, speed.
+    ///
+    /// Prints the first blocks of the built-in Invoice presenter's response (limit 50, TOON),
+    /// then one line per format for the data block of ALL rows (the presenter without its
+    /// limit): bytes, tokens (o200k_base), the best time of presenting and encoding (ms), and
+    /// MB/s of JSON input over that time; the first format with the fewest tokens ends with
+    /// `  <- cheapest`. A progress bar shows on stderr when stdout and stderr are terminals.
+    Demo {
+        /// Number of invoice rows to generate.
+        #[arg(long, default_value_t = 100_000)]
+        rows: usize,
+        /// Show a progress bar even when stdout is not a terminal.
+        #[arg(long)]
+        progress: bool,
+        /// Print only the data block of all rows in this format (what the table measures).
+        #[arg(long, hide = true, value_name = "FORMAT", value_parser = fixed_format())]
+        dump: Option<Format>,
+    },
+    /// Print the CallToolResult for one JSON document (the value a handler returned).
+    ///
+    /// Exit codes: 0 success, 1 output error, 2 usage, 3 malformed input, 4 presenter file,
+    /// 5 the response is an error response (printed in full on stdout; one line on stderr).
+    Present {
+        /// A JSON file, or `-` for stdin.
+        #[arg(default_value = "-")]
+        input: String,
+        #[command(flatten)]
+        shape: ShapeArgs,
+        /// Data format (overrides the presenter file's `format`; default pretty). `auto`: the
+        /// cheapest of pretty, compact, toon-comma, toon by the engine's token estimator.
+        #[arg(long, value_parser = any_format())]
+        format: Option<Format>,
+        /// Keep at most N items of a collection (overrides the presenter file's `limit`).
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        /// Keep as many whole items as fit in N tokens (overrides `token_budget`).
+        #[arg(long, value_name = "N")]
+        token_budget: Option<usize>,
+        /// Print the whole JSON-RPC response line with this id.
+        #[arg(long, allow_hyphen_values = true)]
+        frame: Option<String>,
+        /// The negotiated MCP protocol revision (a date, YYYY-MM-DD).
+        #[arg(long, default_value = "2025-11-25", value_parser = revision)]
+        protocol: Protocol,
+        /// Print each block's text followed by a line `-----`, for humans.
+        #[arg(long)]
+        blocks: bool,
+    },
+    /// Compare the response's cost in every format: bytes, tokens, encode time.
+    ///
+    /// Prints one header line and one line per format (pretty, compact, toon, toon-comma,
+    /// toon-tab), columns separated by spaces:
+    /// `format bytes o200k cl100k encode_ms`, where bytes and tokens cover every block of
+    /// the response (each block tokenized on its own, as the agent receives them; tokens by
+    /// tiktoken's o200k_base and cl100k_base) and encode_ms is the best of up to 5 runs of
+    /// presenting and writing the response. The line with the fewest o200k tokens (the first
+    /// on a tie) ends with `  <- cheapest`.
+    Budget {
+        /// A JSON file, or `-` for stdin.
+        #[arg(default_value = "-")]
+        input: String,
+        #[command(flatten)]
+        shape: ShapeArgs,
+    },
+    /// TOON conversion (spec 4.4).
+    Toon {
+        #[command(subcommand)]
+        command: ToonCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ToonCommand {
+    /// JSON → TOON.
+    Encode {
+        /// A JSON file, or `-` for stdin.
+        #[arg(default_value = "-")]
+        input: String,
+        /// Row and inline-array delimiter.
+        #[arg(long, value_enum, default_value_t = DelimiterArg::Comma)]
+        delimiter: DelimiterArg,
+        /// Spaces per indentation level.
+        #[arg(long, default_value_t = 2, value_parser = indent())]
+        indent: usize,
+    },
+    /// TOON → compact JSON.
+    Decode {
+        /// A TOON file, or `-` for stdin.
+        #[arg(default_value = "-")]
+        input: String,
+        /// Accept what strict mode rejects, as the TOON spec's non-strict mode does.
+        #[arg(long)]
+        lenient: bool,
+        /// Spaces per indentation level.
+        #[arg(long, default_value_t = 2, value_parser = indent())]
+        indent: usize,
+    },
+}
+
+/// The presenter file and `_select` (shared by `present` and `budget`).
+#[derive(clap::Args, Debug)]
+pub struct ShapeArgs {
+    /// A presenter file (JSON, CLI.md "Presenter file").
+    #[arg(long, value_name = "FILE")]
+    pub presenter: Option<String>,
+    /// The `_select` argument an agent would send: names in its order, spaces trimmed.
+    #[arg(long, value_delimiter = ',')]
+    pub select: Option<Vec<String>>,
+}
+
+impl ShapeArgs {
+    /// The `_select` names, trimmed, empty ones dropped (`Some(&[])`: all fields).
+    pub fn names(&self) -> Option<Vec<&str>> {
+        self.select.as_ref().map(|keys| {
+            keys.iter()
+                .map(|k| k.trim())
+                .filter(|k| !k.is_empty())
+                .collect()
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum DelimiterArg {
+    Comma,
+    Tab,
+    Pipe,
+}
+
+impl DelimiterArg {
+    pub fn delimiter(self) -> Delimiter {
+        match self {
+            DelimiterArg::Comma => Delimiter::Comma,
+            DelimiterArg::Tab => Delimiter::Tab,
+            DelimiterArg::Pipe => Delimiter::Pipe,
+        }
+    }
+}
+
+/// `--format`: any of the engine's format names, listed with their meaning in `--help`.
+fn any_format() -> impl TypedValueParser<Value = Format> {
+    formats(&Format::ALL)
+}
+
+/// A fixed format (not `auto`).
+fn fixed_format() -> impl TypedValueParser<Value = Format> {
+    formats(&Format::FIXED)
+}
+
+fn formats(list: &[Format]) -> impl TypedValueParser<Value = Format> + use<> {
+    PossibleValuesParser::new(
+        list.iter()
+            .map(|f| PossibleValue::new(f.name()).help(f.meaning())),
+    )
+    .try_map(|s| s.parse::<Format>())
+}
+
+/// `--protocol`: an MCP revision date, compared as a date.
+fn revision(s: &str) -> Result<Protocol, String> {
+    Protocol::parse(s).ok_or_else(|| format!("'{s}' is not a revision date (YYYY-MM-DD)"))
+}
+
+/// `--indent`: 1 to the engine's maximum.
+fn indent() -> impl TypedValueParser<Value = usize> {
+    clap::value_parser!(u64)
+        .range(1..=MAX_INDENT as u64)
+        .map(|n| n as usize)
+}
