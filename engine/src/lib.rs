@@ -94,6 +94,10 @@
 //! * `tokio`: stream a framed response as `Bytes` chunks from a blocking thread
 //!   (`frame::stream_frame`) and write a [`call::Reply`] to an `AsyncWrite`
 //!   (`Reply::write_async`).
+//! * `tokenizer`: `tokens`, exact o200k_base/cl100k_base token counts in linear time, used by
+//!   `token_budget` (the data block never exceeds the budget by o200k_base) and
+//!   `Format::Auto` (the cheapest format by o200k_base). Without it the budget holds by the
+//!   bytes bound (a token is at least one byte) and Auto uses the estimator.
 #![doc(test(attr(deny(warnings))))]
 #![deny(missing_docs)]
 
@@ -111,6 +115,8 @@ pub mod sink;
 pub mod tag;
 #[doc(hidden)]
 pub mod test_hooks;
+#[cfg(feature = "tokenizer")]
+pub mod tokens;
 pub mod toon;
 pub mod wire;
 

@@ -14,6 +14,14 @@ pub fn with_general_path<T>(f: impl FnOnce() -> T) -> T {
     crate::present::with_general_path(f)
 }
 
+/// The longest text one tokenizer call sees when `tokens::count` (or, with `bound`,
+/// `tokens::count_bound`) counts `text`, and the bytes all its calls see together, found
+/// without tokenizing: bounds the work of counting pathological text in tests.
+#[cfg(feature = "tokenizer")]
+pub fn tokenizer_calls(text: &str, bound: bool) -> (usize, usize) {
+    crate::tokens::tokenizer_calls(text, bound)
+}
+
 /// `toon::encode_json` reading any input longer than `window` bytes in windows of `window`
 /// bytes.
 ///

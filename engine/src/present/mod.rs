@@ -5,7 +5,8 @@
 //! with [`Presenter::from_doc`], CLI.md "Presenter file") and is then immutable, `Send + Sync`,
 //! cheap to share in an `Arc`. [`Presenter::present`] runs the stages of WIRE.md §5 in order:
 //!
-//! 1. truncate (collections: `limit`, `token_budget` by [`estimate_tokens`]),
+//! 1. truncate (collections: `limit`, then `token_budget` measured on the data block as
+//!    written, in the format `Auto` chose: [`measure`]),
 //! 2. validate and strip against the [`Schema`] (`OUTPUT_VALIDATION_FAILED` on any problem),
 //! 3. redact (paths compiled once into a trie; redaction happens while the derived document is
 //!    built, before any block exists, and cannot be skipped),
@@ -54,10 +55,11 @@
 //!   absent. Non-array and non-string details: `Expected an array of field names. You sent:
 //!   <v>. Valid options: …` and `Expected a field name (string). You sent: <v>. Valid
 //!   options: …`.
-//! * `token_budget` costs each row with only the root keys the schema lets through (when it
-//!   declares properties without `additionalProperties`), so the result is the same whether
-//!   the parser already skipped the other fields or the schema strips them; nested undeclared
-//!   fields still count, which only makes the budget conservative. See [`estimate_tokens`].
+//! * `token_budget`: the data block as written (stripped, redacted, selected, in the final
+//!   format) is never over the budget by [`measure`] (`o200k_base` tokens with feature
+//!   `tokenizer`, bytes without); rows are costed with only the root keys the schema lets
+//!   through to find the count quickly, and the block itself decides, so the result is the
+//!   same whether the parser already skipped the other fields or the schema strips them.
 //! * A root string is presented as a JSON string value like any primitive item (the
 //!   verbatim-text rule of WIRE.md §1.3 is for handler text results, outside presenters).
 //! * Presenter files also accept `item_rules` (static, for the single item or the first kept
@@ -104,6 +106,7 @@
 mod describe;
 mod estimate;
 mod file;
+mod fit;
 mod redact;
 mod run;
 mod schema;
@@ -114,8 +117,11 @@ mod view;
 use std::sync::Arc;
 
 pub use describe::{ActionDescription, plain_description, toon_description};
-pub use estimate::{AUTO_SAMPLE_ROWS, choose_auto, estimate_format_tokens, estimate_tokens};
+pub use estimate::{
+    AUTO_SAMPLE_BYTES, AUTO_SAMPLE_ROWS, choose_auto, estimate_format_tokens, estimate_tokens,
+};
 pub use file::FileError;
+pub use fit::measure;
 pub(crate) use run::with_general_path;
 pub use schema::{EnumValue, Schema, Type};
 pub use select::{select_input_property, validate_select};
@@ -425,7 +431,9 @@ impl PresenterBuilder {
         self
     }
 
-    /// Keep as many whole items as fit in `n` tokens of the data format (by the estimator).
+    /// Keep as many whole items as fit in `n` tokens: the data block as written is never over
+    /// `n` by [`measure`] (`o200k_base` tokens with feature `tokenizer`, bytes without), and
+    /// is short of it by less than the first dropped item's cost.
     pub fn token_budget(mut self, n: usize) -> Self {
         self.cfg.token_budget = Some(n);
         self

@@ -15,7 +15,7 @@ use super::template::Counts;
 use super::{EmbedPlan, Plan, PresentError, Presenter, SuggestSource, UiSource};
 use crate::doc::{Doc, DocBuilder, Node, Str, Value, ValueRef, key_eq};
 use crate::wire::{
-    Data, Suggestion, ToolError, ToolResponse, UiBlock, response, response_view, ui,
+    Data, Format, Suggestion, ToolError, ToolResponse, UiBlock, response, response_view, ui,
 };
 
 /// Output validation lists at most this many problems (WIRE.md §8).
@@ -800,21 +800,36 @@ impl Presenter {
             }
             _ => None,
         };
-        // Stage 1 for a collection: the kept length.
-        let kept_len = |a: crate::doc::Array<'d>| {
-            let total = a.len();
-            let mut max = self.limit().map_or(total, |l| l.min(total));
-            if let Some(budget) = self.token_budget() {
-                let keep = super::select::needed_root_keys(plan, None);
-                max = super::estimate::fit(a, max, budget, self.format(), keep.as_deref());
-            }
-            max
+        let select = select.as_deref();
+        let ValueRef::Array(a) = data.get() else {
+            return self.present_rows(data, select, 0, self.format());
         };
-        let mut max = None;
+        // Stage 1 for a collection: `limit`, the format (`Auto` chosen on the data as the
+        // block shows it), then `token_budget` in that format (`present::fit`).
+        let max = self.limit().map_or(a.len(), |l| l.min(a.len()));
+        let format = match self.format() {
+            Format::Auto => super::fit::auto_format(self, data, max, select),
+            f => f,
+        };
+        match self.token_budget() {
+            Some(budget) => super::fit::fit_budget(self, data, a, max, budget, format, select),
+            None => self.present_rows(data, select, max, format),
+        }
+    }
+
+    /// Stages 1–8 with `max` rows kept of a collection (ignored for other roots), in `format`,
+    /// `select` already checked.
+    pub(crate) fn present_rows<'d>(
+        &self,
+        data: Value<'d>,
+        select: Option<&[&str]>,
+        max: usize,
+        format: Format,
+    ) -> Result<ToolResponse<'d>, PresentError> {
+        let plan = &*self.plan;
+        let cfg = &plan.cfg;
         if let ValueRef::Array(a) = data.get() {
-            let m = kept_len(a);
-            max = Some(m);
-            if let Some(r) = present_view(plan, self.format(), a, m, select.as_deref()) {
+            if let Some(r) = present_view(plan, format, a, max, select) {
                 return r;
             }
         }
@@ -825,7 +840,6 @@ impl Presenter {
         let (shape, kept) = match data.get() {
             ValueRef::Array(a) => {
                 let total = a.len();
-                let max = max.unwrap_or_else(|| kept_len(a));
                 let m = w.b.begin_array();
                 for (i, el) in a.iter().take(max).enumerate() {
                     w.item = i;
@@ -865,11 +879,11 @@ impl Presenter {
         }
         derive(plan, full.root(), shape, &mut d);
         let out = match select {
-            Some(names) => super::select::project(doc, &full, &names),
+            Some(names) => super::select::project(doc, &full, names),
             None => full,
         };
         let mut r = response(Data::Doc(out))
-            .format(self.format())
+            .format(format)
             .ui_blocks(d.ui)
             .system_rules(d.rules)
             .system_hint(d.suggestions);
