@@ -38,6 +38,8 @@ pub(crate) struct Writer<'d> {
     item: usize,
     count: usize,
     messages: Vec<String>,
+    /// Depth of redacted values being validated: their messages never quote them.
+    redacted: u32,
 }
 
 /// Copies a subtree into `b` (spans into the same input stay borrowed).
@@ -120,12 +122,11 @@ impl FastRow {
         };
         for (k, ps) in props {
             let r = red.member(k.as_bytes());
-            let redacted = r.is_some_and(|r| r.here);
-            let complex = !redacted
-                && (ps.properties.is_some()
-                    || ps.items.is_some()
-                    || ps.enum_values.is_some()
-                    || r.is_some());
+            // A redacted property with checks below its type (enum, nested schema) is
+            // validated by the general writer like any other: redaction never skips a check.
+            let checked = ps.properties.is_some() || ps.items.is_some() || ps.enum_values.is_some();
+            let redacted = r.is_some_and(|r| r.here) && !checked;
+            let complex = !redacted && (checked || r.is_some());
             f.keys.push(k.as_bytes().into());
             f.masks.push(ps.mask());
             f.redacted.push(redacted);
@@ -173,6 +174,7 @@ impl<'d> Writer<'d> {
             item: 0,
             count: 0,
             messages: Vec::new(),
+            redacted: 0,
         }
     }
 
@@ -189,7 +191,8 @@ impl<'d> Writer<'d> {
                     if !path.is_empty() {
                         path.push('.');
                     }
-                    path.push_str(&String::from_utf8_lossy(k));
+                    // Keys come from the data too: cut like quoted values.
+                    path.push_str(&super::schema::cut_bytes(k));
                 }
                 Seg::Index(i) => {
                     path.push('[');
@@ -303,8 +306,11 @@ impl<'d> Writer<'d> {
     ) {
         if let Some(r) = red {
             if r.here {
-                // Validation sees the original value; only the censor is ever written.
+                // Validation sees the original value; only the censor is ever written, and
+                // messages never quote it.
+                self.redacted += 1;
                 self.write_value(v, schema, None, censor, false, embeds);
+                self.redacted -= 1;
                 if emit {
                     self.b.str_heap(censor.as_bytes());
                 }
@@ -316,7 +322,7 @@ impl<'d> Writer<'d> {
         let node = doc.nodes()[idx];
         if let Some(s) = schema {
             if s.mask() & kind(&node) == 0 || s.enum_values.is_some() {
-                if let Err(msg) = s.check_here(v) {
+                if let Err(msg) = s.check_here(v, self.redacted > 0) {
                     self.problem(None, msg);
                     if emit {
                         self.b.null();
@@ -476,7 +482,9 @@ impl<'d> Writer<'d> {
         match embeds.iter().find(|e| e.key.as_bytes() == k.as_bytes()) {
             Some(e) => {
                 if r.is_some_and(|r| r.here) {
+                    self.redacted += 1;
                     self.embedded(e, val, false);
+                    self.redacted -= 1;
                     if emit {
                         self.b.str_heap(censor.as_bytes());
                     }

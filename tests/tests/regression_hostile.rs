@@ -1,0 +1,307 @@
+//! Issue #17 (hostile input): presenter files and data written by an adversary. Each test
+//! names the defect it pins; the presenter-loading cost is in `load_linear.rs`.
+
+use toolwire::json::{ParseOptions, parse};
+use toolwire::present::{Presenter, Schema, UiEntry};
+use toolwire::wire::{Format, UiMeta};
+
+const SECRET: &str = "TOPSECRET@x";
+
+fn presenter(json: &str) -> Presenter {
+    Presenter::from_json(json.as_bytes()).unwrap_or_else(|e| panic!("{json}: {e}"))
+}
+
+fn file_error(json: &str) -> String {
+    match Presenter::from_json(json.as_bytes()) {
+        Ok(_) => panic!("{json}: loaded"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Every text the agent would read (blocks of the success or error response) and, for an
+/// error, its `Display` (the CLI's message), joined.
+fn everything(p: &Presenter, data: &str) -> (bool, String) {
+    let d = parse(data.as_bytes(), &ParseOptions::new()).unwrap();
+    match p.present(d.root(), None) {
+        Ok(r) => (true, r.texts().join("\n")),
+        Err(e) => {
+            let shown = e.to_string();
+            let texts = e.into_response("t/a").texts().join("\n");
+            (false, format!("{shown}\n{texts}"))
+        }
+    }
+}
+
+/// The four path shapes, each with a schema where the redacted value sits under a checked
+/// node, and data builders putting `v` (JSON text) at that place.
+fn shapes() -> Vec<(&'static str, &'static str, fn(&str) -> String)> {
+    vec![
+        ("s", r#"{"s": LEAF}"#, |v| format!(r#"{{"s": {v}}}"#)),
+        (
+            "c.email",
+            r#"{"c": {"type": "object", "properties": {"email": LEAF}}}"#,
+            |v| format!(r#"{{"c": {{"email": {v}}}}}"#),
+        ),
+        (
+            "tags[*].s",
+            r#"{"tags": {"type": "array", "items": {"type": "object", "properties": {"s": LEAF}}}}"#,
+            |v| format!(r#"{{"tags": [{{"s": "y"}}, {{"s": {v}}}]}}"#),
+        ),
+        (
+            "*.k",
+            r#"{"a": {"type": "object", "properties": {"k": LEAF}}}"#,
+            |v| format!(r#"{{"a": {{"k": {v}}}}}"#),
+        ),
+    ]
+}
+
+fn shape_presenter(path: &str, props: &str, leaf: &str, required: &str) -> Presenter {
+    let props = props.replace("LEAF", leaf);
+    presenter(&format!(
+        r#"{{"name": "P", "schema": {{"type": "object", "properties": {props}, "required": [{required}]}},
+            "redact": {{"paths": ["{path}"]}}}}"#
+    ))
+}
+
+/// WIRE.md §5 stage 3: a redacted value never reaches a block. A redacted value that failed
+/// `enum` was quoted in the `OUTPUT_VALIDATION_FAILED` message.
+#[test]
+fn redacted_value_never_appears_in_output_validation_messages() {
+    let leaves = [
+        // enum: the value itself was quoted.
+        r#"{"type": "string", "enum": ["y"]}"#,
+        // type: the value fails the type check (an object containing the secret).
+        r#"{"type": "string"}"#,
+        // required below the redacted value.
+        r#"{"type": ["string", "object"], "properties": {"must": {}}, "required": ["must"]}"#,
+    ];
+    let values = [
+        format!("\"{SECRET}\""),
+        format!("{{\"x\": \"{SECRET}\"}}"),
+        format!("[\"{SECRET}\"]"),
+    ];
+    for (path, props, put) in shapes() {
+        for leaf in leaves {
+            let p = shape_presenter(path, props, leaf, "");
+            for v in &values {
+                let item = put(v);
+                for data in [item.clone(), format!("[{item}, {item}]")] {
+                    let (ok, text) = everything(&p, &data);
+                    assert!(
+                        !text.contains("TOPSECRET"),
+                        "{path} {leaf} {data}: the secret leaked:\n{text}"
+                    );
+                    if leaf.contains("enum") && v.starts_with('"') {
+                        assert!(!ok, "{path} {data}: enum not checked:\n{text}");
+                        assert!(text.contains("got a redacted value"), "{text}");
+                    }
+                }
+            }
+        }
+        // required at the redacted node's parent: nothing to quote, the check still runs.
+        let p = shape_presenter(path, props, r#"{"type": "string"}"#, r#""zz""#);
+        let (ok, text) = everything(&p, &put(&format!("\"{SECRET}\"")));
+        assert!(!ok && !text.contains("TOPSECRET"), "{path}: {text}");
+    }
+}
+
+/// A top-level redacted field skipped `enum` (and everything below it) on the row fast path
+/// and the row view: the same data without `redact` failed validation.
+#[test]
+fn redacted_top_level_field_is_still_validated() {
+    let p = presenter(
+        r#"{"name": "P", "schema": {"type": "object", "properties": {"s": {"type": "string", "enum": ["paid"]}}},
+            "redact": {"paths": ["s"]}}"#,
+    );
+    for data in [
+        r#"{"s": "bogus"}"#,
+        r#"[{"s": "bogus"}]"#,
+        r#"[{"s": "paid"}, {"s": "bogus"}]"#,
+    ] {
+        let (ok, text) = everything(&p, data);
+        assert!(!ok, "{data}: {text}");
+        assert!(text.contains("item 0 's': expected one of 'paid', got a redacted value") || text.contains("item 1 's'"), "{text}");
+        assert!(!text.contains("bogus"), "{text}");
+    }
+    let (ok, text) = everything(&p, r#"[{"s": "paid"}, {"s": "paid"}]"#);
+    assert!(ok && text.contains("[REDACTED]") && !text.contains("paid\""), "{text}");
+    // Nested checks below a wholesale-redacted property also run.
+    let p = presenter(
+        r#"{"name": "P", "schema": {"type": "object", "properties": {"c": {"type": "object",
+            "properties": {"n": {"type": "integer"}}, "required": ["n"]}}}, "redact": {"paths": ["c"]}}"#,
+    );
+    for data in [r#"{"c": {}}"#, r#"[{"c": {"n": "x"}}]"#] {
+        let (ok, text) = everything(&p, data);
+        assert!(!ok, "{data}: {text}");
+    }
+    // The builder API, with a collection format that takes the row view.
+    let p = Presenter::builder("P")
+        .schema(Schema::object().property("s", Schema::string().enum_values(["paid"])))
+        .redact(["s"], None)
+        .format(Format::Toon(toolwire::toon::Delimiter::Comma))
+        .build()
+        .unwrap();
+    let (ok, text) = everything(&p, r#"[{"s": "paid"}, {"s": "bogus"}]"#);
+    assert!(!ok, "{text}");
+}
+
+/// Values quoted in output validation messages were copied whole: a 100 KB value gave a
+/// 100 KB message. They are cut as WIRE.md §8 cuts `You sent:` values.
+#[test]
+fn long_values_are_capped_in_output_validation_messages() {
+    let p = presenter(
+        r#"{"name": "P", "schema": {"type": "object", "properties": {"s": {"enum": ["y"]}}}}"#,
+    );
+    let long = "é".repeat(100_000);
+    let (ok, text) = everything(&p, &format!(r#"{{"s": "{long}"}}"#));
+    assert!(!ok);
+    assert!(
+        text.contains(&format!("got '{}...'", "é".repeat(47))),
+        "{}",
+        &text[..300.min(text.len())]
+    );
+    assert!(text.len() < 2000, "{} bytes", text.len());
+    let digits = "9".repeat(100_000);
+    let (ok, text) = everything(&p, &format!(r#"{{"s": {digits}}}"#));
+    assert!(!ok);
+    assert!(
+        text.contains(&format!("got {}...", "9".repeat(47))),
+        "{}",
+        &text[..300.min(text.len())]
+    );
+    assert!(text.len() < 2000, "{} bytes", text.len());
+    // At most 50 scalars: quoted whole.
+    let fifty = "x".repeat(50);
+    let (_, text) = everything(&p, &format!(r#"{{"s": "{fifty}"}}"#));
+    assert!(text.contains(&format!("got '{fifty}'")), "{text}");
+}
+
+/// `required` naming an undeclared property loaded, then every call failed.
+#[test]
+fn required_naming_an_undeclared_property_is_a_file_error() {
+    assert_eq!(
+        file_error(
+            r#"{"name": "P", "schema": {"type": "object", "properties": {"a": {}}, "required": ["a", "b"]}}"#
+        ),
+        "schema.required: 'b' is not a declared property"
+    );
+    assert_eq!(
+        file_error(
+            r#"{"name": "P", "schema": {"properties": {"x": {"properties": {}, "required": ["q"]}}}}"#
+        ),
+        "schema.properties.x.required: 'q' is not a declared property"
+    );
+    assert_eq!(
+        file_error(
+            r#"{"name": "P", "embed": {"c": {"name": "C", "schema": {"properties": {}, "required": ["q"]}}}}"#
+        ),
+        "embed.c.schema.required: 'q' is not a declared property"
+    );
+    // Allowed: no `properties`, or extras allowed, or the property declared.
+    presenter(r#"{"name": "P", "schema": {"type": "object", "required": ["b"]}}"#);
+    presenter(
+        r#"{"name": "P", "schema": {"properties": {"a": {}}, "additionalProperties": true, "required": ["b"]}}"#,
+    );
+    presenter(r#"{"name": "P", "schema": {"properties": {"a": {}}, "required": ["a"]}}"#);
+    // The builder gives the same error.
+    let e = Presenter::builder("P")
+        .schema(Schema::object().property("a", Schema::any()).required(["b"]))
+        .build()
+        .unwrap_err();
+    assert_eq!(e.to_string(), "schema.required: 'b' is not a declared property");
+}
+
+/// A redaction path that cannot exist under the schema was accepted (and redacted nothing).
+#[test]
+fn redaction_path_that_cannot_exist_is_a_file_error() {
+    let schema = r#"{"type": "object", "properties": {"c": {"type": "object", "properties": {"email": {}}},
+        "tags": {"type": "array", "items": {"properties": {"s": {}}}}, "free": {"type": "object"}, "n": {"type": "integer"}}}"#;
+    let file = |paths: &str| format!(r#"{{"name": "P", "schema": {schema}, "redact": {{"paths": {paths}}}}}"#);
+    for ok in [
+        r#"["c.email"]"#,
+        r#"["c", "tags", "tags[*]", "tags[*].s"]"#,
+        r#"["free.anything.below"]"#,
+        r#"["*", "*.email", "c.*"]"#,
+    ] {
+        presenter(&file(ok));
+    }
+    for (bad, msg) in [
+        (r#"["c.mail"]"#, "redact.paths[0]: path 'c.mail' cannot exist under the schema"),
+        (r#"["c.email", "x"]"#, "redact.paths[1]: path 'x' cannot exist under the schema"),
+        (r#"["tags[*].t"]"#, "redact.paths[0]: path 'tags[*].t' cannot exist under the schema"),
+        (r#"["c[*]"]"#, "redact.paths[0]: path 'c[*]' cannot exist under the schema"),
+        (r#"["n.x"]"#, "redact.paths[0]: path 'n.x' cannot exist under the schema"),
+        (r#"["*.nothing"]"#, "redact.paths[0]: path '*.nothing' cannot exist under the schema"),
+    ] {
+        assert_eq!(file_error(&file(bad)), msg, "{bad}");
+    }
+    // No schema: anything goes.
+    presenter(r#"{"name": "P", "redact": {"paths": ["a.b[*].c"]}}"#);
+    // The builder.
+    let e = Presenter::builder("P")
+        .schema(Schema::object().property("a", Schema::string()))
+        .redact(["b"], None)
+        .build()
+        .unwrap_err();
+    assert_eq!(e.to_string(), "redact.paths[0]: path 'b' cannot exist under the schema");
+}
+
+/// An embed key that cannot exist under the schema was accepted (and never applied).
+#[test]
+fn embed_key_that_cannot_exist_is_a_file_error() {
+    assert_eq!(
+        file_error(
+            r#"{"name": "P", "schema": {"type": "object", "properties": {"a": {}}}, "embed": {"b": {"name": "B"}}}"#
+        ),
+        "embed.b: key 'b' cannot exist under the schema"
+    );
+    assert_eq!(
+        file_error(r#"{"name": "P", "schema": {"type": "string"}, "embed": {"b": {"name": "B"}}}"#),
+        "embed.b: key 'b' cannot exist under the schema"
+    );
+    presenter(
+        r#"{"name": "P", "schema": {"type": "object", "properties": {"a": {}}}, "embed": {"a": {"name": "A"}}}"#,
+    );
+    presenter(r#"{"name": "P", "schema": {"type": "object"}, "embed": {"b": {"name": "B"}}}"#);
+    presenter(r#"{"name": "P", "embed": {"b": {"name": "B"}}}"#);
+}
+
+/// `table.columns: []` rendered `|\n|\n|`.
+#[test]
+fn table_without_columns_is_a_file_error() {
+    assert_eq!(
+        file_error(r#"{"name": "P", "ui": {"collection": [{"table": {"columns": []}}]}}"#),
+        "ui.collection[0].table.columns: a table needs at least one column"
+    );
+    assert_eq!(
+        file_error(r#"{"name": "P", "ui": {"item": [{"summary": "x"}, {"table": {"columns": []}}]}}"#),
+        "ui.item[1].table.columns: a table needs at least one column"
+    );
+    let e = Presenter::builder("P")
+        .item_ui_entry(UiEntry::Table {
+            columns: vec![],
+            meta: UiMeta::default(),
+        })
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "ui.item[0].table.columns: a table needs at least one column"
+    );
+}
+
+/// Nested embeds compiled an object and an array plan for every embed, recursively: memory
+/// doubled with each level (22 levels took 2 GB). 200 levels now load at once.
+#[test]
+fn nested_embeds_do_not_double_with_each_level() {
+    let n = 26;
+    let file = format!(
+        "{}{}{}",
+        r#"{"name":"L","embed":{"c":"#.repeat(n),
+        r#"{"name":"L"}"#,
+        "}}".repeat(n)
+    );
+    let p = presenter(&file);
+    let d = parse(b"[]", &ParseOptions::new()).unwrap();
+    assert!(p.present(d.root(), None).is_ok());
+}
