@@ -132,8 +132,15 @@ impl FastRow {
             f.redacted.push(redacted);
             f.complex.push(complex);
         }
+        // By name through a map: a scan per name was quadratic in wide schemas.
+        let at: std::collections::HashMap<&str, usize> = props
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, (k, _))| (k.as_str(), i))
+            .collect();
         for name in &s.required {
-            f.required.push(props.iter().position(|(k, _)| k == name)?);
+            f.required.push(*at.get(name.as_str())?);
         }
         f.flat = !f.complex.iter().any(|&c| c);
         Some(f)
@@ -522,10 +529,12 @@ impl<'d> Writer<'d> {
 }
 
 fn note_censors(b: &mut DocBuilder<'_>, plan: &Plan) {
-    b.note_string(plan.cfg.censor.as_bytes());
-    for e in &plan.embeds {
-        note_censors(b, &e.object);
-        note_censors(b, &e.array);
+    // Computed once per plan (a walk here visited shared child plans once per path).
+    if plan.censor_tag {
+        b.mark_reserved_tag();
+    }
+    if plan.censor_surrogate {
+        b.mark_lone_surrogate();
     }
 }
 
@@ -562,15 +571,7 @@ fn suggest(src: &SuggestSource, v: Value<'_>, out: &mut Vec<Suggestion>) {
 }
 
 fn has_derived(plan: &Plan) -> bool {
-    let c = &plan.cfg;
-    !(c.rules.is_empty()
-        && c.item_rules.is_empty()
-        && c.collection_rules.is_empty()
-        && c.item_ui.is_empty()
-        && c.collection_ui.is_empty()
-        && c.item_suggest.is_empty()
-        && c.collection_suggest.is_empty())
-        || plan.embeds.iter().any(|e| has_derived(&e.object))
+    plan.derived
 }
 
 /// Stages 4–7 over the derived data `root`.

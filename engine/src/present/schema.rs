@@ -123,7 +123,9 @@ fn cut(s: &str) -> String {
 
 /// Text from the data (a key) as quoted in messages: lossy UTF-8, cut as [`cut`] cuts.
 pub(crate) fn cut_bytes(b: &[u8]) -> String {
-    cut(&String::from_utf8_lossy(&b[..b.len().min(MAX_QUOTED_BYTES)]))
+    cut(&String::from_utf8_lossy(
+        &b[..b.len().min(MAX_QUOTED_BYTES)],
+    ))
 }
 
 /// A value allowed by `enum`.
@@ -328,26 +330,6 @@ impl Schema {
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, s)| s)
-    }
-
-    /// True when a value at the dot path `path` (relative to a value of this schema) can
-    /// exist: every segment is a declared property, or the path leaves through an object
-    /// without `properties`, a schema that allows extras, or a schema without a type.
-    pub(crate) fn path_can_exist(&self, path: &[&str]) -> bool {
-        let Some((first, rest)) = path.split_first() else {
-            return true;
-        };
-        let objectish = self.types.is_empty() || self.types.contains(&Type::Object);
-        if !objectish {
-            return false;
-        }
-        match &self.properties {
-            None => true,
-            Some(props) => match props.iter().find(|(k, _)| k == first) {
-                Some((_, s)) => s.path_can_exist(rest),
-                None => self.additional,
-            },
-        }
     }
 
     /// Checks `v` against this node's own keywords (type, enum), not its children. A

@@ -210,8 +210,10 @@ pub(crate) fn project<'d>(input: &'d Doc<'d>, full: &Doc<'d>, names: &[&str]) ->
 pub(crate) fn needed_root_keys(plan: &Plan, select: Option<&[&str]>) -> Option<Vec<String>> {
     let cfg = &plan.cfg;
     let mut keys: Vec<String> = Vec::new();
-    let add = |keys: &mut Vec<String>, k: &str| {
-        if !keys.iter().any(|x| x == k) {
+    // A set beside the list: a scan per key was quadratic in wide schemas.
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut add = |keys: &mut Vec<String>, k: &str| {
+        if seen.insert(k.to_owned()) {
             keys.push(k.to_owned());
         }
     };
