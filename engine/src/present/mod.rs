@@ -202,9 +202,9 @@ pub(crate) struct EmbedPlan {
 }
 
 /// Compile work allowed per presenter beyond its paths' size (nodes and key comparisons).
-const BUDGET_BASE: usize = 1 << 16;
+const BUDGET_BASE: usize = 4096;
 /// Compile work allowed per byte of redaction path (the presenter's and its embeds').
-const BUDGET_PER_BYTE: usize = 16;
+const BUDGET_PER_BYTE: usize = 2;
 
 impl Plan {
     fn new(
