@@ -338,7 +338,7 @@ fn table_without_columns_is_a_file_error() {
 /// doubled with each level (22 levels took 2 GB). 200 levels now load at once.
 #[test]
 fn nested_embeds_do_not_double_with_each_level() {
-    let n = 26;
+    let n = 60;
     let file = format!(
         "{}{}{}",
         r#"{"name":"L","embed":{"c":"#.repeat(n),
@@ -348,4 +348,33 @@ fn nested_embeds_do_not_double_with_each_level() {
     let p = presenter(&file);
     let d = parse(b"[]", &ParseOptions::new()).unwrap();
     assert!(p.present(d.root(), None).is_ok());
+}
+
+/// Input cut inside a UTF-8 sequence of a string reported `invalid UTF-8` at the sequence's
+/// first byte; the input is valid up to its end, which is the problem (as for any string cut
+/// short).
+#[test]
+fn input_cut_inside_a_utf8_sequence_is_an_end_of_input_error() {
+    use toolwire::Category;
+    for (json, col) in [
+        (&b"\"\xc3"[..], 3),
+        (b"[\"ab\xe2\x82", 7),
+        (b"{\"k\": \"\\n\xf0\x9f\x98", 13),
+        (b"{\"\xe2", 4),
+    ] {
+        let e = parse(json, &ParseOptions::new()).unwrap_err();
+        assert_eq!(e.classify(), Category::Eof, "{json:?}: {e}");
+        assert_eq!(
+            (e.line(), e.column(), e.message()),
+            (
+                1,
+                col,
+                "unexpected end of input, expected '\"' to close the string"
+            ),
+            "{json:?}"
+        );
+    }
+    // An invalid sequence before the end is still a UTF-8 error at its start.
+    let e = parse(b"\"\xc3x", &ParseOptions::new()).unwrap_err();
+    assert_eq!((e.classify(), e.column()), (Category::Utf8, 2));
 }
