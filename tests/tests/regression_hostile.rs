@@ -378,3 +378,43 @@ fn input_cut_inside_a_utf8_sequence_is_an_end_of_input_error() {
     let e = parse(b"\"\xc3x", &ParseOptions::new()).unwrap_err();
     assert_eq!((e.classify(), e.column()), (Category::Utf8, 2));
 }
+
+/// `toon encode` of JSON text holding a lone surrogate failed without a position (the
+/// encoder sees the decoded string); the error names the line and column of the string.
+#[test]
+fn lone_surrogate_in_toon_encode_names_its_position() {
+    use toolwire::toon::{EncodeOptions, encode_json, encode_json_windows};
+    let msg_s = "toon: a string holds a lone surrogate, which TOON (UTF-8 text) cannot represent";
+    let msg_k = "toon: a key holds a lone surrogate, which TOON (UTF-8 text) cannot represent";
+    for (json, pos, msg) in [
+        (
+            &br#"{"a": "x\ud83d\ude00", "b": "\ud800"}"#[..],
+            (1, 29),
+            msg_s,
+        ),
+        (
+            b"[\n  {\"ok\": \"\\\\ud800\"},\n  {\"\\udc00k\": 1}\n]",
+            (3, 4),
+            msg_k,
+        ),
+        (b"[\"a\", \"\\ud800\\u0041\"]", (1, 7), msg_s),
+        (b"[\"\\udbff\"]", (1, 2), msg_s),
+    ] {
+        for window in [None, Some(4)] {
+            let mut out = Vec::new();
+            let e = match window {
+                None => encode_json(json, &EncodeOptions::new(), &mut out),
+                Some(w) => encode_json_windows(json, &EncodeOptions::new(), w, &mut out),
+            }
+            .unwrap_err();
+            assert_eq!(e.message(), msg, "{}", String::from_utf8_lossy(json));
+            assert_eq!(
+                (e.line(), e.column()),
+                pos,
+                "{} (window {window:?}): {e}",
+                String::from_utf8_lossy(json)
+            );
+            assert!(out.is_empty());
+        }
+    }
+}
