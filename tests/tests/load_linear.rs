@@ -82,6 +82,9 @@ enum Shape {
     RedactIntoEmbeds,
     /// `*.x`, `*.*.x`, … (each `*` is copied into every named sibling).
     StarCopies,
+    /// Nested embeds `n` deep where every level's redaction reaches a few levels down, as
+    /// objects and as arrays.
+    RedactEveryLevel,
 }
 
 fn deep(n: usize, leaf: &str, wrap: impl Fn(usize) -> String) -> String {
@@ -178,6 +181,12 @@ fn file(shape: Shape, n: usize) -> String {
                 r#"{{"name": "P", "redact": {{"paths": ["{obj}", "{arr}", "*.{obj}"]}}, "embed": {{"c": {inner}}}}}"#
             )
         }
+        Shape::RedactEveryLevel => {
+            let n = n.min(62);
+            let level = r#"{"name": "L", "redact": {"paths": ["c.c.c", "c[*].c[*].c", "*.*.x", "c[*].c.c[*]"]}, "embed": {"c": "#;
+            let s = deep(n, r#"{"name": "L"}"#, |_| level.into());
+            s[..s.len() - n].to_owned()
+        }
         Shape::StarCopies => {
             let n = n.min(400);
             let paths = (0..n)
@@ -197,6 +206,7 @@ fn check(shape: Shape, n: usize) -> Result<(), TestCaseError> {
     let may_fail = match shape {
         Shape::StarCopies => n > 10,
         Shape::RedactIntoEmbeds => n > 16,
+        Shape::RedactEveryLevel => false,
         _ => false,
     };
     prop_assert!(ok || may_fail, "{shape:?} {n}: did not load");
@@ -213,7 +223,7 @@ fn check(shape: Shape, n: usize) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-const SHAPES: [Shape; 7] = [
+const SHAPES: [Shape; 8] = [
     Shape::DeepEmbeds,
     Shape::WideEmbeds,
     Shape::Properties,
@@ -221,6 +231,7 @@ const SHAPES: [Shape; 7] = [
     Shape::RedactPaths,
     Shape::RedactIntoEmbeds,
     Shape::StarCopies,
+    Shape::RedactEveryLevel,
 ];
 
 proptest! {

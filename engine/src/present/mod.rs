@@ -35,14 +35,17 @@
 //! * Output validation messages: `item <i> '<path>': expected <types>, got <type>` with
 //!   `<types>` the schema's types joined by ` | ` (`any value` without a type), `<type>` one of
 //!   `null boolean number string array object`, or `missing` for an absent required field;
-//!   `expected one of 'a', 'b', got 'x'` for `enum`; paths as `a.b[2].c`; a problem at the
-//!   item itself is written `item <i>: …`. The count covers every problem, the list the first
-//!   ten.
+//!   `expected one of 'a', 'b', got 'x'` for `enum` (`got a redacted value` under a
+//!   redacted path: a redacted value is never quoted; any other quoted value, and data keys
+//!   in the path, are cut to 47 scalars + `...` past 50, as WIRE.md §8 cuts `You sent:`);
+//!   paths as `a.b[2].c`; a problem at the item itself is written `item <i>: …`. The count
+//!   covers every problem, the list the first ten.
 //! * `additionalProperties: true` keeps undeclared fields after the declared ones, in input
 //!   order. An embedded key is kept even when the parent schema does not declare it (after
 //!   the declared ones).
 //! * Redaction: `*` matches every member of an object, `[*]` every element of an array; the
-//!   value is validated before it is censored; a parent's paths that reach into embedded data
+//!   value is validated before it is censored, on every path (no check is skipped because
+//!   the value is redacted); a parent's paths that reach into embedded data
 //!   apply together with the child's. Censors are never scanned per value (their tag flags
 //!   are noted once per call).
 //! * Embedded children govern nested data with their schema and redaction, not their `limit`
@@ -186,8 +189,8 @@ pub(crate) struct Plan {
     /// a lone surrogate escape (noted once per call, never scanned per value).
     pub(crate) censor_tag: bool,
     pub(crate) censor_surrogate: bool,
-    /// Bytes of the redaction paths of this presenter and every embedded one (saturating):
-    /// the scale of the compile budget.
+    /// The scale of the compile budget: bytes of the redaction paths of this presenter and
+    /// every embedded one, plus [`BUDGET_PER_EMBED`] per embed (saturating).
     redact_bytes: usize,
 }
 
@@ -205,12 +208,30 @@ pub(crate) struct EmbedPlan {
 const BUDGET_BASE: usize = 4096;
 /// Compile work allowed per byte of redaction path (the presenter's and its embeds').
 const BUDGET_PER_BYTE: usize = 2;
+/// Compile work allowed per embed, in path bytes: a parent's `*.c.x` applies to every child,
+/// so the work grows with the number of children as well as with the paths.
+const BUDGET_PER_EMBED: usize = 20;
+
+/// The context plans compiled so far in one build, by child configuration and the
+/// fingerprint of the parent's redaction reaching into it: contexts that see the same paths
+/// share one plan (nested embeds whose redaction reaches a few levels down would otherwise
+/// compile 2^depth contexts).
+type Contexts = std::collections::HashMap<(usize, String), Arc<Plan>>;
 
 impl Plan {
+    /// The plan of `cfg` whose own redaction is merged with `extra`, the parent's trie node
+    /// reaching into it. For a context (`extra` given), `base` is the plan of the same
+    /// configuration compiled without `outside`, the part of `extra` that the nearest
+    /// ancestor being compiled contributes: an embed that `outside` does not reach takes
+    /// the base's plan (compiling it again would recompile the whole chain below for every
+    /// ancestor that redacts).
     fn new(
         cfg: Arc<Config>,
         extra: Option<&redact::RNode>,
+        outside: Option<&redact::RNode>,
+        base: Option<&Plan>,
         budget: &mut redact::Budget,
+        contexts: &mut Contexts,
     ) -> Result<Plan, String> {
         let mut redact = redact::RNode::compile(&cfg.redact_paths, budget)?;
         if let Some(extra) = extra {
@@ -218,12 +239,30 @@ impl Plan {
             redact.normalize(budget)?;
         }
         let mut embeds = Vec::with_capacity(cfg.embeds.len());
-        for (key, child) in &cfg.embeds {
-            let outer = redact.member(key.as_bytes());
+        for (i, (key, child)) in cfg.embeds.iter().enumerate() {
+            let total = redact.member(key.as_bytes());
+            // Without a base (the presenter being built), everything reaching the child is
+            // new to the child's own plan.
+            let (out, base_object, base_array) = match base {
+                Some(b) => (
+                    outside.and_then(|o| o.member(key.as_bytes())),
+                    &b.embeds[i].object,
+                    &b.embeds[i].array,
+                ),
+                None => (total, &child.plan, &child.plan),
+            };
+            let cfg = &child.plan.cfg;
             embeds.push(EmbedPlan {
                 key: key.clone(),
-                object: Plan::context(child, outer, budget)?,
-                array: Plan::context(child, outer.and_then(|n| n.element()), budget)?,
+                object: Plan::context(cfg, total, out, base_object, budget, contexts)?,
+                array: Plan::context(
+                    cfg,
+                    total.and_then(redact::RNode::element),
+                    out.and_then(redact::RNode::element),
+                    base_array,
+                    budget,
+                    contexts,
+                )?,
             });
         }
         let fast = run::FastRow::compile(cfg.schema.as_ref(), &redact, &embeds).map(Arc::new);
@@ -240,7 +279,8 @@ impl Plan {
             derived: own_derived || embeds.iter().any(|e| e.object.derived),
             censor_tag: crate::tag::contains_reserved_tag(censor),
             censor_surrogate: crate::json::escape::has_lone_surrogate(censor),
-            redact_bytes: cfg.redact_paths.iter().map(String::len).sum(),
+            redact_bytes: cfg.redact_paths.iter().map(String::len).sum::<usize>()
+                + cfg.embeds.len().saturating_mul(BUDGET_PER_EMBED),
             cfg: cfg.clone(),
             redact,
             embeds,
@@ -250,26 +290,41 @@ impl Plan {
             for p in [&e.object, &e.array] {
                 plan.censor_tag |= p.censor_tag;
                 plan.censor_surrogate |= p.censor_surrogate;
-                plan.redact_bytes = plan.redact_bytes.saturating_add(p.redact_bytes);
             }
+            // Once per child (both contexts hold the same configuration): counting both
+            // would double the budget at every level of nesting.
+            plan.redact_bytes = plan.redact_bytes.saturating_add(e.object.redact_bytes);
         }
         Ok(plan)
     }
 
-    /// The plan of `child` where the parent's redaction node `extra` reaches into it.
+    /// The plan of child configuration `cfg` where the parent's redaction node `total`
+    /// reaches into it, `outside` of it new relative to `base` (see [`Plan::new`]).
     fn context(
-        child: &Presenter,
-        extra: Option<&redact::RNode>,
+        cfg: &Arc<Config>,
+        total: Option<&redact::RNode>,
+        outside: Option<&redact::RNode>,
+        base: &Arc<Plan>,
         budget: &mut redact::Budget,
+        contexts: &mut Contexts,
     ) -> Result<Arc<Plan>, String> {
-        match extra.filter(|e| !e.is_empty()) {
-            None => Ok(child.plan.clone()),
-            Some(e) => Ok(Arc::new(Plan::new(
-                child.plan.cfg.clone(),
-                Some(e),
-                budget,
-            )?)),
+        let (Some(total), Some(outside)) = (total, outside.filter(|o| !o.is_empty())) else {
+            return Ok(base.clone());
+        };
+        let key = (Arc::as_ptr(cfg) as usize, total.fingerprint(budget)?);
+        if let Some(p) = contexts.get(&key) {
+            return Ok(p.clone());
         }
+        let plan = Arc::new(Plan::new(
+            cfg.clone(),
+            Some(total),
+            Some(outside),
+            Some(base),
+            budget,
+            contexts,
+        )?);
+        contexts.insert(key, plan.clone());
+        Ok(plan)
     }
 }
 
@@ -697,14 +752,12 @@ impl PresenterBuilder {
         }
         // An embed declares its key (kept even when the schema does not list it, see the
         // module docs): only a schema whose items cannot be objects rules it out.
-        if let Some(s) = schema.filter(|s| !check::objectish(s)) {
-            for (k, _) in &self.cfg.embeds {
-                {
-                    return Err(FileError::new(
-                        &format!("embed.{k}"),
-                        format!("key '{k}' cannot exist under the schema"),
-                    ));
-                }
+        if schema.is_some_and(|s| !check::objectish(s)) {
+            if let Some((k, _)) = self.cfg.embeds.first() {
+                return Err(FileError::new(
+                    &format!("embed.{k}"),
+                    format!("key '{k}' cannot exist under the schema"),
+                ));
             }
         }
         drop(lookup);
@@ -714,8 +767,15 @@ impl PresenterBuilder {
         );
         let mut budget =
             redact::Budget::new(BUDGET_BASE.saturating_add(bytes.saturating_mul(BUDGET_PER_BYTE)));
-        let plan = Plan::new(Arc::new(self.cfg), None, &mut budget)
-            .map_err(|m| FileError::new("redact", m))?;
+        let plan = Plan::new(
+            Arc::new(self.cfg),
+            None,
+            None,
+            None,
+            &mut budget,
+            &mut Contexts::new(),
+        )
+        .map_err(|m| FileError::new("redact", m))?;
         Ok(Presenter {
             plan: Arc::new(plan),
         })

@@ -174,6 +174,33 @@ impl RNode {
         Ok(root)
     }
 
+    /// A canonical text of this trie (equal tries, equal texts), paid for from `budget`.
+    pub(crate) fn fingerprint(&self, budget: &mut Budget) -> Result<String, String> {
+        fn walk(n: &RNode, out: &mut String, budget: &mut Budget) -> Result<(), String> {
+            budget.take(1)?;
+            out.push(if n.here { 'H' } else { '(' });
+            for (k, c) in &n.keys {
+                out.push_str(itoa::Buffer::new().format(k.len()));
+                out.push(':');
+                out.push_str(k);
+                walk(c, out, budget)?;
+            }
+            if let Some(c) = &n.star {
+                out.push('*');
+                walk(c, out, budget)?;
+            }
+            if let Some(c) = &n.elems {
+                out.push('[');
+                walk(c, out, budget)?;
+            }
+            out.push(')');
+            Ok(())
+        }
+        let mut out = String::new();
+        walk(self, &mut out, budget)?;
+        Ok(out)
+    }
+
     /// The number of nodes of this trie.
     fn size(&self) -> usize {
         1 + self.keys.iter().map(|(_, n)| n.size()).sum::<usize>()

@@ -452,9 +452,25 @@ impl<'d> Writer<'d> {
         required: &[String],
         props: Option<(&[(String, Schema)], usize)>,
     ) {
+        // Many required names in a wide schema: by name through a map (a scan per name was
+        // quadratic per object; building the map is linear, as the member pass already is).
+        let at: Option<std::collections::HashMap<&str, usize>> = match props {
+            Some((props, _)) if required.len() > 4 && props.len() > 16 => Some(
+                props
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .map(|(i, (k, _))| (k.as_str(), i))
+                    .collect(),
+            ),
+            _ => None,
+        };
         for name in required {
             let (present, expected) = match props {
-                Some((props, base)) => match props.iter().position(|(k, _)| k == name) {
+                Some((props, base)) => match at.as_ref().map_or_else(
+                    || props.iter().position(|(k, _)| k == name),
+                    |m| m.get(name.as_str()).copied(),
+                ) {
                     Some(i) => (
                         self.scratch[base + i].is_some(),
                         props[i].1.expected_types(),
