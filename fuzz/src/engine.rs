@@ -496,8 +496,22 @@ pub fn present(data: &[u8]) {
 pub fn generated_file(program: &[u8]) -> String {
     const KEYS: [&str; 4] = ["c", "d", "x", "items"];
     const PATHS: [&str; 16] = [
-        "c", "c.c", "c[*]", "c[*].c", "*", "*.c", "*.*", "x.y", "d.x", "items[*].x", "c.c.c",
-        "c[*].c[*].c", "*.*.*.x", "[*].x", "c.x", "*.c.c",
+        "c",
+        "c.c",
+        "c[*]",
+        "c[*].c",
+        "*",
+        "*.c",
+        "*.*",
+        "x.y",
+        "d.x",
+        "items[*].x",
+        "c.c.c",
+        "c[*].c[*].c",
+        "*.*.*.x",
+        "[*].x",
+        "c.x",
+        "*.c.c",
     ];
     const TYPES: [&str; 4] = ["string", "object", "array", "integer"];
     #[derive(Default)]
@@ -513,7 +527,10 @@ pub fn generated_file(program: &[u8]) -> String {
         select: bool,
     }
     fn quoted(v: &[String]) -> String {
-        v.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(",")
+        v.iter()
+            .map(|s| format!("\"{s}\""))
+            .collect::<Vec<_>>()
+            .join(",")
     }
     fn close(l: Level) -> String {
         let mut f = vec![r#""name":"G""#.to_owned()];
@@ -568,12 +585,18 @@ pub fn generated_file(program: &[u8]) -> String {
             3 => {
                 let name = KEYS[arg % 4];
                 let t = TYPES[(arg / 4) % 4];
-                top.props.push(format!(r#""{name}":{{"type":"{t}","enum":["a",1]}}"#));
+                top.props
+                    .push(format!(r#""{name}":{{"type":"{t}","enum":["a",1]}}"#));
             }
             4 => top.rules.push(format!("rule {arg}")),
             5 => top.ui.push(format!(
                 r#"{{"table":{{"columns":[{}]}}}}"#,
-                quoted(&KEYS[..arg % 5].iter().map(|k| (*k).to_owned()).collect::<Vec<_>>())
+                quoted(
+                    &KEYS[..arg % 5]
+                        .iter()
+                        .map(|k| (*k).to_owned())
+                        .collect::<Vec<_>>()
+                )
             )),
             6 => top.required.push(KEYS[arg % 4].into()),
             _ => {

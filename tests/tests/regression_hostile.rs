@@ -34,7 +34,11 @@ fn everything(p: &Presenter, data: &str) -> (bool, String) {
 
 /// The four path shapes, each with a schema where the redacted value sits under a checked
 /// node, and data builders putting `v` (JSON text) at that place.
-fn shapes() -> Vec<(&'static str, &'static str, fn(&str) -> String)> {
+/// A redaction path, the schema properties with `LEAF` where the redacted value's schema
+/// goes, and a builder of data with a value (JSON text) at that place.
+type PathShape = (&'static str, &'static str, fn(&str) -> String);
+
+fn shapes() -> Vec<PathShape> {
     vec![
         ("s", r#"{"s": LEAF}"#, |v| format!(r#"{{"s": {v}}}"#)),
         (
