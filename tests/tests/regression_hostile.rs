@@ -422,3 +422,41 @@ fn lone_surrogate_in_toon_encode_names_its_position() {
         }
     }
 }
+
+/// The redaction trie's members are looked up through a sorted index past 8 keys (a scan per
+/// key was quadratic): every path of a wide set still redacts, named and under `*`, in the
+/// presenter's own trie and merged into an embedded child's.
+#[test]
+fn wide_redaction_sets_still_redact_every_path() {
+    let keys: Vec<String> = (0..40).map(|i| format!("k{}", (i * 7919) % 1000)).collect();
+    let paths: Vec<String> = keys
+        .iter()
+        .map(|k| format!("\"{k}\""))
+        .chain(keys.iter().map(|k| format!("\"c.{k}\"")))
+        .chain(["\"*.star\"".to_owned()])
+        .collect();
+    let file = format!(
+        r#"{{"name": "P", "redact": {{"paths": [{}]}}, "embed": {{"c": {{"name": "C", "redact": {{"paths": ["z1", "z2", "z3", "z4", "z5", "z6", "z7", "z8", "z9"]}}}}}}}}"#,
+        paths.join(",")
+    );
+    let p = presenter(&file);
+    let mut item: Vec<String> = keys
+        .iter()
+        .map(|k| format!("\"{k}\": {{\"star\": \"SECRET\", \"v\": \"SECRET\"}}"))
+        .collect();
+    let inner: Vec<String> = keys
+        .iter()
+        .map(|k| format!("\"{k}\": \"SECRET\""))
+        .chain((1..10).map(|i| format!("\"z{i}\": \"SECRET\"")))
+        .chain(["\"keep\": \"visible\"".to_owned()])
+        .collect();
+    item.push(format!("\"c\": {{{}}}", inner.join(",")));
+    item.push("\"other\": {\"star\": \"SECRET\", \"keep\": \"visible\"}".into());
+    let data = format!("{{{}}}", item.join(","));
+    for d in [data.clone(), format!("[{data}, {data}]")] {
+        let (ok, text) = everything(&p, &d);
+        assert!(ok, "{text}");
+        assert!(!text.contains("SECRET"), "{text}");
+        assert!(text.contains("visible"), "{text}");
+    }
+}
