@@ -672,9 +672,18 @@ pub fn json_windows(data: &[u8]) {
                 Err(e.to_string())
             }
         };
+        // An error as `toon::encode_json` of the whole text gives it: the encoder's error,
+        // placed in the text (a lone surrogate's string position, which the document alone
+        // does not know).
         let whole = parse(json, &ParseOptions::new())
             .and_then(|doc| toolwire::toon::to_vec(doc.root(), &opts))
-            .map_err(|e| e.to_string());
+            .map_err(|e| {
+                let mut sink = Vec::new();
+                let text_error = toolwire::toon::encode_json(json, &opts, &mut sink)
+                    .expect_err("encode_json fails where parse + encode fails");
+                assert_eq!(text_error.message(), e.message());
+                text_error.to_string()
+            });
         assert_eq!(
             windowed, whole,
             "toon::encode_json, windows of {window} bytes"
