@@ -96,6 +96,8 @@ pub(crate) struct FastRow {
     pub(crate) required: Vec<usize>,
     /// No property is complex: a presentation can be a row view (`present::view`).
     pub(crate) flat: bool,
+    /// Key → index, for wide schemas (a scan per out-of-order key was quadratic per row).
+    index: Option<std::collections::HashMap<Box<[u8]>, usize>>,
 }
 
 impl FastRow {
@@ -119,6 +121,7 @@ impl FastRow {
             complex: Vec::with_capacity(props.len()),
             required: Vec::new(),
             flat: false,
+            index: None,
         };
         for (k, ps) in props {
             let r = red.member(k.as_bytes());
@@ -143,7 +146,23 @@ impl FastRow {
             f.required.push(*at.get(name.as_str())?);
         }
         f.flat = !f.complex.iter().any(|&c| c);
+        if f.keys.len() > 16 {
+            let mut m = std::collections::HashMap::with_capacity(f.keys.len());
+            for (i, k) in f.keys.iter().enumerate() {
+                m.entry(k.clone()).or_insert(i);
+            }
+            f.index = Some(m);
+        }
         Some(f)
+    }
+
+    /// The index of declared property `key` (when the in-order guess missed).
+    #[inline]
+    pub(crate) fn find(&self, key: &[u8]) -> Option<usize> {
+        match &self.index {
+            Some(m) => m.get(key).copied(),
+            None => self.keys.iter().position(|k| key_eq(k, key)),
+        }
     }
 }
 
@@ -239,7 +258,7 @@ impl<'d> Writer<'d> {
             let p = if hint < n && key_eq(&f.keys[hint], key) {
                 Some(hint)
             } else {
-                f.keys.iter().position(|k| key_eq(k, key))
+                f.find(key)
             };
             if let Some(p) = p {
                 if kind(&nodes[val.index()]) & f.masks[p] == 0 {
