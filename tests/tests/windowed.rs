@@ -331,13 +331,21 @@ fn toon_windowed(json: &[u8], opts: &toolwire::toon::EncodeOptions, window: usiz
     }
 }
 
-/// `toon::encode` of the whole parsed document.
+/// `toon::encode` of the whole parsed document; an error as `toon::encode_json` of the whole
+/// text gives it (the same error, placed in the text: the lone-surrogate error names the
+/// string's position, which the document alone does not know).
 fn toon_whole(json: &[u8], opts: &toolwire::toon::EncodeOptions) -> String {
     let encoded = parse(json, &ParseOptions::default())
         .and_then(|doc| toolwire::toon::to_string(doc.root(), opts));
     match encoded {
         Ok(text) => text,
-        Err(e) => format!("error: {e}"),
+        Err(e) => {
+            let mut out = Vec::new();
+            // Below the windowing threshold: the whole-document path.
+            let text_error = toolwire::toon::encode_json(json, opts, &mut out).unwrap_err();
+            assert_eq!(text_error.message(), e.message());
+            format!("error: {text_error}")
+        }
     }
 }
 

@@ -47,7 +47,7 @@ pub(crate) fn validate<'d>(
         None => (0..f.keys.len()).collect(),
         Some(names) => names
             .iter()
-            .map(|name| f.keys.iter().position(|k| &k[..] == name.as_bytes()))
+            .map(|name| f.find(name.as_bytes()))
             .collect::<Option<_>>()?,
     };
     let mut shown = vec![false; f.keys.len()];
@@ -230,7 +230,7 @@ fn scan_rows(
             let p = if hint < n && key_eq(&f.keys[hint], key) {
                 Some(hint)
             } else {
-                f.keys.iter().position(|k| key_eq(k, key))
+                f.find(key)
             };
             if let Some(p) = p {
                 let k = kind(&nodes[v]);

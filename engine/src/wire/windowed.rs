@@ -133,13 +133,85 @@ pub(crate) fn encode_json<W: Sink + ?Sized>(
     out: &mut W,
 ) -> Result<()> {
     if json.len() > above {
-        if let Some(w) = analyse_toon(json, opts, window)? {
+        if let Some(w) = analyse_toon(json, opts, window).map_err(|e| at_surrogate(e, json))? {
             w.write(w.format(), out);
             return Ok(());
         }
     }
     let doc = parse(json, &ParseOptions::default())?;
-    crate::toon::encode(doc.root(), opts, out)
+    crate::toon::encode(doc.root(), opts, out).map_err(|e| at_surrogate(e, json))
+}
+
+/// The encoder's lone-surrogate error (it has no position: the string was decoded from its
+/// escapes) placed at the opening quote of the first string of the JSON text `json` that
+/// escapes a lone surrogate. Other errors pass unchanged.
+#[cold]
+fn at_surrogate(e: Error, json: &[u8]) -> Error {
+    if e.classify() != crate::Category::Encode
+        || e.position().is_some()
+        || !e.message().contains("lone surrogate")
+    {
+        return e;
+    }
+    match first_lone_surrogate_string(json) {
+        Some(at) => Error::at(e.classify(), e.message().to_owned(), json, at),
+        None => e,
+    }
+}
+
+/// The offset of the opening quote of the first string (or key) of valid JSON text `json`
+/// whose `\uXXXX` escapes leave a surrogate unpaired.
+fn first_lone_surrogate_string(json: &[u8]) -> Option<usize> {
+    let hex4 = |at: usize| -> Option<u16> {
+        let h = json.get(at..at + 4)?;
+        u16::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+    };
+    let mut i = 0;
+    while let Some(q) = memchr::memchr(b'"', &json[i..]) {
+        let open = i + q;
+        let mut j = open + 1;
+        // A high surrogate escape waiting for its low half.
+        let mut pending_high = false;
+        let mut lone = false;
+        while j < json.len() && json[j] != b'"' {
+            if json[j] != b'\\' {
+                lone |= pending_high;
+                pending_high = false;
+                j += 1;
+                continue;
+            }
+            if json.get(j + 1) == Some(&b'u') {
+                let u = hex4(j + 2).unwrap_or(0);
+                match u {
+                    0xD800..=0xDBFF => {
+                        lone |= pending_high;
+                        pending_high = true;
+                    }
+                    0xDC00..=0xDFFF => {
+                        lone |= !pending_high;
+                        pending_high = false;
+                    }
+                    _ => {
+                        lone |= pending_high;
+                        pending_high = false;
+                    }
+                }
+                j += 6;
+            } else {
+                lone |= pending_high;
+                pending_high = false;
+                j += 2;
+            }
+        }
+        if lone || pending_high {
+            return Some(open);
+        }
+        i = j + 1;
+        if i >= json.len() {
+            break;
+        }
+    }
+    None
 }
 
 /// The first reading: `src` window by window (see the module documentation), with the TOON

@@ -557,6 +557,10 @@ impl<'s, 'o> Parser<'s, 'o> {
     fn check_utf8(&self, start: usize, end: usize) -> Result<()> {
         match std::str::from_utf8(&self.src[start..end]) {
             Ok(_) => Ok(()),
+            // A sequence cut by the end of the input: the string is cut short, not invalid.
+            Err(e) if e.error_len().is_none() && end == self.src.len() => {
+                Err(self.eof("expected '\"' to close the string"))
+            }
             Err(e) => Err(self.err(Category::Utf8, "invalid UTF-8", start + e.valid_up_to())),
         }
     }
