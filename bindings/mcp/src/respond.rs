@@ -291,7 +291,7 @@ fn resolve_format(
     match p.present_with_select_arg(data, select) {
         Ok(r) => Ok(r
             .data()
-            .map(|d| format_name(toolwire::present::choose_auto(d)))
+            .map(|d| format_name(toolwire::wire::choose_auto(d)))
             .unwrap_or(base)),
         // The real presentation reports the error.
         Err(_) => Ok(base),

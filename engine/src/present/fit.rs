@@ -49,9 +49,9 @@ pub fn measure(text: &[u8]) -> usize {
     }
 }
 
-/// The format `Auto` resolves to for a collection under `p`: [`super::choose_auto`] on the
+/// The format `Auto` resolves to for a collection under `p`: [`crate::wire::choose_auto`] on the
 /// data as the block would show it (its first rows up to `max`, at most
-/// [`super::AUTO_SAMPLE_ROWS`], stripped, redacted, selected), with TOON's fallback applied.
+/// [`crate::wire::AUTO_SAMPLE_ROWS`], stripped, redacted, selected), with TOON's fallback applied.
 /// When those rows fail validation, the choice is made on the input rows (the presentation
 /// that follows reports the problem if a kept row has it).
 pub(crate) fn auto_format(
@@ -60,10 +60,10 @@ pub(crate) fn auto_format(
     max: usize,
     select: Option<&[&str]>,
 ) -> Format {
-    let sample = max.min(super::AUTO_SAMPLE_ROWS);
+    let sample = max.min(crate::wire::AUTO_SAMPLE_ROWS);
     match p.present_rows(data, select, sample, Format::Auto) {
         Ok(r) => r.meta().format,
-        Err(_) => super::choose_auto(data),
+        Err(_) => crate::wire::choose_auto(data),
     }
 }
 
@@ -297,15 +297,15 @@ impl<'a, 'd> RowCosts<'a, 'd> {
             }
             Format::Toon(_) => {
                 scratch.extend_from_slice(b"\n  - ");
-                super::estimate::write_format(item, self.format, scratch);
+                crate::wire::write_format(item, self.format, scratch);
             }
             Format::Pretty => {
                 scratch.extend_from_slice(b",\n  ");
-                super::estimate::write_format(item, self.format, scratch);
+                crate::wire::write_format(item, self.format, scratch);
             }
             Format::Compact | Format::Auto => {
                 scratch.push(b',');
-                super::estimate::write_format(item, self.format, scratch);
+                crate::wire::write_format(item, self.format, scratch);
             }
         }
         measure(scratch)

@@ -108,7 +108,6 @@
 
 mod check;
 mod describe;
-mod estimate;
 mod file;
 mod fit;
 mod redact;
@@ -121,9 +120,6 @@ mod view;
 use std::sync::Arc;
 
 pub use describe::{ActionDescription, plain_description, toon_description};
-pub use estimate::{
-    AUTO_SAMPLE_BYTES, AUTO_SAMPLE_ROWS, choose_auto, estimate_format_tokens, estimate_tokens,
-};
 pub use file::FileError;
 pub use fit::measure;
 pub(crate) use run::with_general_path;
@@ -769,7 +765,7 @@ impl PresenterBuilder {
     ///
     /// `required` naming an undeclared property, a redaction path or an embed key that
     /// cannot exist under the schema, a table without columns, or redaction paths too complex
-    /// to compile (see [`redact::Budget`]).
+    /// to compile (see the redaction budget in `present/redact.rs`).
     ///
     /// Linear in the size of the configuration (hash lookups; the child presenters' plans
     /// are shared, not compiled again).

@@ -7,6 +7,7 @@ pub mod escape;
 pub mod ui;
 
 mod blocks;
+mod estimate;
 mod format;
 mod response;
 mod rows;
@@ -14,6 +15,10 @@ pub(crate) mod windowed;
 
 pub use blocks::{
     FieldProblem, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, you_sent_string,
+};
+pub(crate) use estimate::write_format;
+pub use estimate::{
+    AUTO_SAMPLE_BYTES, AUTO_SAMPLE_ROWS, choose_auto, estimate_format_tokens, estimate_tokens,
 };
 pub use format::{Format, UnknownFormat};
 pub(crate) use response::response_view;

@@ -250,10 +250,8 @@ impl<'d> ResponseBuilder<'d> {
             self.data = Data::Doc(crate::json::parse(src, &crate::json::ParseOptions::new())?);
         }
         let format = match (&self.data, self.format) {
-            (Data::Value(v), Format::Auto) => resolve(crate::present::choose_auto(*v), *v)?,
-            (Data::Doc(d), Format::Auto) => {
-                resolve(crate::present::choose_auto(d.root()), d.root())?
-            }
+            (Data::Value(v), Format::Auto) => resolve(super::choose_auto(*v), *v)?,
+            (Data::Doc(d), Format::Auto) => resolve(super::choose_auto(d.root()), d.root())?,
             (_, Format::Auto) => Format::Pretty,
             (Data::Value(v), Format::Toon(delimiter)) => toon_or_fallback(*v, delimiter)?,
             (Data::Doc(d), Format::Toon(delimiter)) => toon_or_fallback(d.root(), delimiter)?,

@@ -14,10 +14,10 @@
 use std::sync::{Arc, OnceLock};
 
 use super::Format;
+use super::estimate::{AUTO_SAMPLE_ROWS, choose_auto};
 use super::response::node_len_bound;
 use crate::doc::{Doc, DocBuilder, Node};
 use crate::json::{CompactFormatter, Formatter, PrettyFormatter, write_leaf};
-use crate::present::{AUTO_SAMPLE_ROWS, choose_auto};
 use crate::sink::Sink;
 use crate::toon::{Cells, EncodeOptions, Item, TableRows, encode_list, encode_table, string_cell};
 

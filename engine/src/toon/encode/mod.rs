@@ -68,6 +68,7 @@ use crate::sink::Sink;
 
 use super::Delimiter;
 
+mod json_text;
 mod quote;
 mod rows;
 mod shape;
@@ -76,6 +77,7 @@ mod tests;
 mod windows;
 mod writer;
 
+pub(crate) use json_text::{ToonFacts, encode_json as encode_json_text, write_windows};
 use quote::*;
 use rows::*;
 pub(crate) use rows::{Cells, Item, TableRows, encode_list, encode_table, string_cell};

@@ -24,9 +24,9 @@
 //! The estimator no longer decides `token_budget` (which measures the data block as written,
 //! `present::fit`); it is what [`choose_auto`] compares without feature `tokenizer`.
 
+use super::Format;
 use crate::doc::Value;
 use crate::toon::{Delimiter, EncodeOptions};
-use crate::wire::Format;
 
 /// Bytes of a letter run per token.
 pub const WORD_CHUNK: usize = 6;
@@ -67,8 +67,8 @@ const CLASS: [u8; 256] = {
 /// Estimates the `o200k_base` token count of `text`.
 ///
 /// ```
-/// assert_eq!(toolwire::present::estimate_tokens(b""), 0);
-/// assert_eq!(toolwire::present::estimate_tokens(b"{\"id\": 12345}"), 7);
+/// assert_eq!(toolwire::wire::estimate_tokens(b""), 0);
+/// assert_eq!(toolwire::wire::estimate_tokens(b"{\"id\": 12345}"), 7);
 /// ```
 pub fn estimate_tokens(text: &[u8]) -> usize {
     let n = text.len();
@@ -198,7 +198,7 @@ pub(crate) fn write_format(value: Value<'_>, format: Format, out: &mut Vec<u8>) 
 /// in [`AUTO_SAMPLE_BYTES`] bytes of compact JSON (at least one).
 ///
 /// This is the one definition of `Auto`: [`crate::wire::ResponseBuilder`] uses it on its
-/// data, and a [`super::Presenter`] on its data block's rows before it fits its
+/// data, and a [`Presenter`](crate::present::Presenter) on its data block's rows before it fits its
 /// `token_budget` in the chosen format.
 pub fn choose_auto(value: Value<'_>) -> Format {
     let doc = value.doc();
