@@ -6,7 +6,7 @@
 //! `@toon-format/toon` normalises them, error classes, `CallToolResult` objects and the side
 //! door.
 //!
-//! Errors cross into JavaScript as an `Error` whose message is [`ERROR_MARK`] followed by
+//! Errors cross into JavaScript as an `Error` whose message is `ERROR_MARK` followed by
 //! compact JSON `{"category","message","line","column"}`; the JS layer turns it into its
 //! own error classes. Every entry point catches panics (`catch_unwind`), so no input can
 //! take the process down.
@@ -179,7 +179,7 @@ impl NativePresenter {
         self.inner.output_schema(&protocol, collection)
     }
 
-    /// Presents `data` (see [`present`]).
+    /// Presents `data` (JSON text; `None` is "no value", `OK`) through this presenter.
     #[napi(catch_unwind)]
     pub fn present(&self, data: Option<Text>, args: CallArgs) -> Result<NativeReply> {
         respond(Some(&self.inner), data.as_ref().map(bytes_of), &args)
