@@ -36,10 +36,10 @@ let cli;
 function toolwireBin() {
   if (cli) return cli;
   const target = process.env.CARGO_TARGET_DIR || path.join(REPO, 'target');
-  for (const profile of ['release', 'debug']) {
-    const p = path.join(target, profile, 'toolwire');
-    if (fs.existsSync(p)) return (cli = p);
-  }
+  // The newer of the release and debug binaries.
+  const built = ['release', 'debug'].map((profile) => path.join(target, profile, 'toolwire'))
+    .filter((p) => fs.existsSync(p)).sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
+  if (built.length) return (cli = built[0]);
   execFileSync('cargo', ['build', '-p', 'toolwire-cli'], { cwd: REPO, stdio: 'inherit' });
   return (cli = path.join(target, 'debug', 'toolwire'));
 }
