@@ -229,12 +229,20 @@ function jsonOf(input, replacer) {
   return JSON.stringify(v);
 }
 
+// The addon hands TOON back in parts of about 1 MiB (made JS strings while encoding); `+`
+// joins them into a rope without copying, so a large text never exists twice.
+function joinParts(parts) {
+  let s = parts.length ? parts[0] : '';
+  for (let i = 1; i < parts.length; i++) s += parts[i];
+  return s;
+}
+
 /** Encodes a JavaScript value as TOON, exactly as @toon-format/toon 4.4 does. */
 function encode(input, options) {
   const json = jsonOf(input, options?.replacer);
   const o = resolveEncodeOptions(options);
   try {
-    return native.encodeJson(json, o.delimiter, o.indent);
+    return joinParts(native.encodeJson(json, o.delimiter, o.indent));
   } catch (e) {
     throw encodeError(e);
   }
@@ -244,7 +252,7 @@ function encode(input, options) {
 function encodeJson(json, options) {
   const o = resolveEncodeOptions(options);
   try {
-    return native.encodeJson(asText(json), o.delimiter, o.indent);
+    return joinParts(native.encodeJson(asText(json), o.delimiter, o.indent));
   } catch (e) {
     throw encodeError(e);
   }

@@ -8,7 +8,7 @@ export declare class NativePresenter {
   inputSchemaProperty(): string | null
   /** The tool's `outputSchema` (JSON text) for `protocol`, of a collection or one item. */
   outputSchema(protocol: string, collection: boolean): string
-  /** Presents `data` (see [`present`]). */
+  /** Presents `data` (JSON text; `None` is "no value", `OK`) through this presenter. */
   present(data: Text | undefined | null, args: CallArgs): NativeReply
   /** [`NativePresenter::present`] on the libuv thread pool. */
   presentAsync(data: Text | undefined | null, args: CallArgs): Promise<unknown>
@@ -36,8 +36,13 @@ export interface CallArgs {
  */
 export declare function decodeToJson(text: string, indent: number, strict: boolean): string
 
-/** TOON of JSON text (`toon::encode_json`): no JavaScript value is built. */
-export declare function encodeJson(json: Text, delimiter: string, indent: number): string
+/**
+ * TOON of JSON text (`toon::encode_json`): no JavaScript value is built. The TOON text comes
+ * back as parts of about 1 MiB, each made a JS string as soon as the encoder fills it (the
+ * JS layer joins them into one rope string), so the whole text never exists twice: once in
+ * Rust and once in V8. ASCII parts become one-byte strings by a plain copy.
+ */
+export declare function encodeJson(json: Text, delimiter: string, indent: number): Array<string>
 
 /** [`encode_json`] on the libuv thread pool: a promise of the TOON text. */
 export declare function encodeJsonAsync(json: Text, delimiter: string, indent: number): Promise<unknown>

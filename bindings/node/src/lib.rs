@@ -12,7 +12,7 @@
 //! take the process down.
 
 use napi::bindgen_prelude::{AsyncTask, Either, Uint8Array};
-use napi::{Env, Error, Result, Status, Task};
+use napi::{Env, Error, JsString, Result, Status, Task};
 use napi_derive::napi;
 use toolwire::call::{Input, Problem, ToolCall};
 use toolwire::json::{ParseOptions, to_vec_compact};
@@ -93,11 +93,82 @@ fn encode_json_bytes(json: &[u8], opts: &EncodeOptions) -> Result<String> {
     utf8(out)
 }
 
-/// TOON of JSON text (`toon::encode_json`): no JavaScript value is built.
+/// Output bytes per JS string part of [`encode_json`].
+const OUT_CHUNK: usize = 1 << 20;
+
+/// TOON of JSON text (`toon::encode_json`): no JavaScript value is built. The TOON text comes
+/// back as parts of about 1 MiB, each made a JS string as soon as the encoder fills it (the
+/// JS layer joins them into one rope string), so the whole text never exists twice: once in
+/// Rust and once in V8. ASCII parts become one-byte strings by a plain copy.
 #[napi(catch_unwind)]
-pub fn encode_json(json: Text, delimiter: String, indent: u32) -> Result<String> {
+pub fn encode_json<'e>(
+    env: &'e Env,
+    json: Text,
+    delimiter: String,
+    indent: u32,
+) -> Result<Vec<JsString<'e>>> {
     let opts = encode_options(&delimiter, indent)?;
-    encode_json_bytes(bytes_of(&json), &opts)
+    let mut parts = Vec::new();
+    let mut carry = Vec::new();
+    let mut failed = None;
+    let sink = {
+        let mut sink = toolwire::sink::ChunkedSink::new(OUT_CHUNK, |chunk| {
+            match push_part(env, &mut carry, &chunk, &mut parts) {
+                Ok(()) => true,
+                Err(e) => {
+                    failed.get_or_insert(e);
+                    false
+                }
+            }
+        });
+        let res = toon::encode_json(bytes_of(&json), &opts, &mut sink);
+        sink.finish();
+        res
+    };
+    sink.map_err(|e| engine_error(&e))?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if !carry.is_empty() {
+        return Err(mark("encode", "output is not UTF-8", None));
+    }
+    Ok(parts)
+}
+
+/// Makes the complete UTF-8 characters of `carry` + `chunk` a JS string in `parts`, keeping
+/// an incomplete character at the end for the next chunk.
+fn push_part<'e>(
+    env: &'e Env,
+    carry: &mut Vec<u8>,
+    chunk: &[u8],
+    parts: &mut Vec<JsString<'e>>,
+) -> Result<()> {
+    let joined;
+    let bytes: &[u8] = if carry.is_empty() {
+        chunk
+    } else {
+        carry.extend_from_slice(chunk);
+        joined = std::mem::take(carry);
+        &joined
+    };
+    let valid = match std::str::from_utf8(bytes) {
+        Ok(s) => s.len(),
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        Err(_) => return Err(mark("encode", "output is not UTF-8", None)),
+    };
+    let (head, tail) = bytes.split_at(valid);
+    if !head.is_empty() {
+        let part = if head.is_ascii() {
+            env.create_string_latin1(head)?
+        } else {
+            let text = std::str::from_utf8(head)
+                .map_err(|_| mark("encode", "output is not UTF-8", None))?;
+            env.create_string(text)?
+        };
+        parts.push(part);
+    }
+    carry.extend_from_slice(tail);
+    Ok(())
 }
 
 /// [`encode_json`] off the JS thread.
