@@ -109,7 +109,10 @@ function isPlainObject(v) {
 // only JSON values, plain arrays (holes, undefined, functions and symbols in arrays become
 // null either way; NaN, ±Infinity and -0 print as `null` and `0` either way) and plain
 // objects whose values are not undefined, functions or symbols, and nothing with toJSON.
-// Walks without allocating: the fast path of encode().
+// Dates with the built-in toJSON are fine: both call it (JSON.stringify with the key, which
+// Date's ignores). Walks without allocating: the fast path of encode().
+const DATE_TO_JSON = Date.prototype.toJSON;
+
 function stringifiable(v) {
   if (v === null) return true;
   switch (typeof v) {
@@ -117,7 +120,7 @@ function stringifiable(v) {
     case 'object': break;
     default: return false;
   }
-  if (typeof v.toJSON === 'function') return false;
+  if (typeof v.toJSON === 'function') return v.toJSON === DATE_TO_JSON && v instanceof Date;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const x = v[i];

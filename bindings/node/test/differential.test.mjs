@@ -95,3 +95,11 @@ test('large outputs: byte-identical across part boundaries', () => {
     assert.equal(tw.encodeJson(Buffer.from(JSON.stringify(rows))), want);
   }
 });
+
+test('rows with Dates (the fast path) and patched toJSON equal the package', () => {
+  const rows = Array.from({ length: 500 }, (_, i) => ({ id: i, at: new Date(i * 86400000), bad: i % 7 ? new Date(i) : new Date(NaN) }));
+  assert.equal(tw.encode(rows), ref.encode(rows));
+  const d = new Date(0);
+  d.toJSON = (key) => `key:${key}`; // an own toJSON that reads its argument: the slow path
+  assert.equal(tw.encode({ d }), ref.encode({ d }));
+});
