@@ -131,6 +131,20 @@ export declare function present(data: unknown, presenter?: PresenterLike | null,
 /** present() with the engine's work off the JS thread. */
 export declare function presentAsync(data: unknown, presenter?: PresenterLike | null, options?: PresentOptions): Promise<PresentedResult>;
 
+/** The framed response as a Readable of Buffers: a JSON-RPC line with `id`, else the CallToolResult line. */
+export declare function presentStream(
+  data: unknown,
+  presenter?: PresenterLike | null,
+  options?: PresentOptions,
+  frame?: { id?: string | number; protocol?: string },
+): ReadableOfBuffers;
+
+/** A Node `stream.Readable` of Buffers (described structurally: no @types/node needed). */
+export interface ReadableOfBuffers extends AsyncIterable<Uint8Array> {
+  pipe<T>(destination: T, options?: { end?: boolean }): T;
+  on(event: string, listener: (...args: any[]) => void): this;
+}
+
 export interface ToolSchemaOptions {
   /** The tool name (default: the presenter's name). */
   name?: string;
@@ -183,7 +197,7 @@ export declare class ToolwireError extends Error {
 declare const toolwire: {
   encode: typeof encode; encodeLines: typeof encodeLines; decode: typeof decode; decodeFromLines: typeof decodeFromLines;
   DELIMITERS: typeof DELIMITERS; DEFAULT_DELIMITER: typeof DEFAULT_DELIMITER; ToonDecodeError: typeof ToonDecodeError;
-  encodeJson: typeof encodeJson; encodeJsonAsync: typeof encodeJsonAsync; present: typeof present; presentAsync: typeof presentAsync;
+  encodeJson: typeof encodeJson; encodeJsonAsync: typeof encodeJsonAsync; present: typeof present; presentAsync: typeof presentAsync; presentStream: typeof presentStream;
   toolSchema: typeof toolSchema; wrap: typeof wrap; compilePresenter: typeof compilePresenter; ToolwireError: typeof ToolwireError;
   META: typeof META;
 };

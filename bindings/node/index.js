@@ -466,6 +466,32 @@ async function presentAsync(data, presenter, opts) {
 }
 
 /**
+ * The response as a Node Readable of Buffers: with `frame.id`, the JSON-RPC 2.0 response line
+ * (WIRE.md §11, for servers that write the wire themselves); without, the bare CallToolResult
+ * line. Written by the engine off the JS thread in 256 KiB chunks, block texts escaped straight
+ * into the frame; every check ran before the first byte, so the stream is never half a
+ * message (an error is the stream's 'error' event, before any data).
+ */
+function presentStream(data, presenter, opts, frame = {}) {
+  const { Readable } = require('node:stream');
+  const p = compilePresenter(presenter);
+  const text = dataText(data);
+  const args = callArgs(opts, false);
+  const id = frame.id === undefined || frame.id === null ? undefined : String(frame.id);
+  const protocol = frame.protocol === undefined ? undefined : String(frame.protocol);
+  const chunks = p ? p.presentFrame(text, args, id, protocol) : native.presentPlainFrame(text, args, id, protocol);
+  return Readable.from((async function* frames() {
+    let all;
+    try {
+      all = await chunks;
+    } catch (e) {
+      throw encodeError(e);
+    }
+    yield* all;
+  })(), { objectMode: false });
+}
+
+/**
  * What a tool registers: `inputSchema` (with `_select` when the presenter enables select,
  * merged into `opts.inputSchema`), `outputSchema` and the TOON `description` (WIRE.md §6).
  */
@@ -530,6 +556,7 @@ module.exports = {
   encodeJsonAsync,
   present,
   presentAsync,
+  presentStream,
   toolSchema,
   wrap,
   compilePresenter,

@@ -13,6 +13,7 @@ export const {
   encodeJsonAsync,
   present,
   presentAsync,
+  presentStream,
   toolSchema,
   wrap,
   compilePresenter,

@@ -12,6 +12,8 @@ export declare class NativePresenter {
   present(data: Text | undefined | null, args: CallArgs): NativeReply
   /** [`NativePresenter::present`] on the libuv thread pool. */
   presentAsync(data: Text | undefined | null, args: CallArgs): Promise<unknown>
+  /** [`FrameTask`] through this presenter. */
+  presentFrame(data: Text | undefined | null, args: CallArgs, id?: string | undefined | null, protocol?: string | undefined | null): Promise<unknown>
 }
 
 /** The per-call arguments of a presented response. */
@@ -113,6 +115,9 @@ export declare function presentPlain(data: Text | undefined | null, args: CallAr
 
 /** [`present_plain`] on the libuv thread pool. */
 export declare function presentPlainAsync(data: Text | undefined | null, args: CallArgs): Promise<unknown>
+
+/** [`FrameTask`] without a presenter. */
+export declare function presentPlainFrame(data: Text | undefined | null, args: CallArgs, id?: string | undefined | null, protocol?: string | undefined | null): Promise<unknown>
 
 /** The TOON tool description of WIRE.md §6. */
 export declare function toonDescription(toolName: string, description: string, discriminator: string, actions: Array<NativeAction>): string

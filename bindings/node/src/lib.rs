@@ -11,10 +11,11 @@
 //! own error classes. Every entry point catches panics (`catch_unwind`), so no input can
 //! take the process down.
 
-use napi::bindgen_prelude::{AsyncTask, Either, Uint8Array};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Either, Uint8Array};
 use napi::{Env, Error, JsString, Result, Status, Task};
 use napi_derive::napi;
-use toolwire::call::{Input, Problem, ToolCall};
+use toolwire::call::{Input, Problem, Shape, ToolCall};
+use toolwire::frame::{Id, Protocol};
 use toolwire::json::{ParseOptions, to_vec_compact};
 use toolwire::present::{ActionDescription, Overrides, Presenter};
 use toolwire::toon::{self, DecodeOptions, Delimiter, EncodeOptions};
@@ -346,12 +347,8 @@ fn natural(v: Option<f64>, what: &str) -> Result<Option<usize>> {
     }
 }
 
-/// The whole call: the front door, nothing else.
-fn respond(
-    presenter: Option<&Presenter>,
-    data: Option<&[u8]>,
-    args: &CallArgs,
-) -> Result<NativeReply> {
+/// The call of `args`: the front door, nothing else.
+fn call_of(presenter: Option<&Presenter>, args: &CallArgs) -> Result<ToolCall> {
     let mut call = ToolCall::new();
     if let Some(p) = presenter {
         call = call.presenter(p);
@@ -368,16 +365,21 @@ fn respond(
     if let Some(a) = &args.action {
         call = call.action(a.clone());
     }
-    let select_doc = match &args.select {
-        Some(s) => Some(
-            toolwire::json::parse(s.as_bytes(), &ParseOptions::default())
-                .map_err(|e| engine_error(&e))?,
-        ),
-        None => None,
-    };
-    if let Some(d) = &select_doc {
-        call = call.select_value(d.root());
+    if let Some(s) = &args.select {
+        let doc = toolwire::json::parse(s.as_bytes(), &ParseOptions::default())
+            .map_err(|e| engine_error(&e))?;
+        call = call.select_value(doc.root());
     }
+    Ok(call)
+}
+
+/// The whole call: the front door, nothing else.
+fn respond(
+    presenter: Option<&Presenter>,
+    data: Option<&[u8]>,
+    args: &CallArgs,
+) -> Result<NativeReply> {
+    let call = call_of(presenter, args)?;
     let input = match data {
         Some(bytes) => call.read(bytes).map_err(|e| engine_error(&e))?,
         None => Input::nothing(),
@@ -517,5 +519,91 @@ pub fn handler_error(action: String, message: String) -> NativeReply {
         data: None,
         problem: None,
         select_ignored: false,
+    }
+}
+
+/// A framed response (a JSON-RPC line when `id` is given, else the bare `CallToolResult`
+/// line), written off the JS thread in chunks of [`toolwire::call::CHUNK_BYTES`].
+pub struct FrameTask {
+    presenter: Option<Presenter>,
+    data: Option<Text>,
+    args: CallArgs,
+    id: Option<String>,
+    protocol: Option<String>,
+}
+
+impl Task for FrameTask {
+    type Output = Vec<Vec<u8>>;
+    type JsValue = Vec<Buffer>;
+
+    fn compute(&mut self) -> Result<Vec<Vec<u8>>> {
+        let call = call_of(self.presenter.as_ref(), &self.args)?;
+        let input = match &self.data {
+            Some(t) => call.read(bytes_of(t)).map_err(|e| engine_error(&e))?,
+            None => Input::nothing(),
+        };
+        let reply = call.respond(&input).map_err(|e| engine_error(&e))?;
+        let protocol = self
+            .protocol
+            .as_deref()
+            .map(Protocol::from_revision)
+            .unwrap_or_default();
+        let shape = match &self.id {
+            Some(id) => Shape::Frame {
+                id: Id::number_or_string(id),
+                protocol,
+            },
+            None => Shape::Result { protocol },
+        };
+        let mut chunks = Vec::new();
+        let mut sink = toolwire::sink::ChunkedSink::new(toolwire::call::CHUNK_BYTES, |b| {
+            chunks.push(Vec::from(b));
+            true
+        });
+        reply.write(&shape, &mut sink);
+        sink.finish();
+        Ok(chunks)
+    }
+
+    fn resolve(&mut self, _env: Env, output: Vec<Vec<u8>>) -> Result<Vec<Buffer>> {
+        Ok(output.into_iter().map(Buffer::from).collect())
+    }
+}
+
+/// [`FrameTask`] without a presenter.
+#[napi(catch_unwind)]
+pub fn present_plain_frame(
+    data: Option<Text>,
+    args: CallArgs,
+    id: Option<String>,
+    protocol: Option<String>,
+) -> AsyncTask<FrameTask> {
+    AsyncTask::new(FrameTask {
+        presenter: None,
+        data,
+        args,
+        id,
+        protocol,
+    })
+}
+
+#[napi]
+impl NativePresenter {
+    /// [`FrameTask`] through this presenter.
+    #[napi(catch_unwind)]
+    pub fn present_frame(
+        &self,
+        data: Option<Text>,
+        args: CallArgs,
+        id: Option<String>,
+        protocol: Option<String>,
+    ) -> AsyncTask<FrameTask> {
+        AsyncTask::new(FrameTask {
+            presenter: Some(self.inner.clone()),
+            data,
+            args,
+            id,
+            protocol,
+        })
     }
 }

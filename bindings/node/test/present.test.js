@@ -154,3 +154,29 @@ test('bad presenter files and options are exceptions with the engine message', (
   assert.throws(() => tw.present([], INVOICE, { limit: 1.5 }), TypeError);
   assert.throws(() => tw.present(Buffer.from('[1,2,]'), INVOICE), (e) => e instanceof tw.ToolwireError && e.line === 1 && e.column === 6);
 });
+
+async function collect(stream) {
+  const parts = [];
+  for await (const c of stream) parts.push(c);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+test('presentStream: the CLI bytes of `present` and `present --frame ID`', async () => {
+  const f = path.join(dir, 'frame.json');
+  fs.writeFileSync(f, JSON.stringify(INVOICE));
+  const big = Array.from({ length: 20000 }, (_, i) => ({ ...ROWS[i % 3], id: `INV-${i}` }));
+  for (const [data, opts] of [[ROWS, { limit: 2 }], [big, { limit: 20000, format: 'toon' }], [BAD, {}]]) {
+    const args = ['present', '-', '--presenter', f];
+    if (opts.limit !== undefined) args.push('--limit', String(opts.limit));
+    if (opts.format) args.push('--format', opts.format);
+    const line = runCli(args, JSON.stringify(data)).stdout;
+    assert.equal(await collect(tw.presentStream(data, INVOICE, opts)), line);
+    for (const id of ['7', 'req-1']) {
+      const framed = runCli([...args, '--frame', id], JSON.stringify(data)).stdout;
+      assert.equal(await collect(tw.presentStream(Buffer.from(JSON.stringify(data)), INVOICE, opts, { id })), framed);
+    }
+  }
+  const proto = runCli(['present', '-', '--protocol', '2026-07-28', '--frame', '1'], '[1]').stdout;
+  assert.equal(await collect(tw.presentStream([1], null, {}, { id: 1, protocol: '2026-07-28' })), proto);
+  await assert.rejects(collect(tw.presentStream(Buffer.from('[1,'), null)), { category: 'eof' });
+});

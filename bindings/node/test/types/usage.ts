@@ -2,7 +2,7 @@
 // describe how a TypeScript MCP server uses the package.
 import {
   DEFAULT_DELIMITER, DELIMITERS, META, ToonDecodeError, decode, decodeFromLines, encode, encodeJson, encodeJsonAsync,
-  encodeLines, present, presentAsync, toolSchema, wrap, type CallToolResult, type EncodeOptions, type JsonValue,
+  encodeLines, present, presentAsync, presentStream, toolSchema, wrap, type CallToolResult, type EncodeOptions, type JsonValue,
   type PresenterFile, type ToolwireMeta,
 } from 'toolwire';
 
@@ -33,4 +33,5 @@ const inputSchema: Record<string, unknown> = schema.inputSchema.properties;
 const callback: (args: { status?: string; _select?: string[] }, extra: unknown) => Promise<CallToolResult> =
   wrap(async ({ status }: { status?: string }) => [{ id: status ?? 'A' }], { presenter });
 
-void [back, back2, fast, later, result, meta, asyncResult, inputSchema, callback];
+const stream: { pipe: unknown } = presentStream([1], null, {}, { id: 1 });
+void [stream, back, back2, fast, later, result, meta, asyncResult, inputSchema, callback];
