@@ -90,12 +90,20 @@ enum InputKind<'d> {
     Value(Value<'d>),
     /// JSON text handed to the response as it is (a plain root array).
     Json(&'d [u8]),
+    /// "No value" (a handler returned nothing): the data block is `OK`.
+    Nothing,
 }
 
 impl<'d> Input<'d> {
     /// A value the caller already parsed (a server's collection, a decoded document).
     pub fn value(v: Value<'d>) -> Input<'d> {
         Input(InputKind::Value(v))
+    }
+
+    /// "No value": what a handler that returned nothing (`undefined`, `None`, `()`) hands
+    /// over; the data block is `OK` (WIRE.md §1.3), with or without a presenter.
+    pub fn nothing() -> Input<'static> {
+        Input(InputKind::Nothing)
     }
 
     /// A document the caller built or parsed.
@@ -108,7 +116,7 @@ impl<'d> Input<'d> {
         match &self.0 {
             InputKind::Doc(d) => Some(d.root()),
             InputKind::Value(v) => Some(*v),
-            InputKind::Json(_) => None,
+            InputKind::Json(_) | InputKind::Nothing => None,
         }
     }
 }
@@ -447,6 +455,10 @@ impl ToolCall {
             InputKind::Json(bytes) => {
                 let format = self.overrides.format.unwrap_or_default();
                 let response = wire::response(Data::Json(bytes)).format(format).build()?;
+                return Ok(self.reply(response, None));
+            }
+            InputKind::Nothing => {
+                let response = wire::response(Data::None).build()?;
                 return Ok(self.reply(response, None));
             }
             InputKind::Doc(d) => d.root(),
