@@ -511,3 +511,41 @@ fn wide_rows_in_any_key_order_present_like_ordered_ones() {
         );
     }
 }
+
+/// A parent's redaction path that reaches into an embedded child is written with the
+/// parent's censor, not the child's (found by the Node binding's tests: the child's `***`
+/// replaced the parent's `[REDACTED]`). Where both redact the same path, the child's stays.
+#[test]
+fn a_parents_path_into_an_embed_keeps_the_parents_censor() {
+    let p = Presenter::from_json(
+        br#"{"name": "P", "redact": {"paths": ["client.email", "client.both"]},
+             "embed": {"client": {"name": "C", "redact": {"paths": ["phone", "both"], "censor": "***"}}}}"#,
+    )
+    .unwrap();
+    for (input, want) in [
+        (
+            r#"{"client":{"email":"a@b","phone":"1","both":"2","x":3}}"#,
+            r#"{"client":{"email":"[REDACTED]","phone":"***","both":"***","x":3}}"#,
+        ),
+        (
+            r#"[{"client":{"email":"a@b","phone":"1","both":"2","x":3}}]"#,
+            r#"[{"client":{"email":"[REDACTED]","phone":"***","both":"***","x":3}}]"#,
+        ),
+        // `client.email` does not reach into an array (WIRE.md §5: a non-object
+        // intermediate redacts nothing); the child's own path still does.
+        (
+            r#"{"client":[{"email":"a@b","phone":"1"}]}"#,
+            r#"{"client":[{"email":"a@b","phone":"***"}]}"#,
+        ),
+    ] {
+        let doc = toolwire::json::parse(input.as_bytes(), &Default::default()).unwrap();
+        let r = p
+            .with_overrides(toolwire::present::Overrides {
+                format: Some(toolwire::wire::Format::Compact),
+                ..Default::default()
+            })
+            .present(doc.root(), None)
+            .unwrap();
+        assert_eq!(r.texts()[0], want, "{input}");
+    }
+}

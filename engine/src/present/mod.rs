@@ -238,6 +238,9 @@ impl Plan {
             redact.merge(extra, budget)?;
             redact.normalize(budget)?;
         }
+        // The paths still without a censor are this presenter's own; the ones merged from
+        // a parent keep the parent's (WIRE.md §5: each presenter redacts with its censor).
+        redact.own_censor(&std::sync::Arc::from(cfg.censor.as_str()));
         let mut embeds = Vec::with_capacity(cfg.embeds.len());
         for (i, (key, child)) in cfg.embeds.iter().enumerate() {
             let total = redact.member(key.as_bytes());
@@ -265,7 +268,8 @@ impl Plan {
                 )?,
             });
         }
-        let fast = run::FastRow::compile(cfg.schema.as_ref(), &redact, &embeds).map(Arc::new);
+        let fast =
+            run::FastRow::compile(cfg.schema.as_ref(), &redact, &embeds, &cfg.censor).map(Arc::new);
         let c = &cfg;
         let own_derived = !(c.rules.is_empty()
             && c.item_rules.is_empty()

@@ -12,6 +12,10 @@
 pub(crate) struct RNode {
     /// The value reaching this node is replaced by the censor.
     pub(crate) here: bool,
+    /// Whose censor replaces it (with `here`): the presenter whose path this is. `None` until
+    /// [`RNode::own_censor`] names the compiling presenter's; a parent's path reaching into an
+    /// embedded child keeps the parent's censor.
+    pub(crate) censor: Option<std::sync::Arc<str>>,
     /// Named members.
     pub(crate) keys: Vec<(String, RNode)>,
     /// `*`: every member of an object.
@@ -129,6 +133,7 @@ impl RNode {
             let a = std::mem::take(&mut arena[i]);
             RNode {
                 here: a.here,
+                censor: None,
                 keys: a
                     .keys
                     .into_iter()
@@ -179,6 +184,11 @@ impl RNode {
         fn walk(n: &RNode, out: &mut String, budget: &mut Budget) -> Result<(), String> {
             budget.take(1)?;
             out.push(if n.here { 'H' } else { '(' });
+            if let (true, Some(c)) = (n.here, &n.censor) {
+                out.push_str(itoa::Buffer::new().format(c.len()));
+                out.push(':');
+                out.push_str(c);
+            }
             for (k, c) in &n.keys {
                 out.push_str(itoa::Buffer::new().format(k.len()));
                 out.push(':');
@@ -223,6 +233,10 @@ impl RNode {
 
     /// Unions `other` into `self` (call [`RNode::normalize`] after).
     pub(crate) fn merge(&mut self, other: &RNode, budget: &mut Budget) -> Result<(), String> {
+        // Where both redact, the censor of `self`'s presenter stays.
+        if other.here && !self.here {
+            self.censor.clone_from(&other.censor);
+        }
         self.here |= other.here;
         self.index();
         // `other`'s keys are distinct: only the keys `self` had before are looked up.
@@ -258,6 +272,29 @@ impl RNode {
                 .merge(o, budget)?;
         }
         Ok(())
+    }
+
+    /// Names `censor` (the compiling presenter's) as the censor of every redacted node that
+    /// has none yet: its own paths. Nodes merged from a parent keep the parent's.
+    pub(crate) fn own_censor(&mut self, censor: &std::sync::Arc<str>) {
+        if self.here && self.censor.is_none() {
+            self.censor = Some(censor.clone());
+        }
+        for (_, c) in &mut self.keys {
+            c.own_censor(censor);
+        }
+        if let Some(c) = &mut self.star {
+            c.own_censor(censor);
+        }
+        if let Some(c) = &mut self.elems {
+            c.own_censor(censor);
+        }
+    }
+
+    /// The censor of this (redacted) node, or `default` when none was named.
+    #[inline]
+    pub(crate) fn censor_or<'a>(&'a self, default: &'a str) -> &'a str {
+        self.censor.as_deref().unwrap_or(default)
     }
 
     /// (Re)builds the sorted index of the named members when it is out of date.

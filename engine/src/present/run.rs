@@ -105,6 +105,7 @@ impl FastRow {
         schema: Option<&Schema>,
         red: &RNode,
         embeds: &[EmbedPlan],
+        censor: &str,
     ) -> Option<FastRow> {
         let s = schema?;
         let props = s.properties.as_ref()?;
@@ -128,7 +129,9 @@ impl FastRow {
             // A redacted property with checks below its type (enum, nested schema) is
             // validated by the general writer like any other: redaction never skips a check.
             let checked = ps.properties.is_some() || ps.items.is_some() || ps.enum_values.is_some();
-            let redacted = r.is_some_and(|r| r.here) && !checked;
+            // A parent's path with the parent's censor is written by the general writer.
+            let foreign = r.is_some_and(|r| r.here && r.censor_or(censor) != censor);
+            let redacted = r.is_some_and(|r| r.here) && !checked && !foreign;
             let complex = !redacted && (checked || r.is_some());
             f.keys.push(k.as_bytes().into());
             f.masks.push(ps.mask());
@@ -338,7 +341,7 @@ impl<'d> Writer<'d> {
                 self.write_value(v, schema, None, censor, false, embeds);
                 self.redacted -= 1;
                 if emit {
-                    self.b.str_heap(censor.as_bytes());
+                    self.b.str_heap(r.censor_or(censor).as_bytes());
                 }
                 return;
             }
@@ -523,12 +526,12 @@ impl<'d> Writer<'d> {
         let r = red.and_then(|r| r.member(k.as_bytes()));
         match embeds.iter().find(|e| e.key.as_bytes() == k.as_bytes()) {
             Some(e) => {
-                if r.is_some_and(|r| r.here) {
+                if let Some(r) = r.filter(|r| r.here) {
                     self.redacted += 1;
                     self.embedded(e, val, false);
                     self.redacted -= 1;
                     if emit {
-                        self.b.str_heap(censor.as_bytes());
+                        self.b.str_heap(r.censor_or(censor).as_bytes());
                     }
                 } else {
                     self.embedded(e, val, emit);
