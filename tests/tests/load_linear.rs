@@ -164,7 +164,7 @@ fn check(shape: Shape, n: usize) -> Result<(), TestCaseError> {
     let f = file(shape, n);
     let (bytes, allocs, ok) = measure(&f);
     // Every generated file loads, except where the redaction tries would outgrow the compile
-    // budget (star copies, a parent's paths reaching deep into nested embeds): a FileError.
+    // budget (star copies, a parent's paths reaching deep into nested embeds): a PresenterError.
     let may_fail = match shape {
         Shape::StarCopies => n > 10,
         Shape::RedactIntoEmbeds => n > 16,
