@@ -90,6 +90,8 @@ enum InputKind<'d> {
     Value(Value<'d>),
     /// JSON text handed to the response as it is (a plain root array).
     Json(&'d [u8]),
+    /// "No value" (a handler that returned nothing): the data block is `OK`.
+    Nothing,
 }
 
 impl<'d> Input<'d> {
@@ -103,12 +105,26 @@ impl<'d> Input<'d> {
         Input(InputKind::Doc(d))
     }
 
+    /// "No value" (WIRE.md §1.3: Rust `None`, Python `None`, JavaScript `undefined`): the
+    /// data block is `OK` in every format, with or without a presenter.
+    ///
+    /// ```
+    /// use toolwire::call::{Input, ToolCall};
+    /// let input = Input::nothing();
+    /// let reply = ToolCall::new().format("toon".parse().unwrap()).respond(&input)?;
+    /// assert_eq!(reply.response().texts(), ["OK"]);
+    /// # Ok::<(), toolwire::Error>(())
+    /// ```
+    pub fn nothing() -> Input<'static> {
+        Input(InputKind::Nothing)
+    }
+
     /// The root value, when the input was parsed (`None` for JSON text kept as it is).
     pub fn root(&self) -> Option<Value<'_>> {
         match &self.0 {
             InputKind::Doc(d) => Some(d.root()),
             InputKind::Value(v) => Some(*v),
-            InputKind::Json(_) => None,
+            InputKind::Json(_) | InputKind::Nothing => None,
         }
     }
 }
@@ -447,6 +463,10 @@ impl ToolCall {
             InputKind::Json(bytes) => {
                 let format = self.overrides.format.unwrap_or_default();
                 let response = wire::response(Data::Json(bytes)).format(format).build()?;
+                return Ok(self.reply(response, None));
+            }
+            InputKind::Nothing => {
+                let response = wire::response(Data::None).build()?;
                 return Ok(self.reply(response, None));
             }
             InputKind::Doc(d) => d.root(),

@@ -1,0 +1,483 @@
+//! `toolwire._native`: the Python extension behind `toolwire`, `toolwire.toon` and
+//! `toolwire.mcp` (BINDINGS.md, Python).
+//!
+//! Thin by contract: every decision (formats, presenter files, `auto`, overrides, size caps)
+//! is the engine's, reached through its front door [`toolwire::call`]. This crate only moves
+//! values between Python and the engine — Python objects into a [`toolwire::Doc`]
+//! ([`walk`]), documents back into Python objects ([`topy`]) — and releases the GIL while
+//! the engine works, so threads scale.
+//!
+//! Built by maturin (`pip install ./bindings/python`); the Python-facing API, its stubs and
+//! its tests live beside this crate in `python/` and `tests/`.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
+use toolwire::call::{Input, Shape, ToolCall};
+use toolwire::present::Overrides;
+use toolwire::toon::{DecodeOptions, Delimiter, EncodeOptions};
+use toolwire::wire::Format;
+
+mod topy;
+mod walk;
+
+use walk::{Mode, Walker};
+
+/// The exception class `name` of `toolwire._errors`, instantiated with `args`.
+fn error_of<'py>(py: Python<'py>, name: &str, args: impl pyo3::call::PyCallArgs<'py>) -> PyErr {
+    let made = py
+        .import("toolwire._errors")
+        .and_then(|m| m.getattr(name))
+        .and_then(|cls| cls.call1(args));
+    match made {
+        Ok(e) => PyErr::from_value(e),
+        Err(e) => e,
+    }
+}
+
+/// An engine error as `toolwire.ToolwireError` (a `ValueError`) with its category and
+/// position.
+fn engine_error(py: Python<'_>, e: &toolwire::Error) -> PyErr {
+    let pos = e.position();
+    error_of(
+        py,
+        "ToolwireError",
+        (
+            e.message().to_owned(),
+            format!("{:?}", e.classify()).to_lowercase(),
+            pos.map(|p| p.line),
+            pos.map(|p| p.column),
+            pos.map(|p| p.offset),
+        ),
+    )
+}
+
+/// A `toolwire.toon.ToonDecodeError(msg, line, source)`.
+pub(crate) fn decode_error(
+    py: Python<'_>,
+    msg: &str,
+    line: Option<usize>,
+    source: Option<String>,
+) -> PyErr {
+    error_of(py, "ToonDecodeError", (msg.to_owned(), line, source))
+}
+
+fn delimiter_of(d: &str) -> PyResult<Delimiter> {
+    match d {
+        "," => Ok(Delimiter::Comma),
+        "\t" => Ok(Delimiter::Tab),
+        "|" => Ok(Delimiter::Pipe),
+        _ => Err(PyValueError::new_err(format!(
+            "delimiter must be ',', '\\t', or '|', got {d:?}"
+        ))),
+    }
+}
+
+fn encode_options(indent_size: usize, delimiter: &str) -> PyResult<EncodeOptions> {
+    if indent_size > toolwire::toon::MAX_INDENT {
+        return Err(PyValueError::new_err(format!(
+            "indent_size must be at most {}, got {indent_size}",
+            toolwire::toon::MAX_INDENT
+        )));
+    }
+    Ok(EncodeOptions::new()
+        .delimiter(delimiter_of(delimiter)?)
+        .indent(indent_size)
+        .max_depth(walk::MAX_DEPTH))
+}
+
+/// TOON bytes as a `str`, with decimal placeholders replaced by their digits.
+fn toon_text(mut out: Vec<u8>, lexemes: &[String], nonce: u64) -> PyResult<String> {
+    if !lexemes.is_empty() {
+        let mut s = String::from_utf8(out).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        for (i, lexeme) in lexemes.iter().enumerate() {
+            let quoted = format!("\"{}\"", walk::placeholder(nonce, i));
+            s = s.replace(&quoted, lexeme);
+        }
+        out = s.into_bytes();
+    }
+    String::from_utf8(out).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// `toolwire.toon.dumps` after its options were checked: Python object → TOON text.
+#[pyfunction]
+#[pyo3(signature = (obj, indent_size, delimiter, default, sort_keys))]
+fn dumps(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    indent_size: usize,
+    delimiter: &str,
+    default: Option<Bound<'_, PyAny>>,
+    sort_keys: bool,
+) -> PyResult<String> {
+    let opts = encode_options(indent_size, delimiter)?;
+    let (doc, lexemes, nonce) = Walker::new(py, Mode::Toon, default, sort_keys).walk(obj)?;
+    let out = py
+        .detach(|| toolwire::toon::to_vec(doc.root(), &opts))
+        .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;
+    toon_text(out, &lexemes, nonce)
+}
+
+/// JSON text given as `bytes`, `bytearray`, `memoryview` or `str`, borrowed when immutable.
+enum JsonText<'a> {
+    Borrowed(&'a [u8]),
+    Owned(Vec<u8>),
+}
+
+impl JsonText<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            JsonText::Borrowed(b) => b,
+            JsonText::Owned(v) => v,
+        }
+    }
+}
+
+fn json_text<'a>(data: &'a Bound<'_, PyAny>) -> PyResult<JsonText<'a>> {
+    if let Ok(b) = data.cast::<PyBytes>() {
+        return Ok(JsonText::Borrowed(b.as_bytes()));
+    }
+    if let Ok(s) = data.cast::<PyString>() {
+        return Ok(JsonText::Borrowed(walk::str_of(s)?.as_bytes()));
+    }
+    if let Ok(b) = data.cast::<PyByteArray>() {
+        return Ok(JsonText::Owned(b.to_vec()));
+    }
+    if let Ok(v) = data.extract::<Vec<u8>>() {
+        return Ok(JsonText::Owned(v));
+    }
+    Err(PyTypeError::new_err(format!(
+        "JSON text must be bytes, bytearray, memoryview or str, not {}",
+        data.get_type().name()?
+    )))
+}
+
+/// `toolwire.toon.encode_json`: JSON text → TOON text, without Python objects, the GIL
+/// released while the engine parses and encodes.
+#[pyfunction]
+#[pyo3(signature = (data, indent_size = 2, delimiter = ","))]
+fn encode_json(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    indent_size: usize,
+    delimiter: &str,
+) -> PyResult<String> {
+    let opts = encode_options(indent_size, delimiter)?;
+    let text = json_text(data)?;
+    let bytes = text.bytes();
+    let out = py
+        .detach(|| {
+            let mut out = Vec::new();
+            toolwire::toon::encode_json(bytes, &opts, &mut out).map(|()| out)
+        })
+        .map_err(|e| engine_error(py, &e))?;
+    // The engine writes UTF-8 (its strings are checked when parsed).
+    String::from_utf8(out).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// `toolwire.toon.loads` after its options were checked: TOON text → Python objects.
+#[pyfunction]
+#[pyo3(signature = (s, strict, indent_size, parse_float, parse_int, object_hook, object_pairs_hook))]
+#[allow(clippy::too_many_arguments)]
+fn loads<'py>(
+    py: Python<'py>,
+    s: &Bound<'py, PyString>,
+    strict: bool,
+    indent_size: usize,
+    parse_float: Option<Bound<'py, PyAny>>,
+    parse_int: Option<Bound<'py, PyAny>>,
+    object_hook: Option<Bound<'py, PyAny>>,
+    object_pairs_hook: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let text = match s.to_str() {
+        Ok(t) => t,
+        Err(_) => {
+            return Err(decode_error(
+                py,
+                "Unpaired surrogate in the document",
+                None,
+                None,
+            ));
+        }
+    };
+    let opts = DecodeOptions::new().strict(strict).indent(indent_size);
+    let doc = py
+        .detach(|| toolwire::toon::decode(text.as_bytes(), &opts))
+        .map_err(|e| {
+            let line = e.position().map(|p| p.line);
+            let source = line.and_then(|l| {
+                text.split('\n')
+                    .nth(l - 1)
+                    .map(|s| s.strip_suffix('\r').unwrap_or(s).to_owned())
+            });
+            decode_error(py, e.message(), line, source)
+        })?;
+    let hooks = topy::Hooks {
+        parse_int: parse_int.filter(|f| !f.is_none()),
+        parse_float: parse_float.filter(|f| !f.is_none()),
+        object_hook: object_hook.filter(|f| !f.is_none()),
+        object_pairs_hook: object_pairs_hook.filter(|f| !f.is_none()),
+    };
+    topy::to_py(py, doc.root(), &hooks)
+}
+
+/// A compiled presenter file (CLI.md "Presenter file"): read once, shared by every call.
+#[pyclass(frozen, module = "toolwire._native", name = "Presenter")]
+struct PyPresenter {
+    inner: toolwire::present::Presenter,
+}
+
+#[pymethods]
+impl PyPresenter {
+    /// Reads a presenter file from its JSON text.
+    #[new]
+    fn new(py: Python<'_>, json: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let text = json_text(json)?;
+        let inner = toolwire::present::Presenter::from_json(text.bytes()).map_err(|e| {
+            let pos = e.position();
+            error_of(
+                py,
+                "PresenterError",
+                (
+                    e.to_string(),
+                    e.path().to_owned(),
+                    pos.map(|p| p.0),
+                    pos.map(|p| p.1),
+                ),
+            )
+        })?;
+        Ok(PyPresenter { inner })
+    }
+
+    /// The presenter's name.
+    #[getter]
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    /// Whether the presenter enables `_select`.
+    #[getter]
+    fn select_enabled(&self) -> bool {
+        self.inner.select_enabled()
+    }
+
+    /// The `_select` enum: the schema's root keys, sorted bytewise.
+    fn select_names(&self) -> Vec<String> {
+        self.inner
+            .select_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The `_select` input-schema property (JSON text), `None` when select is off.
+    fn input_schema_property(&self) -> Option<String> {
+        self.inner.input_schema_property()
+    }
+
+    /// The tool's `outputSchema` (JSON text, WIRE.md §7).
+    #[pyo3(signature = (protocol, collection))]
+    fn output_schema(&self, protocol: &str, collection: bool) -> String {
+        self.inner.output_schema(protocol, collection)
+    }
+}
+
+/// What the data of a call is.
+enum Data<'a> {
+    /// JSON text.
+    Json(JsonText<'a>),
+    /// A document built from Python objects.
+    Doc(toolwire::Doc<'static>),
+    /// `None`: "no value".
+    Nothing,
+}
+
+/// `toolwire.present`: one tool call through the engine's front door. Returns the block
+/// texts, `isError` (absent: `None`), the side door, and — when `line` — the exact
+/// `CallToolResult` line the CLI prints.
+#[pyfunction]
+#[pyo3(signature = (data, presenter=None, *, select=None, format=None, limit=None, token_budget=None, action=None, line=false))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn present<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    presenter: Option<PyRef<'py, PyPresenter>>,
+    select: Option<Bound<'py, PyAny>>,
+    format: Option<&str>,
+    limit: Option<usize>,
+    token_budget: Option<usize>,
+    action: Option<String>,
+    line: bool,
+) -> PyResult<(
+    Vec<String>,
+    Option<bool>,
+    Bound<'py, PyDict>,
+    Option<Bound<'py, PyBytes>>,
+)> {
+    let format = format
+        .map(|f| f.parse::<Format>())
+        .transpose()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut call = ToolCall::new();
+    if let Some(p) = &presenter {
+        call = call.presenter(&p.inner);
+    }
+    if let Some(sel) = select.filter(|s| !s.is_none()) {
+        let (doc, _, _) = Walker::new(py, Mode::Json, None, false).walk(&sel)?;
+        call = call.select_value(doc.root());
+    }
+    call = call.overrides(Overrides {
+        format,
+        limit,
+        token_budget,
+    });
+    if let Some(a) = action {
+        call = call.action(a);
+    }
+    let data = if data.is_none() {
+        Data::Nothing
+    } else if data.is_instance_of::<PyBytes>()
+        || data.is_instance_of::<PyByteArray>()
+        || data.is_instance_of::<pyo3::types::PyMemoryView>()
+    {
+        Data::Json(json_text(data)?)
+    } else {
+        let (doc, _, _) = Walker::new(py, Mode::Json, None, false).walk(data)?;
+        Data::Doc(doc)
+    };
+    let call = &call;
+    let outcome = py.detach(move || -> toolwire::Result<_> {
+        let input = match &data {
+            Data::Json(t) => call.read(t.bytes())?,
+            Data::Doc(d) => Input::value(d.root()),
+            Data::Nothing => Input::nothing(),
+        };
+        let reply = call.respond(&input)?;
+        let texts = reply.response().texts();
+        let mut bytes = Vec::new();
+        if line {
+            reply.write(&Shape::result(), &mut bytes);
+        }
+        let is_error = reply.response().is_error();
+        // The side door's data is converted with the GIL: keep the reply's response as an
+        // owned document.
+        let data = reply.response().data().map(|v| {
+            let mut b = toolwire::DocBuilder::new(b"");
+            copy_value(&mut b, v);
+            b.finish()
+        });
+        let meta = reply.response().meta().clone();
+        Ok((texts, is_error, bytes, data, meta))
+    });
+    let (texts, is_error, bytes, data_doc, meta) = outcome.map_err(|e| engine_error(py, &e))?;
+    let d = meta_dict(py, data_doc.as_ref().map(|d| d.root()), &meta)?;
+    let line = line.then(|| PyBytes::new(py, &bytes));
+    Ok((texts, is_error, d, line))
+}
+
+/// Copies `v` into `b` (the side door's data outlives the reply it came from).
+fn copy_value(b: &mut toolwire::DocBuilder<'_>, v: toolwire::Value<'_>) {
+    use toolwire::ValueRef;
+    use toolwire::doc::Number;
+    match v.get() {
+        ValueRef::Null => b.null(),
+        ValueRef::Bool(x) => b.bool(x),
+        ValueRef::Number(Number::Int(l)) => b.int_lexeme(l),
+        ValueRef::Number(Number::Float(x)) => b.float(x),
+        ValueRef::String(s) => b.str_heap(s.as_bytes()),
+        ValueRef::Array(a) => {
+            let m = b.begin_array();
+            for item in a.iter() {
+                copy_value(b, item);
+            }
+            b.end_array(m, a.len());
+        }
+        ValueRef::Object(o) => {
+            let m = b.begin_object();
+            for (k, val) in o.iter() {
+                b.str_heap(k.as_bytes());
+                copy_value(b, val);
+            }
+            b.end_object_unique(m, o.len());
+        }
+    }
+}
+
+/// The side door (WIRE.md §10) as a `dict`: `data`, `rules`, `ui_blocks`, `hints`,
+/// `suggestions`, `format`.
+fn meta_dict<'py>(
+    py: Python<'py>,
+    data: Option<toolwire::Value<'_>>,
+    meta: &toolwire::wire::Meta,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let data = match data {
+        Some(v) => topy::to_py(py, v, &topy::Hooks::default())?,
+        None => py.None().into_bound(py),
+    };
+    d.set_item("data", data)?;
+    d.set_item("rules", PyList::new(py, &meta.rules)?)?;
+    let ui = PyList::empty(py);
+    for b in &meta.ui_blocks {
+        let u = PyDict::new(py);
+        u.set_item("type", b.kind())?;
+        u.set_item("content", b.content())?;
+        u.set_item("title", b.meta().title.as_deref())?;
+        u.set_item("width", b.meta().width.map(|w| w.as_str()))?;
+        u.set_item("priority", b.meta().priority)?;
+        ui.append(u)?;
+    }
+    d.set_item("ui_blocks", ui)?;
+    d.set_item("hints", PyList::new(py, &meta.hints)?)?;
+    let sug = PyList::empty(py);
+    for s in &meta.suggestions {
+        let u = PyDict::new(py);
+        u.set_item("tool", &s.tool)?;
+        u.set_item("reason", &s.reason)?;
+        sug.append(u)?;
+    }
+    d.set_item("suggestions", sug)?;
+    d.set_item("format", meta.format.to_string())?;
+    Ok(d)
+}
+
+/// The TOON tool description of WIRE.md §6 for a tool with actions
+/// `(name, description, required, destructive)`.
+#[pyfunction]
+fn toon_description(
+    tool_name: &str,
+    description: &str,
+    discriminator: &str,
+    actions: Vec<(String, String, Vec<String>, bool)>,
+) -> String {
+    let actions: Vec<toolwire::present::ActionDescription> = actions
+        .into_iter()
+        .map(
+            |(name, description, required, destructive)| toolwire::present::ActionDescription {
+                name,
+                description,
+                required,
+                destructive,
+            },
+        )
+        .collect();
+    toolwire::present::toon_description(tool_name, description, discriminator, &actions)
+}
+
+/// The names `toolwire` accepts for `format` (the engine's, in its order).
+#[pyfunction]
+fn format_names() -> Vec<&'static str> {
+    Format::NAMES.to_vec()
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_json, m)?)?;
+    m.add_function(wrap_pyfunction!(loads, m)?)?;
+    m.add_function(wrap_pyfunction!(present, m)?)?;
+    m.add_function(wrap_pyfunction!(toon_description, m)?)?;
+    m.add_function(wrap_pyfunction!(format_names, m)?)?;
+    m.add_class::<PyPresenter>()?;
+    Ok(())
+}
