@@ -14,6 +14,7 @@ objects, the GIL released while the engine works.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from enum import Enum
 from typing import IO, Any
@@ -49,6 +50,37 @@ class Delimiter(str, Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+# Quoted strings (skipped), or a run of characters that can be an unquoted number token.
+_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[^\s,|:"\[\]{}]+')
+_FLOAT_TOKEN = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+class _FloatTokens:
+    """``parse_float`` with the number's own token: the engine decodes floats to f64, so the
+    token text is found again in the document, in order (floats are decoded in document
+    order), as the next unquoted token with the same value. A number the search cannot
+    find (never in an encoder's output) gets its canonical text."""
+
+    def __init__(self, text: str, parse_float: Callable[[str], Any]) -> None:
+        self.tokens = _TOKEN.finditer(text)
+        self.text = text
+        self.parse_float = parse_float
+
+    def __call__(self, canonical: str) -> Any:
+        value = float(canonical)
+        for m in self.tokens:
+            t = m.group()
+            if t[0] == '"' or ("." not in t and "e" not in t and "E" not in t):
+                continue
+            if not _FLOAT_TOKEN.fullmatch(t) or float(t) != value:
+                continue
+            rest = self.text[m.end() : m.end() + 64].lstrip(" ")
+            if rest.startswith(":") or rest.startswith("["):
+                continue  # an unquoted key, not a value
+            return self.parse_float(t)
+        return self.parse_float(canonical)
 
 
 def _indent(indent_size: Any) -> int:
@@ -140,9 +172,8 @@ def loads(
 ) -> Any:
     """Deserialize a TOON document (``str``, or UTF-8 ``bytes``) to a Python object.
 
-    The hooks are those of :func:`json.loads`. ``parse_float`` receives the number's
-    canonical text (the shortest that reads back as the same float, which is the token
-    itself in any document a TOON encoder wrote).
+    The hooks are those of :func:`json.loads`; ``parse_float`` receives the number's token
+    as written (``Decimal`` decodes losslessly).
 
     Raises:
         ToonDecodeError: The document is not valid TOON.
@@ -161,7 +192,7 @@ def loads(
         s,
         bool(strict),
         _indent(indent_size),
-        parse_float,
+        None if parse_float is None else _FloatTokens(s, parse_float),
         parse_int,
         object_hook,
         object_pairs_hook,
