@@ -104,13 +104,19 @@ class ToolResult(dict):  # type: ignore[type-arg]
     "format"}``, where ``data`` is exactly what the data block encodes.
     """
 
-    meta: dict[str, Any]
-
-    def __init__(self, texts: list[str], is_error: bool | None, meta: dict[str, Any]) -> None:
+    def __init__(self, texts: list[str], is_error: bool | None, side: Any) -> None:
         super().__init__(content=[{"type": "text", "text": t} for t in texts])
         if is_error is not None:
             self["isError"] = is_error
-        self.meta = meta
+        self._side = side
+        self._meta: dict[str, Any] | None = None
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The side door (built from the engine's response on first access)."""
+        if self._meta is None:
+            self._meta = self._side.as_dict()
+        return self._meta
 
     @property
     def texts(self) -> list[str]:

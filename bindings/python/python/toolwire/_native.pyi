@@ -13,6 +13,9 @@ class Presenter:
     def input_schema_property(self) -> str | None: ...
     def output_schema(self, protocol: str, collection: bool) -> str: ...
 
+class SideDoor:
+    def as_dict(self) -> dict[str, Any]: ...
+
 def dumps(
     obj: Any,
     indent_size: int,
@@ -42,7 +45,7 @@ def present(
     token_budget: int | None = None,
     action: str | None = None,
     line: bool = False,
-) -> tuple[list[str], bool | None, dict[str, Any], bytes | None]: ...
+) -> tuple[list[str], bool | None, SideDoor, bytes | None]: ...
 def toon_description(
     tool_name: str,
     description: str,
