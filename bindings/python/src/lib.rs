@@ -489,6 +489,13 @@ fn toon_description(
     toolwire::present::toon_description(tool_name, description, discriminator, &actions)
 }
 
+/// The `INTERNAL_ERROR` envelope of a failed handler (WIRE.md §8): `(text, isError)`.
+#[pyfunction]
+fn handler_error(tool_action: &str, message: &str) -> (String, Option<bool>) {
+    let r = toolwire::wire::handler_error(tool_action, message);
+    (r.texts().concat(), r.is_error())
+}
+
 /// The names `toolwire` accepts for `format` (the engine's, in its order).
 #[pyfunction]
 fn format_names() -> Vec<&'static str> {
@@ -503,6 +510,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(present, m)?)?;
     m.add_function(wrap_pyfunction!(toon_description, m)?)?;
     m.add_function(wrap_pyfunction!(format_names, m)?)?;
+    m.add_function(wrap_pyfunction!(handler_error, m)?)?;
     m.add_class::<PyPresenter>()?;
     m.add_class::<SideDoor>()?;
     Ok(())
