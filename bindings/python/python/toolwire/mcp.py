@@ -159,6 +159,17 @@ def _failure(name: str, exc: BaseException) -> ToolResult:
     return ToolResult.model_validate(fields)
 
 
+def _exact_schema(prop: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    """Publishes the engine's property as it is: pydantic's ``default`` is dropped (its
+    ``title``, which it adds afterwards, stays)."""
+
+    def fix(schema: dict[str, Any]) -> None:
+        schema.clear()
+        schema.update(json.loads(json.dumps(prop)))
+
+    return fix
+
+
 def tool(
     presenter: Any, *, name: str | None = None
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -179,7 +190,11 @@ def tool(
         if prop is not None:
             # The SDK refuses parameter names starting with "_": the parameter is named
             # `toolwire_select` and published as `_select` through its alias.
-            annotation = Annotated[Any, Field(alias="_select"), WithJsonSchema(prop)]
+            annotation = Annotated[
+                Any,
+                Field(alias="_select", json_schema_extra=_exact_schema(prop)),
+                WithJsonSchema(prop),
+            ]
             select_param = inspect.Parameter(
                 _SELECT_KWARG, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation
             )
