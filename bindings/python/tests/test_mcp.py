@@ -56,7 +56,7 @@ def test_example_server_in_process() -> None:
     direct = toolwire.present(paid, billing_server.INVOICE, action="list_invoices")
     assert [c.text for c in listed.content] == direct.texts
     assert not listed.is_error
-    assert listed.content[0].text.startswith("[40|]{id|amount_cents|status|client}:")
+    assert listed.content[0].text.startswith("[40|]{id|amount_cents|status|client{name|email}}:")
     assert selected.content[0].text.startswith("[50|]{status|id}:\n  pending|INV-0001")
     assert "[REDACTED]" in one.content[0].text and "internal_score" not in one.content[0].text
     assert missing.is_error
