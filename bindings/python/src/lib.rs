@@ -4,7 +4,7 @@
 //! Thin by contract: every decision (formats, presenter files, `auto`, overrides, size caps)
 //! is the engine's, reached through its front door [`toolwire::call`]. This crate only moves
 //! values between Python and the engine — Python objects into a [`toolwire::Doc`]
-//! ([`walk`]), documents back into Python objects ([`topy`]) — and releases the GIL while
+//! (`walk`), documents back into Python objects (`topy`) — and releases the GIL while
 //! the engine works, so threads scale.
 //!
 //! Built by maturin (`pip install ./bindings/python`); the Python-facing API, its stubs and
