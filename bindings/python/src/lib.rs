@@ -86,36 +86,56 @@ fn encode_options(indent_size: usize, delimiter: &str) -> PyResult<EncodeOptions
         .max_depth(walk::MAX_DEPTH))
 }
 
-/// TOON bytes as a `str`, with decimal placeholders replaced by their digits.
-fn toon_text(mut out: Vec<u8>, lexemes: &[String], nonce: u64) -> PyResult<String> {
-    if !lexemes.is_empty() {
-        let mut s = String::from_utf8(out).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        for (i, lexeme) in lexemes.iter().enumerate() {
-            let quoted = format!("\"{}\"", walk::placeholder(nonce, i));
-            s = s.replace(&quoted, lexeme);
-        }
-        out = s.into_bytes();
+/// UTF-8 bytes as a Python `str`, decoded (and so validated) once, by CPython: the engine's
+/// output is UTF-8, and checking it in Rust first would read a large text twice.
+fn py_str<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    let len = pyo3::ffi::Py_ssize_t::try_from(bytes.len())
+        .map_err(|_| PyValueError::new_err("output too large"))?;
+    // SAFETY: the pointer and length describe `bytes`, alive for the call; the errors
+    // argument is a NUL-terminated C string. The GIL is held (`py`). A non-NULL result is a
+    // new reference to a `str` (so the unchecked cast holds); NULL means a
+    // Python exception is set, which `from_owned_ptr_or_err` takes.
+    unsafe {
+        let ptr = pyo3::ffi::PyUnicode_DecodeUTF8(bytes.as_ptr().cast(), len, c"strict".as_ptr());
+        Ok(Bound::from_owned_ptr_or_err(py, ptr)?.cast_into_unchecked::<PyString>())
     }
-    String::from_utf8(out).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// TOON bytes as a `str`, with decimal placeholders replaced by their digits.
+fn toon_text<'py>(
+    py: Python<'py>,
+    out: Vec<u8>,
+    lexemes: &[String],
+    nonce: u64,
+) -> PyResult<Bound<'py, PyString>> {
+    if lexemes.is_empty() {
+        return py_str(py, &out);
+    }
+    let mut s = String::from_utf8(out).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    for (i, lexeme) in lexemes.iter().enumerate() {
+        let quoted = format!("\"{}\"", walk::placeholder(nonce, i));
+        s = s.replace(&quoted, lexeme);
+    }
+    Ok(PyString::new(py, &s))
 }
 
 /// `toolwire.toon.dumps` after its options were checked: Python object → TOON text.
 #[pyfunction]
 #[pyo3(signature = (obj, indent_size, delimiter, default, sort_keys))]
-fn dumps(
-    py: Python<'_>,
-    obj: &Bound<'_, PyAny>,
+fn dumps<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
     indent_size: usize,
     delimiter: &str,
     default: Option<Bound<'_, PyAny>>,
     sort_keys: bool,
-) -> PyResult<String> {
+) -> PyResult<Bound<'py, PyString>> {
     let opts = encode_options(indent_size, delimiter)?;
     let (doc, lexemes, nonce) = Walker::new(py, Mode::Toon, default, sort_keys).walk(obj)?;
     let out = py
         .detach(|| toolwire::toon::to_vec(doc.root(), &opts))
         .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;
-    toon_text(out, &lexemes, nonce)
+    toon_text(py, out, &lexemes, nonce)
 }
 
 /// JSON text given as `bytes`, `bytearray`, `memoryview` or `str`, borrowed when immutable.
@@ -162,12 +182,12 @@ const WHOLE_DOC_MAX: usize = 64 << 20;
 /// released while the engine parses and encodes.
 #[pyfunction]
 #[pyo3(signature = (data, indent_size = 2, delimiter = ","))]
-fn encode_json(
-    py: Python<'_>,
-    data: &Bound<'_, PyAny>,
+fn encode_json<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
     indent_size: usize,
     delimiter: &str,
-) -> PyResult<String> {
+) -> PyResult<Bound<'py, PyString>> {
     let opts = encode_options(indent_size, delimiter)?;
     let text = json_text(data)?;
     let bytes = text.bytes();
@@ -181,8 +201,7 @@ fn encode_json(
             toolwire::toon::encode_json(bytes, &opts, &mut out).map(|()| out)
         })
         .map_err(|e| engine_error(py, &e))?;
-    // The engine writes UTF-8 (its strings are checked when parsed).
-    String::from_utf8(out).map_err(|e| PyValueError::new_err(e.to_string()))
+    py_str(py, &out)
 }
 
 /// `toolwire.toon.loads` after its options were checked: TOON text → Python objects.
