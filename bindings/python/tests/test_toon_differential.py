@@ -8,9 +8,12 @@ value.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import enum
 import math
+import uuid
+from datetime import date, datetime, time, timezone
 from decimal import Decimal
 from typing import Any
 
@@ -66,11 +69,24 @@ def _extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         st.lists(row, min_size=1, max_size=5),  # tabular candidates
         st.dictionaries(text, row, min_size=2, max_size=4),  # keyed tabular candidates
         st.frozensets(st.integers(-3, 3), max_size=4),
+        st.sets(st.one_of(st.integers(-3, 3), st.text(max_size=2)), max_size=4),
+        st.dictionaries(text, children, max_size=3).map(collections.OrderedDict),
     )
 
 
+others = st.one_of(
+    st.just(Color.RED),
+    st.builds(Point, st.integers(), st.floats()),
+    st.just(Opaque()),
+    st.datetimes(timezones=st.sampled_from([None, timezone.utc])),
+    st.dates(),
+    st.times(),
+    st.uuids(),
+    st.just(uuid.UUID(int=0)),
+    st.sampled_from([date(2026, 1, 2), datetime(2026, 1, 2, 3, 4, 5, 6), time(23, 59)]),
+)
 values = st.recursive(
-    st.one_of(scalars, st.just(Color.RED), st.builds(Point, st.integers(), st.floats()), st.just(Opaque())),
+    st.one_of(scalars, others),
     _extend,
     max_leaves=25,
 )
