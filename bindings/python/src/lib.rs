@@ -316,7 +316,7 @@ enum Data<'a> {
     /// JSON text.
     Json(JsonText<'a>),
     /// A document built from Python objects.
-    Doc(toolwire::Doc<'static>),
+    Doc(&'a toolwire::Doc<'static>),
     /// `None`: "no value".
     Nothing,
 }
@@ -363,87 +363,92 @@ fn present<'py>(
     if let Some(a) = action {
         call = call.action(a);
     }
-    let data = if data.is_none() {
-        Data::Nothing
-    } else if data.is_instance_of::<PyBytes>()
+    let owned_doc = if data.is_none()
+        || data.is_instance_of::<PyBytes>()
         || data.is_instance_of::<PyByteArray>()
         || data.is_instance_of::<pyo3::types::PyMemoryView>()
     {
-        Data::Json(json_text(data)?)
+        None
     } else {
-        let (doc, _, _) = Walker::new(py, Mode::Json, None, false).walk(data)?;
-        Data::Doc(doc)
+        Some(Walker::new(py, Mode::Json, None, false).walk(data)?.0)
     };
-    let call = &call;
-    let outcome = py.detach(move || -> toolwire::Result<_> {
-        let input = match &data {
-            Data::Json(t) => call.read(t.bytes())?,
-            Data::Doc(d) => Input::value(d.root()),
-            Data::Nothing => Input::nothing(),
+    let (texts, is_error, bytes) = {
+        let input_data = match &owned_doc {
+            Some(d) => Data::Doc(d),
+            None if data.is_none() => Data::Nothing,
+            None => Data::Json(json_text(data)?),
         };
-        let reply = call.respond(&input)?;
-        let texts = reply.response().texts();
-        let mut bytes = Vec::new();
-        if line {
-            reply.write(&Shape::result(), &mut bytes);
-        }
-        let is_error = reply.response().is_error();
-        // The side door's data is converted with the GIL: keep the reply's response as an
-        // owned document.
-        let data = reply.response().data().map(|v| {
-            let mut b = toolwire::DocBuilder::new(b"");
-            copy_value(&mut b, v);
-            b.finish()
-        });
-        let meta = reply.response().meta().clone();
-        Ok((texts, is_error, bytes, data, meta))
-    });
-    let (texts, is_error, bytes, data, meta) = outcome.map_err(|e| engine_error(py, &e))?;
+        let call = &call;
+        let input_data = &input_data;
+        py.detach(move || -> toolwire::Result<_> {
+            let input = input_data.input(call)?;
+            let reply = call.respond(&input)?;
+            let mut bytes = Vec::new();
+            if line {
+                reply.write(&Shape::result(), &mut bytes);
+            }
+            Ok((reply.response().texts(), reply.response().is_error(), bytes))
+        })
+        .map_err(|e| engine_error(py, &e))?
+    };
     let line = line.then(|| PyBytes::new(py, &bytes));
-    Ok((texts, is_error, SideDoor { data, meta }, line))
+    let input = match owned_doc {
+        Some(d) => SideInput::Doc(d),
+        None if data.is_none() => SideInput::Nothing,
+        None => SideInput::Json(data.clone().unbind()),
+    };
+    Ok((texts, is_error, SideDoor { call, input }, line))
 }
 
-/// The testing side door (WIRE.md §10) of one response, converted to Python objects only
-/// when asked for (a large collection's data is not built for callers that never look).
+impl Data<'_> {
+    fn input<'s>(&'s self, call: &ToolCall) -> toolwire::Result<Input<'s>> {
+        match self {
+            Data::Json(t) => call.read(t.bytes()),
+            Data::Doc(d) => Ok(Input::value(d.root())),
+            Data::Nothing => Ok(Input::nothing()),
+        }
+    }
+}
+
+/// What the side door keeps of a call's input.
+enum SideInput {
+    /// The `bytes`-like object (read again).
+    Json(Py<PyAny>),
+    /// The document walked from Python objects.
+    Doc(toolwire::Doc<'static>),
+    /// `None`.
+    Nothing,
+}
+
+/// The testing side door (WIRE.md §10) of one response, built only when asked for: it keeps
+/// the call and its input and presents them again (the same response, deterministically),
+/// so no call pays for a side door nobody reads (a copy of 100k rows, then their Python
+/// objects).
 #[pyclass(frozen, module = "toolwire._native")]
 struct SideDoor {
-    data: Option<toolwire::Doc<'static>>,
-    meta: toolwire::wire::Meta,
+    call: ToolCall,
+    input: SideInput,
 }
 
 #[pymethods]
 impl SideDoor {
     /// `{"data", "rules", "ui_blocks", "hints", "suggestions", "format"}`.
     fn as_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        meta_dict(py, self.data.as_ref().map(|d| d.root()), &self.meta)
-    }
-}
-
-/// Copies `v` into `b` (the side door's data outlives the reply it came from).
-fn copy_value(b: &mut toolwire::DocBuilder<'_>, v: toolwire::Value<'_>) {
-    use toolwire::ValueRef;
-    use toolwire::doc::Number;
-    match v.get() {
-        ValueRef::Null => b.null(),
-        ValueRef::Bool(x) => b.bool(x),
-        ValueRef::Number(Number::Int(l)) => b.int_lexeme(l),
-        ValueRef::Number(Number::Float(x)) => b.float(x),
-        ValueRef::String(s) => b.str_heap(s.as_bytes()),
-        ValueRef::Array(a) => {
-            let m = b.begin_array();
-            for item in a.iter() {
-                copy_value(b, item);
+        let bound;
+        let data = match &self.input {
+            SideInput::Json(obj) => {
+                bound = obj.bind(py).clone();
+                Data::Json(json_text(&bound)?)
             }
-            b.end_array(m, a.len());
-        }
-        ValueRef::Object(o) => {
-            let m = b.begin_object();
-            for (k, val) in o.iter() {
-                b.str_heap(k.as_bytes());
-                copy_value(b, val);
-            }
-            b.end_object_unique(m, o.len());
-        }
+            SideInput::Doc(d) => Data::Doc(d),
+            SideInput::Nothing => Data::Nothing,
+        };
+        let input = data.input(&self.call).map_err(|e| engine_error(py, &e))?;
+        let reply = self
+            .call
+            .respond(&input)
+            .map_err(|e| engine_error(py, &e))?;
+        meta_dict(py, reply.response().data(), reply.response().meta())
     }
 }
 

@@ -1,6 +1,6 @@
 """The GIL is released while the engine works: two threads encoding at once finish sooner
 than the same two calls one after the other (on a 2-core machine shared with other work,
-so measured a few times: concurrent < 0.9 x sequential at least once)."""
+so measured up to 10 rounds: the best concurrent time < 0.9 x the best sequential time)."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ def test_two_threads_faster_than_sequential() -> None:
     def work(out: list[str]) -> None:
         out.append(toon.encode_json(b))
 
-    ratios = []
-    for _ in range(5):
+    best_seq = best_conc = float("inf")
+    for _ in range(10):
         t = time.perf_counter()
         toon.encode_json(b)
         toon.encode_json(b)
@@ -44,7 +44,10 @@ def test_two_threads_faster_than_sequential() -> None:
             th.join()
         concurrent = time.perf_counter() - t
         assert outs == [want, want]
-        ratios.append(concurrent / sequential)
-        if ratios[-1] < 0.9:
+        best_seq, best_conc = min(best_seq, sequential), min(best_conc, concurrent)
+        if best_conc < 0.9 * best_seq:
             return
-    pytest.fail(f"concurrent/sequential ratios {ratios}: the GIL does not look released")
+    pytest.fail(
+        f"best concurrent {best_conc:.3f}s vs best sequential {best_seq:.3f}s: "
+        "the GIL does not look released"
+    )
