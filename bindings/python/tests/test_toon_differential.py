@@ -212,3 +212,28 @@ def test_dump_and_load_files(tmp_path: Any) -> None:
     assert p.read_text() == toon_format.dumps({"a": [1, 2]}, delimiter="|")
     with p.open("rb") as f:
         assert toon.load(f) == {"a": [1, 2]}
+
+
+# TOON-looking documents, valid or not: headers, list items, keys, indentation off by one.
+_atoms = ["a", "b", "x y", '"q"', '"a:b"', "1", "-2.50", "1e3", "true", "null", "", "-", "- 1",
+          "[2]: 1,2", "[2]{a,b}:", "[1|]: x", "1,2", "3,4", "k[1]: z", "#c", '"\\n"', '"\\u00e9"',
+          '"bad\\x"', "05", "1.0", "-0", "é", "[2:]{a}:", "x: 1"]
+_line = st.tuples(
+    st.sampled_from(["", "", "  ", "  ", "    ", " ", "   ", "\t"]),
+    st.sampled_from(["{k}: {v}", "{k}:", "- {v}", "{v}", "{k}{v}"]),
+    st.sampled_from(["a", "b", "c", '"k"', "a.b"]),
+    st.sampled_from(_atoms),
+).map(lambda t: t[0] + t[1].format(k=t[2], v=t[3]))
+documents = st.lists(_line, min_size=1, max_size=6).map("\n".join)
+
+
+@SETTINGS
+@given(documents, st.booleans(), st.sampled_from([2, 2, 4]))
+def test_loads_of_any_document_matches_toon_format(doc: str, strict: bool, indent: int) -> None:
+    want = _outcome(toon_format.loads, doc, strict=strict, indent_size=indent)
+    got = _outcome(toon.loads, doc, strict=strict, indent_size=indent)
+    assert (got[0] == "ok") == (want[0] == "ok"), (doc, got, want)
+    if got[0] == "ok":
+        assert _same(got[1], want[1]), (doc, got, want)
+    else:
+        assert got[0] == want[0] == "ToonDecodeError"
