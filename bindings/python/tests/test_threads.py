@@ -1,6 +1,12 @@
-"""The GIL is released while the engine works: two threads encoding at once finish sooner
-than the same two calls one after the other (on a 2-core machine shared with other work,
-so measured up to 10 rounds: the best concurrent time < 0.9 x the best sequential time)."""
+"""The GIL is released while the engine works.
+
+* Progress: while a thread encodes, the main thread keeps running Python code at a good part
+  of its own pace (with the GIL held through each encode it would run only between them).
+* Speed: two threads encoding at once finish sooner than the same two calls one after the
+  other: the best concurrent time of up to 20 rounds < 0.9 x the best sequential time. On a
+  2-core machine this needs both cores; when other processes keep them busy (load average
+  at or above the core count while it fails) the test is skipped and says so.
+"""
 
 from __future__ import annotations
 
@@ -21,19 +27,64 @@ def payload() -> bytes:
     return json.dumps(rows).encode()
 
 
+B = payload()
+
+
+def _spin_until(ev: threading.Event) -> int:
+    ticks = 0
+    while not ev.is_set():
+        ticks += 1
+    return ticks
+
+
+def _rate() -> float:
+    """Ticks per second of `_spin_until` with nothing else running."""
+    best = 0.0
+    for _ in range(3):
+        ev = threading.Event()
+        timer = threading.Timer(0.05, ev.set)
+        begin = time.perf_counter()
+        timer.start()
+        ticks = _spin_until(ev)
+        best = max(best, ticks / (time.perf_counter() - begin))
+    return best
+
+
+def test_python_runs_while_the_engine_encodes() -> None:
+    rate = _rate()
+    done = threading.Event()
+    started = threading.Event()
+
+    def work() -> None:
+        started.set()
+        for _ in range(3):
+            toon.encode_json(B)
+        done.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    started.wait()
+    begin = time.perf_counter()
+    ticks = _spin_until(done)
+    elapsed = time.perf_counter() - begin
+    t.join()
+    # Holding the GIL through each encode would leave the main thread only the switch
+    # intervals between them (a few ms of ~150): far below a quarter of its own pace.
+    assert ticks >= 0.25 * rate * elapsed, (ticks, rate, elapsed)
+
+
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs 2 cores")
 def test_two_threads_faster_than_sequential() -> None:
-    b = payload()
-    want = toon.encode_json(b)
+    want = toon.encode_json(B)
 
     def work(out: list[str]) -> None:
-        out.append(toon.encode_json(b))
+        out.append(toon.encode_json(B))
 
     best_seq = best_conc = float("inf")
-    for _ in range(10):
+    for _ in range(20):
         t = time.perf_counter()
-        toon.encode_json(b)
-        toon.encode_json(b)
+        toon.encode_json(B)
+        toon.encode_json(B)
         sequential = time.perf_counter() - t
         outs: list[str] = []
         threads = [threading.Thread(target=work, args=(outs,)) for _ in range(2)]
@@ -47,7 +98,8 @@ def test_two_threads_faster_than_sequential() -> None:
         best_seq, best_conc = min(best_seq, sequential), min(best_conc, concurrent)
         if best_conc < 0.9 * best_seq:
             return
-    pytest.fail(
-        f"best concurrent {best_conc:.3f}s vs best sequential {best_seq:.3f}s: "
-        "the GIL does not look released"
-    )
+    message = f"best concurrent {best_conc:.3f}s vs best sequential {best_seq:.3f}s"
+    load = os.getloadavg()[0]
+    if load >= (os.cpu_count() or 1):
+        pytest.skip(f"{message}: the machine is busy (load {load:.1f}), scaling not measurable")
+    pytest.fail(f"{message}: the GIL does not look released")
