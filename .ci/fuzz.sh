@@ -78,14 +78,34 @@ for t in "${targets[@]}"; do
   mkdir -p "$artifacts"
   dict=()
   case "$t" in
+    present) dict=(-dict="$root/fuzz/dict/present.dict") ;;
     *) dict=(-dict="$root/fuzz/dict/toon.dict") ;;
+  esac
+  # Memory and time limits (issue #17: a 606-byte presenter file took 2 GB, 60 nested embeds
+  # were OOM-killed at 24 GB; such a blow-up must fail here, not in production). Inputs are
+  # at most 4096 bytes (-max_len), and every engine path is linear in its input with small
+  # constants (presenter loading allocates at most ~1 KB per file byte, tests/tests/
+  # load_linear.rs; a parsed tape is 16 bytes per node), so one input legitimately needs a
+  # few MB and well under 10 ms. The limits leave the libFuzzer process itself (binary,
+  # coverage tables, the in-memory corpus: ~100-200 MB after a long run) ample room while a
+  # blow-up of 2^20 anything still trips them:
+  # * present: -rss_limit_mb=512 (the process), -malloc_limit_mb=256 (any single malloc:
+  #   4 KB of input never needs one of more than a few MB), -timeout=2 (one input: ~1000x
+  #   the slowest legitimate run on a loaded 2-core VM, and an exponential load of 30 levels
+  #   takes minutes);
+  # * the other targets: -rss_limit_mb=1024, -malloc_limit_mb=512, -timeout=5 (their
+  #   oracles re-encode, re-parse and frame each input several times over: more headroom,
+  #   same order of magnitude).
+  case "$t" in
+    present) limits=(-rss_limit_mb=512 -malloc_limit_mb=256 -timeout=2) ;;
+    *) limits=(-rss_limit_mb=1024 -malloc_limit_mb=512 -timeout=5) ;;
   esac
   step "run $t for ${FUZZ_SECONDS}s"
   # -jobs/-workers default to 1; -print_final_stats gives executions per second.
   rc=0
   "$bin" "$work/$t" "${dict[@]}" \
     -max_total_time="$FUZZ_SECONDS" -seed="$FUZZ_SEED" \
-    -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
+    "${limits[@]}" \
     -max_len=4096 -print_final_stats=1 \
     -artifact_prefix="$artifacts/" >"$work/$t.log" 2>&1 || rc=$?
   # The log without the per-input progress lines and the recommended-dictionary listing.

@@ -6,6 +6,7 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use toolwire::json::{ParseOptions, parse, parse_selected};
 use toolwire::present::Presenter;
+use toolwire::test_hooks::*;
 use toolwire::wire::{self, Format};
 use toolwire_benches::{Shape, invoices_json};
 
@@ -124,7 +125,7 @@ fn pipeline(c: &mut Criterion, rows: usize) {
         // The rows are encoded from the input tape (the row view), byte for byte as the
         // general path's derived document would be.
         assert!(presenter.present(doc.root(), None).unwrap().data_is_view());
-        let general = toolwire::present::with_general_path(|| {
+        let general = with_general_path(|| {
             let r = presenter.present(doc.root(), None).unwrap();
             assert!(!r.data_is_view());
             let mut out = Vec::new();

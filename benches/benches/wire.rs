@@ -11,6 +11,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use toolwire::frame::{Id, Protocol, frame};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::sink::ChunkedSink;
+use toolwire::test_hooks::*;
 use toolwire::toon::Delimiter;
 use toolwire::wire::{self, Data, Format};
 use toolwire_benches::{Shape, invoices_json};

@@ -90,7 +90,7 @@ enum InputKind<'d> {
     Value(Value<'d>),
     /// JSON text handed to the response as it is (a plain root array).
     Json(&'d [u8]),
-    /// "No value" (a handler that returned nothing): the data block is `OK`.
+    /// "No value" (a handler returned nothing): the data block is `OK`.
     Nothing,
 }
 
@@ -100,23 +100,15 @@ impl<'d> Input<'d> {
         Input(InputKind::Value(v))
     }
 
+    /// "No value": what a handler that returned nothing (`undefined`, `None`, `()`) hands
+    /// over; the data block is `OK` (WIRE.md §1.3), with or without a presenter.
+    pub fn nothing() -> Input<'static> {
+        Input(InputKind::Nothing)
+    }
+
     /// A document the caller built or parsed.
     pub fn doc(d: Doc<'d>) -> Input<'d> {
         Input(InputKind::Doc(d))
-    }
-
-    /// "No value" (WIRE.md §1.3: Rust `None`, Python `None`, JavaScript `undefined`): the
-    /// data block is `OK` in every format, with or without a presenter.
-    ///
-    /// ```
-    /// use toolwire::call::{Input, ToolCall};
-    /// let input = Input::nothing();
-    /// let reply = ToolCall::new().format("toon".parse().unwrap()).respond(&input)?;
-    /// assert_eq!(reply.response().texts(), ["OK"]);
-    /// # Ok::<(), toolwire::Error>(())
-    /// ```
-    pub fn nothing() -> Input<'static> {
-        Input(InputKind::Nothing)
     }
 
     /// The root value, when the input was parsed (`None` for JSON text kept as it is).

@@ -38,31 +38,36 @@
 //!
 //! ## The map
 //!
-//! Data flows `bytes → parse (select pushdown) → Doc → encode → blocks → frame → sink`:
+//! Data flows `bytes → parse (select pushdown) → Doc → present → encode → blocks → frame →
+//! sink`, and every interface (CLI, MCP server, Node, Python) enters through [`call`]. The
+//! modules are layers that only point down: each may import only the modules its row names
+//! (`tests/tests/layers.rs` reads this table and the sources, and fails on an import the
+//! table does not allow or on any cycle).
 //!
-//! * [`json`]: JSON parsing with select pushdown (integers keep every digit, lone surrogates
-//!   survive, depth and size limits), and writers byte-identical to `JSON.stringify`.
-//! * `ser` (feature `serde`): `to_doc`, any `serde::Serialize` value as a [`Doc`].
-//! * [`doc`]: [`Doc`], the one document representation, a flat tape of 16-byte nodes.
-//! * [`toon`]: the TOON 4.4 encoder (parallel chunked tables, byte-identical to sequential)
-//!   and decoder (strict and lenient).
-//! * [`present`]: Presenters: schema, truncation, redaction, UI, rules, suggestions, embeds,
-//!   `_select`, tool descriptions and output schemas (WIRE.md §4–§7).
-//! * [`wire`]: the response builder, block texts, UI helpers, error envelopes and the tag
-//!   safety of WIRE.md §2. [`wire::Data::Json`] takes JSON bytes of any size: a large root
-//!   array is read window by window and never held as a whole document.
-//! * [`frame`]: JSON-RPC 2.0 framing through an escaping sink.
-//! * [`sink`]: [`Sink`], where every encoder writes.
-//! * [`num`]: numbers exactly as WIRE.md §1.3 prints them.
-//! * [`tag`]: the reserved block tags untrusted text must never forge.
-//! * [`error`]: [`Error`], one small positioned, classified error type.
+//! | module | owns | may import |
+//! |---|---|---|
+//! | [`error`] | [`Error`], one small positioned, classified error type | — |
+//! | [`tag`] | the reserved block tags untrusted text must never forge | — |
+//! | [`sink`] | [`Sink`], where every encoder writes; chunked and counting sinks | — |
+//! | `tokens` | token counts, `o200k_base`/`cl100k_base` (feature `tokenizer`) | — |
+//! | [`escape`] | JSON string escaping as `JSON.stringify` does it; the escaping sink of framing | `sink` `tag` |
+//! | [`num`] | numbers exactly as WIRE.md §1.3 prints them | `sink` |
+//! | [`doc`] | [`Doc`], the flat tape of 16-byte nodes, its views and its builder | `escape` `num` `tag` |
+//! | [`json`] | parsing with select pushdown, the window reader, writers byte-identical to `JSON.stringify` | `doc` `error` `escape` `num` `sink` `tag` |
+//! | `ser` | any `serde::Serialize` value as a [`Doc`] (feature `serde`) | `doc` `error` `num` |
+//! | [`toon`] | TOON 4.4: the encoder (parallel tables, from JSON text) and the decoder | `doc` `error` `escape` `json` `num` `sink` |
+//! | [`wire`] | `Format` and its names, the token estimator and `auto`, size bounds, the row writer, block texts, UI helpers, error envelopes, [`wire::ToolResponse`] | `doc` `error` `escape` `json` `num` `sink` `tag` `tokens` `toon` |
+//! | [`present`] | presenters: files, schema, truncation and budgets, redaction, UI, rules, suggestions, embeds, `_select`, tool descriptions | `doc` `error` `escape` `json` `num` `sink` `tag` `tokens` `toon` `wire` |
+//! | [`frame`] | JSON-RPC 2.0 framing and the size cap, over `ToolResponse`'s public API | `error` `escape` `json` `sink` `wire` |
+//! | [`call`] | the front door: one tool call → its response bytes | `doc` `error` `frame` `json` `present` `sink` `wire` |
+//! | `test_hooks` | hidden hooks for the project's own tests, benches and fuzz targets | `present` `sink` `tokens` `toon` `wire` |
 //!
 //! ## JSON bytes of any size
 //!
 //! A handler that already has JSON text (a database's JSON column, an upstream API) hands the
 //! bytes over as they are. Above 8 MiB a root array is validated and analysed window by
 //! window, then parsed again and encoded a window at a time as the response is written or
-//! streamed: the peak heap is the input plus a few MiB (11 MB for a million rows), and the
+//! streamed: the peak heap is the input plus a few MiB (8.5 MB for a million rows), and the
 //! bytes are exactly those of the parsed document.
 //!
 //! ```
@@ -91,6 +96,13 @@
 //! ## Crate features
 //!
 //! * `serde` (default): build a [`Doc`] from any `serde::Serialize` value.
+//! * `tokio`: stream a framed response as `Bytes` chunks from a blocking thread
+//!   (`frame::stream_frame`) and write a [`call::Reply`] to an `AsyncWrite`
+//!   (`Reply::write_async`).
+//! * `tokenizer`: `tokens`, exact o200k_base/cl100k_base token counts in linear time, used by
+//!   `token_budget` (the data block never exceeds the budget by o200k_base) and
+//!   `Format::Auto` (the cheapest format by o200k_base). Without it the budget holds by the
+//!   bytes bound (a token is at least one byte) and Auto uses the estimator.
 #![doc(test(attr(deny(warnings))))]
 #![deny(missing_docs)]
 
@@ -106,6 +118,10 @@ pub mod present;
 pub mod ser;
 pub mod sink;
 pub mod tag;
+#[doc(hidden)]
+pub mod test_hooks;
+#[cfg(feature = "tokenizer")]
+pub mod tokens;
 pub mod toon;
 pub mod wire;
 

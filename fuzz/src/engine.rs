@@ -17,8 +17,11 @@
 //! * [`json_windows`]: JSON text read window by window (`Data::Json`, windows of 1 to 64
 //!   bytes) gives the same texts, format and frames as its whole parse, or the same error;
 //!   so does `toon::encode_json` against `toon::encode` of the parse.
-//! * [`present`]: arbitrary presenter files and data give a response or an error, never a
-//!   panic; a response's blocks carry only the builder's own tags.
+//! * [`present`]: arbitrary presenter files (or files made by [`generated_file`] from a
+//!   program: nested embeds, redaction reaching into them) and data give a response or an
+//!   error, never a panic; a response's blocks carry only the builder's own tags. Run under
+//!   a memory and time limit (`.ci/fuzz.sh`), so a load or presentation that blows up
+//!   fails too.
 
 use toolwire::frame::{Id, Protocol};
 use toolwire::json::{ParseOptions, Selector, parse, parse_selected, to_vec_compact};
@@ -27,6 +30,7 @@ use toolwire::wire::{self, Format, Suggestion, ToolError, UiMeta, ui};
 use toolwire::{Category, Doc, DocBuilder, ValueRef};
 
 use crate::{check_doc, check_error};
+use toolwire::test_hooks::*;
 
 const SEL_VOCAB: [&str; 6] = ["id", "a", "b", "name", "", "x"];
 
@@ -447,11 +451,22 @@ pub fn frame(data: &[u8]) {
     );
 }
 
-/// A presenter file and data, separated by the first NUL: see the module docs.
+/// A presenter file and data, separated by the first NUL: see the module docs. An input
+/// starting with `0xFF` is a *program* for [`generated_file`] instead of a file, so that
+/// nested embeds, redaction reaching into them and wide schemas are a few bytes away (a
+/// byte-level mutator rarely keeps deep JSON nesting balanced).
 pub fn present(data: &[u8]) {
     let mut parts = data.splitn(2, |&b| b == 0);
     let (Some(file), Some(json)) = (parts.next(), parts.next()) else {
         return;
+    };
+    let generated;
+    let file = match file.split_first() {
+        Some((0xFF, program)) => {
+            generated = generated_file(program);
+            generated.as_bytes()
+        }
+        _ => file,
     };
     let Ok(presenter) = toolwire::present::Presenter::from_json(file) else {
         return;
@@ -474,6 +489,134 @@ pub fn present(data: &[u8]) {
             }
         }
     }
+}
+
+/// A presenter file from a program: each byte is one instruction (low 3 bits) with an
+/// argument (the other 5). Embeds nest up to 60 levels (the parser's depth limit is 128,
+/// two per level); the result is always valid JSON, not always a valid presenter.
+pub fn generated_file(program: &[u8]) -> String {
+    const KEYS: [&str; 4] = ["c", "d", "x", "items"];
+    const PATHS: [&str; 16] = [
+        "c",
+        "c.c",
+        "c[*]",
+        "c[*].c",
+        "*",
+        "*.c",
+        "*.*",
+        "x.y",
+        "d.x",
+        "items[*].x",
+        "c.c.c",
+        "c[*].c[*].c",
+        "*.*.*.x",
+        "[*].x",
+        "c.x",
+        "*.c.c",
+    ];
+    const TYPES: [&str; 4] = ["string", "object", "array", "integer"];
+    #[derive(Default)]
+    struct Level {
+        key: String,
+        props: Vec<String>,
+        required: Vec<String>,
+        paths: Vec<String>,
+        rules: Vec<String>,
+        ui: Vec<String>,
+        embeds: Vec<String>,
+        limit: Option<u8>,
+        select: bool,
+    }
+    fn quoted(v: &[String]) -> String {
+        v.iter()
+            .map(|s| format!("\"{s}\""))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+    fn close(l: Level) -> String {
+        let mut f = vec![r#""name":"G""#.to_owned()];
+        if !l.props.is_empty() || !l.required.is_empty() {
+            f.push(format!(
+                r#""schema":{{"type":"object","properties":{{{}}},"required":[{}]}}"#,
+                l.props.join(","),
+                quoted(&l.required)
+            ));
+        }
+        if !l.paths.is_empty() {
+            f.push(format!(r#""redact":{{"paths":[{}]}}"#, quoted(&l.paths)));
+        }
+        if !l.rules.is_empty() {
+            f.push(format!(r#""rules":[{}]"#, quoted(&l.rules)));
+        }
+        if !l.ui.is_empty() {
+            f.push(format!(r#""ui":{{"collection":[{}]}}"#, l.ui.join(",")));
+        }
+        if !l.embeds.is_empty() {
+            f.push(format!(r#""embed":{{{}}}"#, l.embeds.join(",")));
+        }
+        if let Some(n) = l.limit {
+            f.push(format!(r#""limit":{n}"#));
+        }
+        if l.select {
+            f.push(r#""select":true"#.into());
+        }
+        format!("{{{}}}", f.join(","))
+    }
+    let mut stack = vec![Level::default()];
+    for &b in program {
+        let arg = usize::from(b >> 3);
+        let depth = stack.len();
+        let top = stack.last_mut().expect("the root level");
+        match b & 7 {
+            0 if depth < 60 => stack.push(Level {
+                key: KEYS[arg % 4].into(),
+                ..Level::default()
+            }),
+            1 if depth > 1 => {
+                let l = stack.pop().expect("a nested level");
+                let key = l.key.clone();
+                let text = close(l);
+                stack
+                    .last_mut()
+                    .expect("the parent")
+                    .embeds
+                    .push(format!("\"{key}\":{text}"));
+            }
+            2 => top.paths.push(PATHS[arg % 16].into()),
+            3 => {
+                let name = KEYS[arg % 4];
+                let t = TYPES[(arg / 4) % 4];
+                top.props
+                    .push(format!(r#""{name}":{{"type":"{t}","enum":["a",1]}}"#));
+            }
+            4 => top.rules.push(format!("rule {arg}")),
+            5 => top.ui.push(format!(
+                r#"{{"table":{{"columns":[{}]}}}}"#,
+                quoted(
+                    &KEYS[..arg % 5]
+                        .iter()
+                        .map(|k| (*k).to_owned())
+                        .collect::<Vec<_>>()
+                )
+            )),
+            6 => top.required.push(KEYS[arg % 4].into()),
+            _ => {
+                top.limit = Some(b >> 4);
+                top.select = arg % 2 == 1;
+            }
+        }
+    }
+    while stack.len() > 1 {
+        let l = stack.pop().expect("a nested level");
+        let key = l.key.clone();
+        let text = close(l);
+        stack
+            .last_mut()
+            .expect("the parent")
+            .embeds
+            .push(format!("\"{key}\":{text}"));
+    }
+    close(stack.pop().expect("the root level"))
 }
 
 /// Everything observable about a built response: format, texts and both framings; or the
@@ -523,16 +666,25 @@ pub fn json_windows(data: &[u8]) {
     if let Format::Toon(d) = format {
         let opts = EncodeOptions::new().delimiter(d);
         let mut out = Vec::new();
-        let windowed = match toolwire::toon::encode_json_windows(json, &opts, window, &mut out) {
+        let windowed = match encode_json_windows(json, &opts, window, &mut out) {
             Ok(()) => Ok(out),
             Err(e) => {
                 assert!(out.is_empty(), "nothing is written on error");
                 Err(e.to_string())
             }
         };
+        // An error as `toon::encode_json` of the whole text gives it: the encoder's error,
+        // placed in the text (a lone surrogate's string position, which the document alone
+        // does not know).
         let whole = parse(json, &ParseOptions::new())
             .and_then(|doc| toolwire::toon::to_vec(doc.root(), &opts))
-            .map_err(|e| e.to_string());
+            .map_err(|e| {
+                let mut sink = Vec::new();
+                let text_error = toolwire::toon::encode_json(json, &opts, &mut sink)
+                    .expect_err("encode_json fails where parse + encode fails");
+                assert_eq!(text_error.message(), e.message());
+                text_error.to_string()
+            });
         assert_eq!(
             windowed, whole,
             "toon::encode_json, windows of {window} bytes"

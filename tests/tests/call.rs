@@ -250,3 +250,19 @@ async fn write_async_equals_write() {
     reply.write_async(Shape::result(), &mut got).await.unwrap();
     assert_eq!(got, want);
 }
+
+/// "No value" (a Node handler's `undefined`, Python's `None`) is `OK`, with or without a
+/// presenter (WIRE.md §1.3).
+#[test]
+fn nothing_is_ok_with_or_without_presenter() {
+    use toolwire::call::{Input, ToolCall};
+    use toolwire::present::Presenter;
+    let p = Presenter::from_json(br#"{"name": "P", "rules": ["r"]}"#).unwrap();
+    for call in [ToolCall::new(), ToolCall::new().presenter(&p)] {
+        let input = Input::nothing();
+        let reply = call.respond(&input).unwrap();
+        assert_eq!(reply.response().texts(), ["OK"]);
+        assert_eq!(reply.response().is_error(), None);
+        assert!(reply.problem().is_none());
+    }
+}

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use toolwire::frame::{Id, Protocol, frame};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::sink::ChunkedSink;
+use toolwire::test_hooks::*;
 use toolwire::toon::Delimiter;
 use toolwire::wire::{self, Format};
 

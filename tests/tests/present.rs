@@ -139,8 +139,15 @@ fn token_budget_keeps_whole_items_that_fit() {
     );
     let r = p.present(d.root(), None).unwrap();
     let kept = r.data().unwrap().as_array().unwrap().len();
-    // By the estimator: 1 for the brackets, then `,{"id":"INV-0000001","amount":1234}` is 14
-    // tokens, the second 14, the third 13 (42 in all), the fourth would make 55.
+    // By o200k_base (the engine's `tokenizer` feature is on in this crate): the block of the
+    // first three rows fits in 45 tokens, that of all four does not.
+    let o200k = |t: &str| tiktoken_rs::o200k_base_singleton().encode_ordinary(t).len();
+    assert!(o200k(&r.block_text(0)) <= 45);
+    let four = toolwire::wire::response(d.root())
+        .format(Format::Compact)
+        .build()
+        .unwrap();
+    assert!(o200k(&four.block_text(0)) > 45);
     assert_eq!(kept, 3);
     assert_eq!(
         ui_texts(&r),

@@ -3,8 +3,8 @@
 //! flat and nested, 2,000 rows.
 
 use toolwire::json::{ParseOptions, parse};
-use toolwire::present::estimate_tokens;
 use toolwire::toon::{Delimiter, EncodeOptions};
+use toolwire::wire::estimate_tokens;
 use toolwire_benches::{Shape, invoices_json};
 
 fn encodings(shape: Shape) -> Vec<(&'static str, String)> {

@@ -1,9 +1,9 @@
 //! The presenter's row view (rows encoded straight from the input tape, `present::view`) is
 //! byte-identical to the general path (a derived document, then the encoders).
 //!
-//! Oracle: `toolwire::present::with_general_path` runs a presentation with the row view
+//! Oracle: `with_general_path` runs a presentation with the row view
 //! switched off on this thread, so the same presenter and input go through the general writer.
-//! `ToolResponse::data_is_view` says which path a response took; the property test checks that
+//! `test_hooks::ResponseHooks::data_is_view` says which path a response took; the property test checks that
 //! the view was taken often enough to mean something.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -12,8 +12,9 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use toolwire::frame::{Id, Protocol, frame, framed_len_bound};
 use toolwire::json::{ParseOptions, parse};
-use toolwire::present::{Presenter, Schema, Type, with_general_path};
+use toolwire::present::{Presenter, Schema, Type};
 use toolwire::sink::ChunkedSink;
+use toolwire::test_hooks::*;
 use toolwire::toon::Delimiter;
 use toolwire::wire::{Format, Suggestion, ToolResponse};
 
@@ -134,7 +135,7 @@ fn same_both_ways(json: &[u8], p: &Presenter, select: Option<&[&str]>) -> bool {
     if let Ok(o) = &oracle {
         assert!(!o.data_is_view(), "the oracle must take the general path");
     }
-    let took_view = subject.as_ref().is_ok_and(ToolResponse::data_is_view);
+    let took_view = subject.as_ref().is_ok_and(|r| r.data_is_view());
     assert_eq!(
         observe(&subject),
         observe(&oracle),

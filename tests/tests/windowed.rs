@@ -5,6 +5,7 @@ use proptest::prelude::*;
 use toolwire::frame::{Id, Protocol, frame};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::sink::ChunkedSink;
+use toolwire::test_hooks::*;
 use toolwire::toon::Delimiter;
 use toolwire::wire::{self, Data, Format, ToolResponse};
 
@@ -321,7 +322,7 @@ fn array_text() -> impl Strategy<Value = String> {
 /// `toon::encode_json` in windows of `window` bytes: the text, or the error's.
 fn toon_windowed(json: &[u8], opts: &toolwire::toon::EncodeOptions, window: usize) -> String {
     let mut out = Vec::new();
-    match toolwire::toon::encode_json_windows(json, opts, window, &mut out) {
+    match encode_json_windows(json, opts, window, &mut out) {
         Ok(()) => String::from_utf8(out).unwrap(),
         Err(e) => {
             assert!(out.is_empty(), "nothing is written on error");
@@ -330,13 +331,21 @@ fn toon_windowed(json: &[u8], opts: &toolwire::toon::EncodeOptions, window: usiz
     }
 }
 
-/// `toon::encode` of the whole parsed document.
+/// `toon::encode` of the whole parsed document; an error as `toon::encode_json` of the whole
+/// text gives it (the same error, placed in the text: the lone-surrogate error names the
+/// string's position, which the document alone does not know).
 fn toon_whole(json: &[u8], opts: &toolwire::toon::EncodeOptions) -> String {
     let encoded = parse(json, &ParseOptions::default())
         .and_then(|doc| toolwire::toon::to_string(doc.root(), opts));
     match encoded {
         Ok(text) => text,
-        Err(e) => format!("error: {e}"),
+        Err(e) => {
+            let mut out = Vec::new();
+            // Below the windowing threshold: the whole-document path.
+            let text_error = toolwire::toon::encode_json(json, opts, &mut out).unwrap_err();
+            assert_eq!(text_error.message(), e.message());
+            format!("error: {text_error}")
+        }
     }
 }
 

@@ -395,7 +395,7 @@ fn auto_picks_the_cheapest_format_and_records_it() {
     );
     let big = doc_from_serde(&big);
     assert_eq!(
-        toolwire::present::choose_auto(big.root()),
+        toolwire::wire::choose_auto(big.root()),
         Format::Toon(Delimiter::Comma)
     );
 }

@@ -87,6 +87,8 @@ pub enum Command {
         #[command(subcommand)]
         command: ToonCommand,
     },
+    /// Serve collections to agents as an MCP server (stdio, or streamable HTTP with --http).
+    Serve(toolwire_mcp::ServeArgs),
 }
 
 #[derive(Subcommand, Debug)]

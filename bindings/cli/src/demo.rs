@@ -12,131 +12,14 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use toolwire::json::ParseOptions;
-use toolwire::present::{FileError, Presenter, Schema, UiEntry};
-use toolwire::wire::{Format, UiMeta};
+use toolwire::wire::Format;
+use toolwire_mcp::demo::{invoice_presenter, invoices};
 
 use crate::input::{Failure, write_stdout};
 use crate::tokens::{Vocabulary, count};
 
 /// How many lines of each block the demo prints before cutting it.
 const BLOCK_LINES: usize = 8;
-
-/// The built-in Invoice presenter with `limit` (the demo's default response uses 50; the
-/// table uses none so every format is measured on all rows) and data `format`.
-pub fn invoice_presenter(limit: Option<usize>, format: Format) -> Result<Presenter, FileError> {
-    let client = Presenter::builder("Client")
-        .schema(
-            Schema::object()
-                .property("name", Schema::string())
-                .property("email", Schema::string())
-                .required(["name"]),
-        )
-        .redact(["email"], None)
-        .rules(["Display the client's company name prominently."])
-        .build()?;
-    let mut b = Presenter::builder("Invoice")
-        .schema(
-            Schema::object()
-                .property("id", Schema::string())
-                .property("client", Schema::object())
-                .property("amount_cents", Schema::integer())
-                .property(
-                    "currency",
-                    Schema::string().enum_values(["EUR", "USD", "GBP", "JPY"]),
-                )
-                .property(
-                    "status",
-                    Schema::string().enum_values(["paid", "pending", "overdue"]),
-                )
-                .property("issued_at", Schema::string())
-                .required(["id", "amount_cents", "currency", "status"]),
-        )
-        .rules(["CRITICAL: amount_cents is in CENTS. Divide by 100 before display."])
-        .collection_ui_entry(UiEntry::Table {
-            columns: ["id", "client.name", "amount_cents", "currency", "status"]
-                .map(String::from)
-                .to_vec(),
-            meta: UiMeta {
-                title: Some("Invoices".into()),
-                ..UiMeta::default()
-            },
-        })
-        .collection_ui_entry(UiEntry::Summary {
-            template: "{count} invoices, {shown} shown".into(),
-            meta: UiMeta::default(),
-        })
-        .collection_suggestion("billing.get", "View one invoice in full")
-        .collection_suggestion("billing.list", "Narrow the list with filters or _select")
-        .embed("client", client)
-        .select(true)
-        .format(format);
-    if let Some(n) = limit {
-        b = b.limit(n);
-    }
-    b.build()
-}
-
-/// The demo's clients: company name and billing address.
-const CLIENTS: [(&str, &str); 12] = [
-    ("Acme Corp", "billing@acme.example"),
-    ("Globex", "ap@globex.example"),
-    ("Initech, Ltd", "invoices@initech.example"),
-    ("Umbrella \"Health\"", "finance@umbrella.example"),
-    ("Stark Industries", "ap@stark.example"),
-    ("Wayne Enterprises", "billing@wayne.example"),
-    ("Hooli", "pay@hooli.example"),
-    ("Soylent | Foods", "ap@soylent.example"),
-    ("Tyrell Corporation", "billing@tyrell.example"),
-    ("Cyberdyne Systems", "ap@cyberdyne.example"),
-    ("Müller & Söhne GmbH", "rechnung@mueller.example"),
-    ("株式会社サンプル", "keiri@sample.example"),
-];
-
-/// xorshift64*: deterministic and dependency free (the same rows on every run).
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
-    }
-}
-
-/// `rows` invoices as compact JSON: `id`, `client` {`name`, `email`}, `amount_cents`,
-/// `currency`, `status`, `issued_at`.
-pub fn invoices(rows: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(rows * 170 + 2);
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    out.push(b'[');
-    for i in 0..rows {
-        if i > 0 {
-            out.push(b',');
-        }
-        let (name, email) = CLIENTS[rng.below(CLIENTS.len() as u64) as usize];
-        out.extend_from_slice(
-            format!("{{\"id\":\"INV-{:07}\",\"client\":{{\"name\":", i + 1).as_bytes(),
-        );
-        toolwire::escape::write_json_string(&mut out, name.as_bytes());
-        let day = rng.below(365);
-        out.extend_from_slice(
-            format!(
-                ",\"email\":\"{email}\"}},\"amount_cents\":{},\"currency\":\"{}\",\"status\":\"{}\",\"issued_at\":\"2026-{:02}-{:02}T{:02}:{:02}:00Z\"}}",
-                100 + rng.below(5_000_000),
-                ["EUR", "USD", "GBP", "JPY"][rng.below(4) as usize],
-                ["paid", "paid", "pending", "overdue"][rng.below(4) as usize],
-                1 + day / 31 % 12,
-                1 + day % 28,
-                rng.below(24),
-                rng.below(60),
-            )
-            .as_bytes(),
-        );
-    }
-    out.push(b']');
-    out
-}
 
 /// One row of the demo's table.
 struct Measurement {

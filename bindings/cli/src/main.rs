@@ -86,6 +86,7 @@ fn main() -> ExitCode {
                     indent,
                 },
         } => toon::decode(&input, lenient, indent),
+        Command::Serve(args) => return toolwire_mcp::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use toolwire::json::ParseOptions;
-use toolwire::present::{Presenter, estimate_format_tokens};
+use toolwire::present::Presenter;
 use toolwire::toon::Delimiter;
 use toolwire::wire::Format;
+use toolwire::wire::estimate_format_tokens;
 
 fn toolwire(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolwire"))

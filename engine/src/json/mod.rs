@@ -8,6 +8,7 @@
 
 mod parse;
 mod select;
+pub(crate) mod windowed;
 mod windows;
 pub mod write;
 

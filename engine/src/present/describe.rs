@@ -166,17 +166,22 @@ fn push_schema(
         b.string(b"properties");
         let m = b.begin_object();
         let mut count = 0;
+        // By name through maps: scans here were quadratic in wide presenters.
+        let by_key: std::collections::HashMap<&str, &super::EmbedPlan> =
+            embeds.iter().map(|e| (e.key.as_str(), e)).collect();
+        let declared: std::collections::HashSet<&str> =
+            props.iter().map(|(k, _)| k.as_str()).collect();
         for (k, ps) in props {
             b.string(k.as_bytes());
             let r = red.and_then(|r| r.member(k.as_bytes()));
-            match embeds.iter().find(|e| e.key == *k) {
+            match by_key.get(k.as_str()) {
                 Some(e) if !r.is_some_and(|r| r.here) => push_embedded(b, ps, e),
                 _ => push_schema(b, Some(ps), r, false, None),
             }
             count += 1;
         }
         for e in embeds {
-            if !props.iter().any(|(k, _)| *k == e.key) {
+            if !declared.contains(e.key.as_str()) {
                 b.string(e.key.as_bytes());
                 push_embedded(b, &Schema::any(), e);
                 count += 1;

@@ -159,11 +159,15 @@ pub(crate) fn schema(v: Value<'_>, path: &str) -> R<Schema> {
                 }
             }
             "properties" => {
-                s = s.with_properties();
-                for (name, ps) in members(val, &p, &[])? {
+                // Object keys are unique in a document: push, no lookup per property
+                // (`Schema::property` replaces in place, a scan each).
+                let ms = members(val, &p, &[])?;
+                let mut props = Vec::with_capacity(ms.len());
+                for (name, ps) in ms {
                     let child = schema(ps, &join(&p, &name))?;
-                    s = s.property(name, child);
+                    props.push((name, child));
                 }
+                s.properties = Some(props);
             }
             "required" => s.required = strings(val, &p, false)?,
             "items" => s.items = Some(Box::new(schema(val, &p)?)),

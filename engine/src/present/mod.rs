@@ -5,7 +5,8 @@
 //! with [`Presenter::from_doc`], CLI.md "Presenter file") and is then immutable, `Send + Sync`,
 //! cheap to share in an `Arc`. [`Presenter::present`] runs the stages of WIRE.md §5 in order:
 //!
-//! 1. truncate (collections: `limit`, `token_budget` by [`estimate_tokens`]),
+//! 1. truncate (collections: `limit`, then `token_budget` measured on the data block as
+//!    written, in the format `Auto` chose: [`measure`]),
 //! 2. validate and strip against the [`Schema`] (`OUTPUT_VALIDATION_FAILED` on any problem),
 //! 3. redact (paths compiled once into a trie; redaction happens while the derived document is
 //!    built, before any block exists, and cannot be skipped),
@@ -35,14 +36,17 @@
 //! * Output validation messages: `item <i> '<path>': expected <types>, got <type>` with
 //!   `<types>` the schema's types joined by ` | ` (`any value` without a type), `<type>` one of
 //!   `null boolean number string array object`, or `missing` for an absent required field;
-//!   `expected one of 'a', 'b', got 'x'` for `enum`; paths as `a.b[2].c`; a problem at the
-//!   item itself is written `item <i>: …`. The count covers every problem, the list the first
-//!   ten.
+//!   `expected one of 'a', 'b', got 'x'` for `enum` (`got a redacted value` under a
+//!   redacted path: a redacted value is never quoted; any other quoted value, and data keys
+//!   in the path, are cut to 47 scalars + `...` past 50, as WIRE.md §8 cuts `You sent:`);
+//!   paths as `a.b[2].c`; a problem at the item itself is written `item <i>: …`. The count
+//!   covers every problem, the list the first ten.
 //! * `additionalProperties: true` keeps undeclared fields after the declared ones, in input
 //!   order. An embedded key is kept even when the parent schema does not declare it (after
 //!   the declared ones).
 //! * Redaction: `*` matches every member of an object, `[*]` every element of an array; the
-//!   value is validated before it is censored; a parent's paths that reach into embedded data
+//!   value is validated before it is censored, on every path (no check is skipped because
+//!   the value is redacted); a parent's paths that reach into embedded data
 //!   apply together with the child's. Censors are never scanned per value (their tag flags
 //!   are noted once per call).
 //! * Embedded children govern nested data with their schema and redaction, not their `limit`
@@ -54,10 +58,11 @@
 //!   absent. Non-array and non-string details: `Expected an array of field names. You sent:
 //!   <v>. Valid options: …` and `Expected a field name (string). You sent: <v>. Valid
 //!   options: …`.
-//! * `token_budget` costs each row with only the root keys the schema lets through (when it
-//!   declares properties without `additionalProperties`), so the result is the same whether
-//!   the parser already skipped the other fields or the schema strips them; nested undeclared
-//!   fields still count, which only makes the budget conservative. See [`estimate_tokens`].
+//! * `token_budget`: the data block as written (stripped, redacted, selected, in the final
+//!   format) is never over the budget by [`measure`] (`o200k_base` tokens with feature
+//!   `tokenizer`, bytes without); rows are costed with only the root keys the schema lets
+//!   through to find the count quickly, and the block itself decides, so the result is the
+//!   same whether the parser already skipped the other fields or the schema strips them.
 //! * A root string is presented as a JSON string value like any primitive item (the
 //!   verbatim-text rule of WIRE.md §1.3 is for handler text results, outside presenters).
 //! * Presenter files also accept `item_rules` (static, for the single item or the first kept
@@ -93,7 +98,7 @@
 //! ```
 //! use toolwire::present::{Presenter, Schema};
 //! let p = Presenter::builder("Invoice")
-//!     .schema(Schema::object().property("id", Schema::string()).required(["id"]))
+//!     .schema(Schema::object().property("id", Schema::string()).property("card", Schema::string()).required(["id"]))
 //!     .redact(["card"], None)
 //!     .rules(["Amounts are in cents."])
 //!     .build()
@@ -101,9 +106,10 @@
 //! # let _ = p;
 //! ```
 
+mod check;
 mod describe;
-mod estimate;
 mod file;
+mod fit;
 mod redact;
 mod run;
 mod schema;
@@ -114,14 +120,12 @@ mod view;
 use std::sync::Arc;
 
 pub use describe::{ActionDescription, plain_description, toon_description};
-pub use estimate::{AUTO_SAMPLE_ROWS, choose_auto, estimate_format_tokens, estimate_tokens};
 pub use file::FileError;
-#[doc(hidden)]
-pub use run::with_general_path;
+pub use fit::measure;
+pub(crate) use run::with_general_path;
 pub use schema::{EnumValue, Schema, Type};
 pub use select::{select_input_property, validate_select};
 pub use template::UiEntry;
-pub(crate) use view::RowView;
 
 use crate::doc::Value;
 use crate::wire::{FieldProblem, Format, Suggestion, ToolError, ToolResponse, UiBlock};
@@ -179,38 +183,152 @@ pub(crate) struct Plan {
     pub(crate) embeds: Vec<EmbedPlan>,
     /// The row fast path, when the schema allows it (see [`run::FastRow`]).
     pub(crate) fast: Option<Arc<run::FastRow>>,
+    /// Stages 4–7 may produce something for this plan or one embedded in it.
+    pub(crate) derived: bool,
+    /// Some censor of this plan or of one embedded in it holds a reserved tag sequence /
+    /// a lone surrogate escape (noted once per call, never scanned per value).
+    pub(crate) censor_tag: bool,
+    pub(crate) censor_surrogate: bool,
+    /// The scale of the compile budget: bytes of the redaction paths of this presenter and
+    /// every embedded one, plus [`BUDGET_PER_EMBED`] per embed (saturating).
+    redact_bytes: usize,
 }
 
-/// An embedded child: its plan when the value is an object and when it is an array.
+/// An embedded child: its plan when the value is an object and when it is an array. Both are
+/// the child's own plan (shared, not compiled again) unless the parent's redaction reaches
+/// into the child: only then is a plan compiled for that context, so loading nested embeds
+/// is linear in the file (it was two plans per embed per level, 2^depth).
 pub(crate) struct EmbedPlan {
     pub(crate) key: String,
-    pub(crate) object: Plan,
-    pub(crate) array: Plan,
+    pub(crate) object: Arc<Plan>,
+    pub(crate) array: Arc<Plan>,
 }
 
+/// Compile work allowed per presenter beyond its paths' size (nodes and key comparisons).
+const BUDGET_BASE: usize = 4096;
+/// Compile work allowed per byte of redaction path (the presenter's and its embeds').
+const BUDGET_PER_BYTE: usize = 2;
+/// Compile work allowed per embed, in path bytes: a parent's `*.c.x` applies to every child,
+/// so the work grows with the number of children as well as with the paths.
+const BUDGET_PER_EMBED: usize = 20;
+
+/// The context plans compiled so far in one build, by child configuration and the
+/// fingerprint of the parent's redaction reaching into it: contexts that see the same paths
+/// share one plan (nested embeds whose redaction reaches a few levels down would otherwise
+/// compile 2^depth contexts).
+type Contexts = std::collections::HashMap<(usize, String), Arc<Plan>>;
+
 impl Plan {
-    fn new(cfg: Arc<Config>, extra: Option<&redact::RNode>) -> Result<Plan, String> {
-        let mut redact = redact::RNode::compile(&cfg.redact_paths)?;
+    /// The plan of `cfg` whose own redaction is merged with `extra`, the parent's trie node
+    /// reaching into it. For a context (`extra` given), `base` is the plan of the same
+    /// configuration compiled without `outside`, the part of `extra` that the nearest
+    /// ancestor being compiled contributes: an embed that `outside` does not reach takes
+    /// the base's plan (compiling it again would recompile the whole chain below for every
+    /// ancestor that redacts).
+    fn new(
+        cfg: Arc<Config>,
+        extra: Option<&redact::RNode>,
+        outside: Option<&redact::RNode>,
+        base: Option<&Plan>,
+        budget: &mut redact::Budget,
+        contexts: &mut Contexts,
+    ) -> Result<Plan, String> {
+        let mut redact = redact::RNode::compile(&cfg.redact_paths, budget)?;
         if let Some(extra) = extra {
-            redact.merge(extra);
-            redact.normalize();
+            redact.merge(extra, budget)?;
+            redact.normalize(budget)?;
         }
+        // The paths still without a censor are this presenter's own; the ones merged from
+        // a parent keep the parent's (WIRE.md §5: each presenter redacts with its censor).
+        redact.own_censor(&std::sync::Arc::from(cfg.censor.as_str()));
         let mut embeds = Vec::with_capacity(cfg.embeds.len());
-        for (key, child) in &cfg.embeds {
-            let outer = redact.member(key.as_bytes());
+        for (i, (key, child)) in cfg.embeds.iter().enumerate() {
+            let total = redact.member(key.as_bytes());
+            // Without a base (the presenter being built), everything reaching the child is
+            // new to the child's own plan.
+            let (out, base_object, base_array) = match base {
+                Some(b) => (
+                    outside.and_then(|o| o.member(key.as_bytes())),
+                    &b.embeds[i].object,
+                    &b.embeds[i].array,
+                ),
+                None => (total, &child.plan, &child.plan),
+            };
+            let cfg = &child.plan.cfg;
             embeds.push(EmbedPlan {
                 key: key.clone(),
-                object: Plan::new(child.plan.cfg.clone(), outer)?,
-                array: Plan::new(child.plan.cfg.clone(), outer.and_then(|n| n.element()))?,
+                object: Plan::context(cfg, total, out, base_object, budget, contexts)?,
+                array: Plan::context(
+                    cfg,
+                    total.and_then(redact::RNode::element),
+                    out.and_then(redact::RNode::element),
+                    base_array,
+                    budget,
+                    contexts,
+                )?,
             });
         }
-        let fast = run::FastRow::compile(cfg.schema.as_ref(), &redact, &embeds).map(Arc::new);
-        Ok(Plan {
-            cfg,
+        let fast =
+            run::FastRow::compile(cfg.schema.as_ref(), &redact, &embeds, &cfg.censor).map(Arc::new);
+        let c = &cfg;
+        let own_derived = !(c.rules.is_empty()
+            && c.item_rules.is_empty()
+            && c.collection_rules.is_empty()
+            && c.item_ui.is_empty()
+            && c.collection_ui.is_empty()
+            && c.item_suggest.is_empty()
+            && c.collection_suggest.is_empty());
+        let censor = cfg.censor.as_bytes();
+        let mut plan = Plan {
+            derived: own_derived || embeds.iter().any(|e| e.object.derived),
+            censor_tag: crate::tag::contains_reserved_tag(censor),
+            censor_surrogate: crate::escape::has_lone_surrogate(censor),
+            redact_bytes: cfg.redact_paths.iter().map(String::len).sum::<usize>()
+                + cfg.embeds.len().saturating_mul(BUDGET_PER_EMBED),
+            cfg: cfg.clone(),
             redact,
             embeds,
             fast,
-        })
+        };
+        for e in &plan.embeds {
+            for p in [&e.object, &e.array] {
+                plan.censor_tag |= p.censor_tag;
+                plan.censor_surrogate |= p.censor_surrogate;
+            }
+            // Once per child (both contexts hold the same configuration): counting both
+            // would double the budget at every level of nesting.
+            plan.redact_bytes = plan.redact_bytes.saturating_add(e.object.redact_bytes);
+        }
+        Ok(plan)
+    }
+
+    /// The plan of child configuration `cfg` where the parent's redaction node `total`
+    /// reaches into it, `outside` of it new relative to `base` (see [`Plan::new`]).
+    fn context(
+        cfg: &Arc<Config>,
+        total: Option<&redact::RNode>,
+        outside: Option<&redact::RNode>,
+        base: &Arc<Plan>,
+        budget: &mut redact::Budget,
+        contexts: &mut Contexts,
+    ) -> Result<Arc<Plan>, String> {
+        let (Some(total), Some(outside)) = (total, outside.filter(|o| !o.is_empty())) else {
+            return Ok(base.clone());
+        };
+        let key = (Arc::as_ptr(cfg) as usize, total.fingerprint(budget)?);
+        if let Some(p) = contexts.get(&key) {
+            return Ok(p.clone());
+        }
+        let plan = Arc::new(Plan::new(
+            cfg.clone(),
+            Some(total),
+            Some(outside),
+            Some(base),
+            budget,
+            contexts,
+        )?);
+        contexts.insert(key, plan.clone());
+        Ok(plan)
     }
 }
 
@@ -427,7 +545,9 @@ impl PresenterBuilder {
         self
     }
 
-    /// Keep as many whole items as fit in `n` tokens of the data format (by the estimator).
+    /// Keep as many whole items as fit in `n` tokens: the data block as written is never over
+    /// `n` by [`measure`] (`o200k_base` tokens with feature `tokenizer`, bytes without), and
+    /// is short of it by less than the first dropped item's cost.
     pub fn token_budget(mut self, n: usize) -> Self {
         self.cfg.token_budget = Some(n);
         self
@@ -623,10 +743,11 @@ impl PresenterBuilder {
 
     /// Embeds `child` at root key `key`: the child's schema and redaction govern `item[key]`,
     /// its rules, suggestions and UI are merged (WIRE.md §5 stage 7).
+    ///
+    /// Embedding the same key again replaces the earlier child (the key moves to the end).
     pub fn embed(mut self, key: impl Into<String>, child: Presenter) -> Self {
-        let key = key.into();
-        self.cfg.embeds.retain(|(k, _)| *k != key);
-        self.cfg.embeds.push((key, child));
+        // Duplicates are dropped by `build`, in one pass (a `retain` here was quadratic).
+        self.cfg.embeds.push((key.into(), child));
         self
     }
 
@@ -646,25 +767,94 @@ impl PresenterBuilder {
     ///
     /// # Errors
     ///
-    /// A bad redaction path or a template path that cannot exist under the schema.
-    pub fn build(self) -> Result<Presenter, FileError> {
+    /// `required` naming an undeclared property, a redaction path or an embed key that
+    /// cannot exist under the schema, a table without columns, or redaction paths too complex
+    /// to compile (see the redaction budget in `present/redact.rs`).
+    ///
+    /// Linear in the size of the configuration (hash lookups; the child presenters' plans
+    /// are shared, not compiled again).
+    pub fn build(mut self) -> Result<Presenter, FileError> {
+        dedup_embeds(&mut self.cfg.embeds);
+        let schema = self.cfg.schema.as_ref();
+        let mut lookup = check::Lookup::default();
+        if let Some(s) = schema {
+            check::required(s, "schema", &mut lookup)?;
+        }
         for (which, list) in [
             ("item", &self.cfg.item_ui),
             ("collection", &self.cfg.collection_ui),
         ] {
             for (i, src) in list.iter().enumerate() {
                 if let UiSource::Entry(e) = src {
-                    e.check_paths(self.cfg.schema.as_ref())
-                        .map_err(|m| FileError::new(&format!("ui.{which}[{i}]"), m))?;
+                    let at = format!("ui.{which}[{i}]");
+                    if e.is_table_without_columns() {
+                        return Err(FileError::new(
+                            &format!("{at}.table.columns"),
+                            "a table needs at least one column",
+                        ));
+                    }
+                    e.check_paths(schema, &mut lookup)
+                        .map_err(|m| FileError::new(&at, m))?;
                 }
             }
         }
-        let plan = Plan::new(Arc::new(self.cfg), None).map_err(|m| FileError::new("redact", m))?;
+        for (i, p) in self.cfg.redact_paths.iter().enumerate() {
+            // A syntax error names `redact` as it always has; a path the schema rules out
+            // names the entry.
+            let segs = redact::parse(p).map_err(|m| FileError::new("redact", m))?;
+            if let Some(s) = schema {
+                if !check::redact_path_can_exist(s, &segs, &mut lookup) {
+                    return Err(FileError::new(
+                        &format!("redact.paths[{i}]"),
+                        format!("path '{p}' cannot exist under the schema"),
+                    ));
+                }
+            }
+        }
+        // An embed declares its key (kept even when the schema does not list it, see the
+        // module docs): only a schema whose items cannot be objects rules it out.
+        if schema.is_some_and(|s| !check::objectish(s)) {
+            if let Some((k, _)) = self.cfg.embeds.first() {
+                return Err(FileError::new(
+                    &format!("embed.{k}"),
+                    format!("key '{k}' cannot exist under the schema"),
+                ));
+            }
+        }
+        drop(lookup);
+        let bytes = self.cfg.embeds.iter().fold(
+            self.cfg.redact_paths.iter().map(String::len).sum::<usize>(),
+            |n, (_, c)| n.saturating_add(c.plan.redact_bytes),
+        );
+        let mut budget =
+            redact::Budget::new(BUDGET_BASE.saturating_add(bytes.saturating_mul(BUDGET_PER_BYTE)));
+        let plan = Plan::new(
+            Arc::new(self.cfg),
+            None,
+            None,
+            None,
+            &mut budget,
+            &mut Contexts::new(),
+        )
+        .map_err(|m| FileError::new("redact", m))?;
         Ok(Presenter {
             plan: Arc::new(plan),
             overrides: Overrides::default(),
         })
     }
+}
+
+/// Keeps the last child given for each embed key, at the position of its last `embed` call.
+fn dedup_embeds(embeds: &mut Vec<(String, Presenter)>) {
+    let mut seen = std::collections::HashSet::with_capacity(embeds.len());
+    let mut kept: Vec<(String, Presenter)> = Vec::with_capacity(embeds.len());
+    for (k, c) in embeds.drain(..).rev() {
+        if seen.insert(k.clone()) {
+            kept.push((k, c));
+        }
+    }
+    kept.reverse();
+    *embeds = kept;
 }
 
 /// A callback and the root fields it reads (`None`: every field), boxed as the `dyn Fn` the

@@ -12,23 +12,61 @@
 pub(crate) struct RNode {
     /// The value reaching this node is replaced by the censor.
     pub(crate) here: bool,
+    /// Whose censor replaces it (with `here`): the presenter whose path this is. `None` until
+    /// [`RNode::own_censor`] names the compiling presenter's; a parent's path reaching into an
+    /// embedded child keeps the parent's censor.
+    pub(crate) censor: Option<std::sync::Arc<str>>,
     /// Named members.
     pub(crate) keys: Vec<(String, RNode)>,
     /// `*`: every member of an object.
     pub(crate) star: Option<Box<RNode>>,
     /// `[*]`: every element of an array.
     pub(crate) elems: Option<Box<RNode>>,
+    /// Indices of `keys` sorted by name, for nodes with many keys (built by `normalize`).
+    sorted: Vec<u32>,
 }
 
+/// Keys up to which [`RNode::member`] scans instead of searching the sorted index.
+const SCAN_KEYS: usize = 8;
+
+/// A bound on the work of compiling redaction tries: normalising copies each `*` branch into
+/// every named sibling, which a hostile set of paths (`*.x`, `*.*.x`, …) makes exponential.
+/// Every node created and every key compared is taken from it.
+pub(crate) struct Budget {
+    left: usize,
+}
+
+impl Budget {
+    /// Room for `units` of work (nodes and key comparisons).
+    pub(crate) fn new(units: usize) -> Budget {
+        Budget { left: units }
+    }
+
+    fn take(&mut self, n: usize) -> Result<(), String> {
+        match self.left.checked_sub(n) {
+            Some(l) => {
+                self.left = l;
+                Ok(())
+            }
+            None => Err(
+                "redaction paths too complex: compiling them (each `*` is copied into every \
+                 named sibling, also of embedded presenters) exceeds the limit"
+                    .into(),
+            ),
+        }
+    }
+}
+
+/// One segment of a redaction path.
 #[derive(Clone, Debug, PartialEq)]
-enum Seg {
+pub(crate) enum Seg {
     Key(String),
     Star,
     Elems,
 }
 
 /// Parses a redaction path into segments.
-fn parse(path: &str) -> Result<Vec<Seg>, String> {
+pub(crate) fn parse(path: &str) -> Result<Vec<Seg>, String> {
     let mut segs = Vec::new();
     let bytes = path.as_bytes();
     let mut i = 0;
@@ -76,75 +114,226 @@ fn parse(path: &str) -> Result<Vec<Seg>, String> {
 
 impl RNode {
     /// Compiles `paths` into a normalised trie.
-    pub(crate) fn compile<S: AsRef<str>>(paths: &[S]) -> Result<RNode, String> {
-        let mut root = RNode::default();
+    ///
+    /// Linear in the paths' length (named members are found through a hash map while
+    /// building) plus the copies normalisation makes, which `budget` bounds.
+    pub(crate) fn compile<S: AsRef<str>>(
+        paths: &[S],
+        budget: &mut Budget,
+    ) -> Result<RNode, String> {
+        // An arena of nodes; (parent, name) -> child for named members.
+        #[derive(Default)]
+        struct A {
+            here: bool,
+            keys: Vec<(String, usize)>,
+            star: Option<usize>,
+            elems: Option<usize>,
+        }
+        fn build(arena: &mut [A], i: usize) -> RNode {
+            let a = std::mem::take(&mut arena[i]);
+            RNode {
+                here: a.here,
+                censor: None,
+                keys: a
+                    .keys
+                    .into_iter()
+                    .map(|(k, c)| (k, build(arena, c)))
+                    .collect(),
+                star: a.star.map(|c| Box::new(build(arena, c))),
+                elems: a.elems.map(|c| Box::new(build(arena, c))),
+                sorted: Vec::new(),
+            }
+        }
+        let mut arena = vec![A::default()];
+        let mut named: std::collections::HashMap<(usize, String), usize> =
+            std::collections::HashMap::new();
         for p in paths {
             let segs = parse(p.as_ref())?;
-            let mut node = &mut root;
+            let mut node = 0;
             for seg in segs {
+                let next = arena.len();
                 node = match seg {
-                    Seg::Key(k) => {
-                        let pos = match node.keys.iter().position(|(n, _)| *n == k) {
-                            Some(pos) => pos,
-                            None => {
-                                node.keys.push((k, RNode::default()));
-                                node.keys.len() - 1
-                            }
-                        };
-                        &mut node.keys[pos].1
-                    }
-                    Seg::Star => node.star.get_or_insert_with(Box::default),
-                    Seg::Elems => node.elems.get_or_insert_with(Box::default),
+                    Seg::Key(k) => match named.entry((node, k)) {
+                        std::collections::hash_map::Entry::Occupied(e) => *e.get(),
+                        std::collections::hash_map::Entry::Vacant(e) => {
+                            arena[node].keys.push((e.key().1.clone(), next));
+                            e.insert(next);
+                            arena.push(A::default());
+                            next
+                        }
+                    },
+                    Seg::Star => *arena[node].star.get_or_insert(next),
+                    Seg::Elems => *arena[node].elems.get_or_insert(next),
                 };
+                if node == next {
+                    if arena.len() == next {
+                        arena.push(A::default());
+                    }
+                    budget.take(1)?;
+                }
             }
-            node.here = true;
+            arena[node].here = true;
         }
-        root.normalize();
+        let mut root = build(&mut arena, 0);
+        root.normalize(budget)?;
         Ok(root)
     }
 
-    /// Unions `other` into `self`.
-    pub(crate) fn merge(&mut self, other: &RNode) {
+    /// A canonical text of this trie (equal tries, equal texts), paid for from `budget`.
+    pub(crate) fn fingerprint(&self, budget: &mut Budget) -> Result<String, String> {
+        fn walk(n: &RNode, out: &mut String, budget: &mut Budget) -> Result<(), String> {
+            budget.take(1)?;
+            out.push(if n.here { 'H' } else { '(' });
+            if let (true, Some(c)) = (n.here, &n.censor) {
+                out.push_str(itoa::Buffer::new().format(c.len()));
+                out.push(':');
+                out.push_str(c);
+            }
+            for (k, c) in &n.keys {
+                out.push_str(itoa::Buffer::new().format(k.len()));
+                out.push(':');
+                out.push_str(k);
+                walk(c, out, budget)?;
+            }
+            if let Some(c) = &n.star {
+                out.push('*');
+                walk(c, out, budget)?;
+            }
+            if let Some(c) = &n.elems {
+                out.push('[');
+                walk(c, out, budget)?;
+            }
+            out.push(')');
+            Ok(())
+        }
+        let mut out = String::new();
+        walk(self, &mut out, budget)?;
+        Ok(out)
+    }
+
+    /// The number of nodes of this trie.
+    fn size(&self) -> usize {
+        1 + self.keys.iter().map(|(_, n)| n.size()).sum::<usize>()
+            + self.star.as_ref().map_or(0, |n| n.size())
+            + self.elems.as_ref().map_or(0, |n| n.size())
+    }
+
+    /// The index of named member `key`.
+    /// The sorted index serves when it covers every key (after `normalize`, or `index`).
+    fn key_index(&self, key: &[u8]) -> Option<usize> {
+        if self.sorted.len() == self.keys.len() && self.keys.len() > SCAN_KEYS {
+            return self
+                .sorted
+                .binary_search_by(|&i| self.keys[i as usize].0.as_bytes().cmp(key))
+                .ok()
+                .map(|j| self.sorted[j] as usize);
+        }
+        self.keys.iter().position(|(k, _)| k.as_bytes() == key)
+    }
+
+    /// Unions `other` into `self` (call [`RNode::normalize`] after).
+    pub(crate) fn merge(&mut self, other: &RNode, budget: &mut Budget) -> Result<(), String> {
+        // Where both redact, the censor of `self`'s presenter stays.
+        if other.here && !self.here {
+            self.censor.clone_from(&other.censor);
+        }
         self.here |= other.here;
+        self.index();
+        // `other`'s keys are distinct: only the keys `self` had before are looked up.
+        let existing = self.keys.len();
         for (k, o) in &other.keys {
-            match self.keys.iter_mut().find(|(n, _)| n == k) {
-                Some((_, mine)) => mine.merge(o),
-                None => self.keys.push((k.clone(), o.clone())),
+            budget.take(1)?;
+            let found = if existing > SCAN_KEYS {
+                self.sorted
+                    .binary_search_by(|&i| self.keys[i as usize].0.as_bytes().cmp(k.as_bytes()))
+                    .ok()
+                    .map(|j| self.sorted[j] as usize)
+            } else {
+                self.keys[..existing].iter().position(|(n, _)| n == k)
+            };
+            match found {
+                Some(i) => self.keys[i].1.merge(o, budget)?,
+                None => {
+                    budget.take(o.size())?;
+                    self.keys.push((k.clone(), o.clone()));
+                }
             }
         }
         if let Some(o) = &other.star {
-            self.star.get_or_insert_with(Box::default).merge(o);
+            budget.take(1)?;
+            self.star
+                .get_or_insert_with(Box::default)
+                .merge(o, budget)?;
         }
         if let Some(o) = &other.elems {
-            self.elems.get_or_insert_with(Box::default).merge(o);
+            budget.take(1)?;
+            self.elems
+                .get_or_insert_with(Box::default)
+                .merge(o, budget)?;
+        }
+        Ok(())
+    }
+
+    /// Names `censor` (the compiling presenter's) as the censor of every redacted node that
+    /// has none yet: its own paths. Nodes merged from a parent keep the parent's.
+    pub(crate) fn own_censor(&mut self, censor: &std::sync::Arc<str>) {
+        if self.here && self.censor.is_none() {
+            self.censor = Some(censor.clone());
+        }
+        for (_, c) in &mut self.keys {
+            c.own_censor(censor);
+        }
+        if let Some(c) = &mut self.star {
+            c.own_censor(censor);
+        }
+        if let Some(c) = &mut self.elems {
+            c.own_censor(censor);
         }
     }
 
-    /// Merges the `*` branch into every named branch, recursively.
-    pub(crate) fn normalize(&mut self) {
+    /// The censor of this (redacted) node, or `default` when none was named.
+    #[inline]
+    pub(crate) fn censor_or<'a>(&'a self, default: &'a str) -> &'a str {
+        self.censor.as_deref().unwrap_or(default)
+    }
+
+    /// (Re)builds the sorted index of the named members when it is out of date.
+    fn index(&mut self) {
+        if self.keys.len() > SCAN_KEYS && self.sorted.len() != self.keys.len() {
+            let keys = &self.keys;
+            let mut sorted: Vec<u32> = (0..keys.len() as u32).collect();
+            sorted.sort_unstable_by(|&a, &b| keys[a as usize].0.cmp(&keys[b as usize].0));
+            self.sorted = sorted;
+        }
+    }
+
+    /// Merges the `*` branch into every named branch, recursively, and indexes the named
+    /// members.
+    pub(crate) fn normalize(&mut self, budget: &mut Budget) -> Result<(), String> {
         if let Some(star) = self.star.clone() {
             for (_, child) in &mut self.keys {
-                child.merge(&star);
+                child.merge(&star, budget)?;
             }
         }
         for (_, child) in &mut self.keys {
-            child.normalize();
+            child.normalize(budget)?;
         }
         if let Some(s) = &mut self.star {
-            s.normalize();
+            s.normalize(budget)?;
         }
         if let Some(e) = &mut self.elems {
-            e.normalize();
+            e.normalize(budget)?;
         }
+        self.sorted.clear();
+        self.index();
+        Ok(())
     }
 
     /// The node for object member `key`.
     #[inline]
     pub(crate) fn member(&self, key: &[u8]) -> Option<&RNode> {
-        self.keys
-            .iter()
-            .find(|(k, _)| k.as_bytes() == key)
-            .map(|(_, n)| n)
+        self.key_index(key)
+            .map(|i| &self.keys[i].1)
             .or(self.star.as_deref())
     }
 
@@ -196,14 +385,14 @@ mod tests {
 
     #[test]
     fn star_is_merged_into_named_siblings() {
-        let t = RNode::compile(&["*.secret", "a.b"]).unwrap();
+        let t = RNode::compile(&["*.secret", "a.b"], &mut Budget::new(100)).unwrap();
         let a = t.member(b"a").unwrap();
         assert!(a.member(b"secret").unwrap().here);
         assert!(a.member(b"b").unwrap().here);
         assert!(t.member(b"zzz").unwrap().member(b"secret").unwrap().here);
         assert!(t.member(b"zzz").unwrap().member(b"b").is_none());
         assert_eq!(t.root_keys(), None);
-        let plain = RNode::compile(&["x.y", "z"]).unwrap();
+        let plain = RNode::compile(&["x.y", "z"], &mut Budget::new(100)).unwrap();
         assert_eq!(plain.root_keys(), Some(vec!["x", "z"]));
     }
 }

@@ -15,7 +15,7 @@ use super::template::Counts;
 use super::{EmbedPlan, Plan, PresentError, Presenter, SuggestSource, UiSource};
 use crate::doc::{Doc, DocBuilder, Node, Str, Value, ValueRef, key_eq};
 use crate::wire::{
-    Data, Suggestion, ToolError, ToolResponse, UiBlock, response, response_view, ui,
+    Data, Format, Suggestion, ToolError, ToolResponse, UiBlock, response, response_view, ui,
 };
 
 /// Output validation lists at most this many problems (WIRE.md §8).
@@ -38,6 +38,8 @@ pub(crate) struct Writer<'d> {
     item: usize,
     count: usize,
     messages: Vec<String>,
+    /// Depth of redacted values being validated: their messages never quote them.
+    redacted: u32,
 }
 
 /// Copies a subtree into `b` (spans into the same input stay borrowed).
@@ -94,6 +96,8 @@ pub(crate) struct FastRow {
     pub(crate) required: Vec<usize>,
     /// No property is complex: a presentation can be a row view (`present::view`).
     pub(crate) flat: bool,
+    /// Key → index, for wide schemas (a scan per out-of-order key was quadratic per row).
+    index: Option<std::collections::HashMap<Box<[u8]>, usize>>,
 }
 
 impl FastRow {
@@ -101,6 +105,7 @@ impl FastRow {
         schema: Option<&Schema>,
         red: &RNode,
         embeds: &[EmbedPlan],
+        censor: &str,
     ) -> Option<FastRow> {
         let s = schema?;
         let props = s.properties.as_ref()?;
@@ -117,25 +122,50 @@ impl FastRow {
             complex: Vec::with_capacity(props.len()),
             required: Vec::new(),
             flat: false,
+            index: None,
         };
         for (k, ps) in props {
             let r = red.member(k.as_bytes());
-            let redacted = r.is_some_and(|r| r.here);
-            let complex = !redacted
-                && (ps.properties.is_some()
-                    || ps.items.is_some()
-                    || ps.enum_values.is_some()
-                    || r.is_some());
+            // A redacted property with checks below its type (enum, nested schema) is
+            // validated by the general writer like any other: redaction never skips a check.
+            let checked = ps.properties.is_some() || ps.items.is_some() || ps.enum_values.is_some();
+            // A parent's path with the parent's censor is written by the general writer.
+            let foreign = r.is_some_and(|r| r.here && r.censor_or(censor) != censor);
+            let redacted = r.is_some_and(|r| r.here) && !checked && !foreign;
+            let complex = !redacted && (checked || r.is_some());
             f.keys.push(k.as_bytes().into());
             f.masks.push(ps.mask());
             f.redacted.push(redacted);
             f.complex.push(complex);
         }
+        // By name through a map: a scan per name was quadratic in wide schemas.
+        let at: std::collections::HashMap<&str, usize> = props
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, (k, _))| (k.as_str(), i))
+            .collect();
         for name in &s.required {
-            f.required.push(props.iter().position(|(k, _)| k == name)?);
+            f.required.push(*at.get(name.as_str())?);
         }
         f.flat = !f.complex.iter().any(|&c| c);
+        if f.keys.len() > 16 {
+            let mut m = std::collections::HashMap::with_capacity(f.keys.len());
+            for (i, k) in f.keys.iter().enumerate() {
+                m.entry(k.clone()).or_insert(i);
+            }
+            f.index = Some(m);
+        }
         Some(f)
+    }
+
+    /// The index of declared property `key` (when the in-order guess missed).
+    #[inline]
+    pub(crate) fn find(&self, key: &[u8]) -> Option<usize> {
+        match &self.index {
+            Some(m) => m.get(key).copied(),
+            None => self.keys.iter().position(|k| key_eq(k, key)),
+        }
     }
 }
 
@@ -173,6 +203,7 @@ impl<'d> Writer<'d> {
             item: 0,
             count: 0,
             messages: Vec::new(),
+            redacted: 0,
         }
     }
 
@@ -189,7 +220,8 @@ impl<'d> Writer<'d> {
                     if !path.is_empty() {
                         path.push('.');
                     }
-                    path.push_str(&String::from_utf8_lossy(k));
+                    // Keys come from the data too: cut like quoted values.
+                    path.push_str(&super::schema::cut_bytes(k));
                 }
                 Seg::Index(i) => {
                     path.push('[');
@@ -229,7 +261,7 @@ impl<'d> Writer<'d> {
             let p = if hint < n && key_eq(&f.keys[hint], key) {
                 Some(hint)
             } else {
-                f.keys.iter().position(|k| key_eq(k, key))
+                f.find(key)
             };
             if let Some(p) = p {
                 if kind(&nodes[val.index()]) & f.masks[p] == 0 {
@@ -303,10 +335,13 @@ impl<'d> Writer<'d> {
     ) {
         if let Some(r) = red {
             if r.here {
-                // Validation sees the original value; only the censor is ever written.
+                // Validation sees the original value; only the censor is ever written, and
+                // messages never quote it.
+                self.redacted += 1;
                 self.write_value(v, schema, None, censor, false, embeds);
+                self.redacted -= 1;
                 if emit {
-                    self.b.str_heap(censor.as_bytes());
+                    self.b.str_heap(r.censor_or(censor).as_bytes());
                 }
                 return;
             }
@@ -316,7 +351,7 @@ impl<'d> Writer<'d> {
         let node = doc.nodes()[idx];
         if let Some(s) = schema {
             if s.mask() & kind(&node) == 0 || s.enum_values.is_some() {
-                if let Err(msg) = s.check_here(v) {
+                if let Err(msg) = s.check_here(v, self.redacted > 0) {
                     self.problem(None, msg);
                     if emit {
                         self.b.null();
@@ -439,9 +474,25 @@ impl<'d> Writer<'d> {
         required: &[String],
         props: Option<(&[(String, Schema)], usize)>,
     ) {
+        // Many required names in a wide schema: by name through a map (a scan per name was
+        // quadratic per object; building the map is linear, as the member pass already is).
+        let at: Option<std::collections::HashMap<&str, usize>> = match props {
+            Some((props, _)) if required.len() > 4 && props.len() > 16 => Some(
+                props
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .map(|(i, (k, _))| (k.as_str(), i))
+                    .collect(),
+            ),
+            _ => None,
+        };
         for name in required {
             let (present, expected) = match props {
-                Some((props, base)) => match props.iter().position(|(k, _)| k == name) {
+                Some((props, base)) => match at.as_ref().map_or_else(
+                    || props.iter().position(|(k, _)| k == name),
+                    |m| m.get(name.as_str()).copied(),
+                ) {
                     Some(i) => (
                         self.scratch[base + i].is_some(),
                         props[i].1.expected_types(),
@@ -475,10 +526,12 @@ impl<'d> Writer<'d> {
         let r = red.and_then(|r| r.member(k.as_bytes()));
         match embeds.iter().find(|e| e.key.as_bytes() == k.as_bytes()) {
             Some(e) => {
-                if r.is_some_and(|r| r.here) {
+                if let Some(r) = r.filter(|r| r.here) {
+                    self.redacted += 1;
                     self.embedded(e, val, false);
+                    self.redacted -= 1;
                     if emit {
-                        self.b.str_heap(censor.as_bytes());
+                        self.b.str_heap(r.censor_or(censor).as_bytes());
                     }
                 } else {
                     self.embedded(e, val, emit);
@@ -514,10 +567,12 @@ impl<'d> Writer<'d> {
 }
 
 fn note_censors(b: &mut DocBuilder<'_>, plan: &Plan) {
-    b.note_string(plan.cfg.censor.as_bytes());
-    for e in &plan.embeds {
-        note_censors(b, &e.object);
-        note_censors(b, &e.array);
+    // Computed once per plan (a walk here visited shared child plans once per path).
+    if plan.censor_tag {
+        b.mark_reserved_tag();
+    }
+    if plan.censor_surrogate {
+        b.mark_lone_surrogate();
     }
 }
 
@@ -554,15 +609,7 @@ fn suggest(src: &SuggestSource, v: Value<'_>, out: &mut Vec<Suggestion>) {
 }
 
 fn has_derived(plan: &Plan) -> bool {
-    let c = &plan.cfg;
-    !(c.rules.is_empty()
-        && c.item_rules.is_empty()
-        && c.collection_rules.is_empty()
-        && c.item_ui.is_empty()
-        && c.collection_ui.is_empty()
-        && c.item_suggest.is_empty()
-        && c.collection_suggest.is_empty())
-        || plan.embeds.iter().any(|e| has_derived(&e.object))
+    plan.derived
 }
 
 /// Stages 4–7 over the derived data `root`.
@@ -701,7 +748,7 @@ fn present_view<'d>(
     if reads_all_rows(plan) || FORCE_GENERAL.with(std::cell::Cell::get) {
         return None;
     }
-    let view = super::RowView::validate(plan, a, kept, select)?;
+    let view = super::view::validate(plan, a, kept, select)?;
     let total = a.len();
     let mut d = Derived::default();
     if kept < total {
@@ -740,9 +787,8 @@ thread_local! {
 
 /// Runs `f` with the row view disabled on this thread: every presentation goes through the
 /// general writer and a derived document. For tests that compare both paths (the row view must
-/// be byte-identical); not part of the API.
-#[doc(hidden)]
-pub fn with_general_path<T>(f: impl FnOnce() -> T) -> T {
+/// be byte-identical), through `test_hooks`.
+pub(crate) fn with_general_path<T>(f: impl FnOnce() -> T) -> T {
     struct Reset(bool);
     impl Drop for Reset {
         fn drop(&mut self) {
@@ -801,21 +847,36 @@ impl Presenter {
             }
             _ => None,
         };
-        // Stage 1 for a collection: the kept length.
-        let kept_len = |a: crate::doc::Array<'d>| {
-            let total = a.len();
-            let mut max = self.limit().map_or(total, |l| l.min(total));
-            if let Some(budget) = self.token_budget() {
-                let keep = super::select::needed_root_keys(plan, None);
-                max = super::estimate::fit(a, max, budget, self.format(), keep.as_deref());
-            }
-            max
+        let select = select.as_deref();
+        let ValueRef::Array(a) = data.get() else {
+            return self.present_rows(data, select, 0, self.format());
         };
-        let mut max = None;
+        // Stage 1 for a collection: `limit`, the format (`Auto` chosen on the data as the
+        // block shows it), then `token_budget` in that format (`present::fit`).
+        let max = self.limit().map_or(a.len(), |l| l.min(a.len()));
+        let format = match self.format() {
+            Format::Auto => super::fit::auto_format(self, data, max, select),
+            f => f,
+        };
+        match self.token_budget() {
+            Some(budget) => super::fit::fit_budget(self, data, a, max, budget, format, select),
+            None => self.present_rows(data, select, max, format),
+        }
+    }
+
+    /// Stages 1–8 with `max` rows kept of a collection (ignored for other roots), in `format`,
+    /// `select` already checked.
+    pub(crate) fn present_rows<'d>(
+        &self,
+        data: Value<'d>,
+        select: Option<&[&str]>,
+        max: usize,
+        format: Format,
+    ) -> Result<ToolResponse<'d>, PresentError> {
+        let plan = &*self.plan;
+        let cfg = &plan.cfg;
         if let ValueRef::Array(a) = data.get() {
-            let m = kept_len(a);
-            max = Some(m);
-            if let Some(r) = present_view(plan, self.format(), a, m, select.as_deref()) {
+            if let Some(r) = present_view(plan, format, a, max, select) {
                 return r;
             }
         }
@@ -826,7 +887,6 @@ impl Presenter {
         let (shape, kept) = match data.get() {
             ValueRef::Array(a) => {
                 let total = a.len();
-                let max = max.unwrap_or_else(|| kept_len(a));
                 let m = w.b.begin_array();
                 for (i, el) in a.iter().take(max).enumerate() {
                     w.item = i;
@@ -866,11 +926,11 @@ impl Presenter {
         }
         derive(plan, full.root(), shape, &mut d);
         let out = match select {
-            Some(names) => super::select::project(doc, &full, &names),
+            Some(names) => super::select::project(doc, &full, names),
             None => full,
         };
         let mut r = response(Data::Doc(out))
-            .format(self.format())
+            .format(format)
             .ui_blocks(d.ui)
             .system_rules(d.rules)
             .system_hint(d.suggestions);

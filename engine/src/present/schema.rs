@@ -106,6 +106,28 @@ pub(crate) fn type_name(v: Value<'_>) -> &'static str {
     }
 }
 
+/// Bytes of a string value read to quote it: 50 scalars take at most 200 bytes, so the cut
+/// never copies a long value whole.
+const MAX_QUOTED_BYTES: usize = 204;
+
+/// A non-string value as quoted in messages: 47 scalars + `...` when longer than 50.
+fn cut(s: &str) -> String {
+    if s.chars().count() > 50 {
+        let mut c: String = s.chars().take(47).collect();
+        c.push_str("...");
+        c
+    } else {
+        s.to_owned()
+    }
+}
+
+/// Text from the data (a key) as quoted in messages: lossy UTF-8, cut as [`cut`] cuts.
+pub(crate) fn cut_bytes(b: &[u8]) -> String {
+    cut(&String::from_utf8_lossy(
+        &b[..b.len().min(MAX_QUOTED_BYTES)],
+    ))
+}
+
 /// A value allowed by `enum`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EnumValue {
@@ -310,28 +332,10 @@ impl Schema {
             .map(|(_, s)| s)
     }
 
-    /// True when a value at the dot path `path` (relative to a value of this schema) can
-    /// exist: every segment is a declared property, or the path leaves through an object
-    /// without `properties`, a schema that allows extras, or a schema without a type.
-    pub(crate) fn path_can_exist(&self, path: &[&str]) -> bool {
-        let Some((first, rest)) = path.split_first() else {
-            return true;
-        };
-        let objectish = self.types.is_empty() || self.types.contains(&Type::Object);
-        if !objectish {
-            return false;
-        }
-        match &self.properties {
-            None => true,
-            Some(props) => match props.iter().find(|(k, _)| k == first) {
-                Some((_, s)) => s.path_can_exist(rest),
-                None => self.additional,
-            },
-        }
-    }
-
-    /// Checks `v` against this node's own keywords (type, enum), not its children.
-    pub(crate) fn check_here(&self, v: Value<'_>) -> Result<(), String> {
+    /// Checks `v` against this node's own keywords (type, enum), not its children. A
+    /// `redacted` value is never quoted (`got a redacted value`); any other quoted value is
+    /// cut as WIRE.md §8 cuts `You sent:` values (47 scalars + `...` past 50).
+    pub(crate) fn check_here(&self, v: Value<'_>, redacted: bool) -> Result<(), String> {
         if !self.types.is_empty() && !self.types.iter().any(|t| t.accepts(v)) {
             return Err(format!(
                 "expected {}, got {}",
@@ -343,8 +347,11 @@ impl Schema {
             if !values.iter().any(|e| e.matches(v)) {
                 let list: Vec<String> = values.iter().map(EnumValue::display).collect();
                 let got = match v.get() {
-                    ValueRef::String(s) => format!("'{}'", String::from_utf8_lossy(s.as_bytes())),
-                    _ if v.is_primitive() => crate::json::to_string_compact(v),
+                    _ if redacted => "a redacted value".to_owned(),
+                    ValueRef::String(s) => crate::wire::you_sent_string(&String::from_utf8_lossy(
+                        &s.as_bytes()[..s.as_bytes().len().min(MAX_QUOTED_BYTES)],
+                    )),
+                    _ if v.is_primitive() => cut(&crate::json::to_string_compact(v)),
                     _ => type_name(v).to_owned(),
                 };
                 return Err(format!("expected one of {}, got {got}", list.join(", ")));

@@ -104,6 +104,10 @@ pub fn validate_select(value: Value<'_>, valid: &[&str]) -> Result<Vec<String>, 
     };
     let mut names: Vec<String> = Vec::new();
     let mut problems = Vec::new();
+    // Sets beside the lists: `_select` comes from the agent, and a scan per element was
+    // quadratic in its length times the schema's width.
+    let valid_set: std::collections::HashSet<&str> = valid.iter().copied().collect();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for el in arr.iter() {
         match el.as_str() {
             None => problems.push(problem(format!(
@@ -113,9 +117,9 @@ pub fn validate_select(value: Value<'_>, valid: &[&str]) -> Result<Vec<String>, 
             ))),
             Some(s) => {
                 let name = String::from_utf8_lossy(s.as_bytes()).into_owned();
-                if !valid.contains(&name.as_str()) {
+                if !valid_set.contains(name.as_str()) {
                     problems.push(unknown(&name, &you_sent(el), valid));
-                } else if !names.contains(&name) {
+                } else if seen.insert(name.clone()) {
                     names.push(name);
                 }
             }
@@ -148,10 +152,12 @@ pub(crate) fn check_names<'n>(
     let valid = p.select_names();
     let mut out: Vec<&'n str> = Vec::with_capacity(names.len());
     let mut problems = Vec::new();
+    let valid_set: std::collections::HashSet<&str> = valid.iter().copied().collect();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for &n in names {
-        if !valid.is_empty() && !valid.contains(&n) {
+        if !valid.is_empty() && !valid_set.contains(n) {
             problems.push(unknown(n, &you_sent_string(n), &valid));
-        } else if !out.contains(&n) {
+        } else if seen.insert(n) {
             out.push(n);
         }
     }
@@ -210,8 +216,10 @@ pub(crate) fn project<'d>(input: &'d Doc<'d>, full: &Doc<'d>, names: &[&str]) ->
 pub(crate) fn needed_root_keys(plan: &Plan, select: Option<&[&str]>) -> Option<Vec<String>> {
     let cfg = &plan.cfg;
     let mut keys: Vec<String> = Vec::new();
-    let add = |keys: &mut Vec<String>, k: &str| {
-        if !keys.iter().any(|x| x == k) {
+    // A set beside the list: a scan per key was quadratic in wide schemas.
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut add = |keys: &mut Vec<String>, k: &str| {
+        if seen.insert(k.to_owned()) {
             keys.push(k.to_owned());
         }
     };

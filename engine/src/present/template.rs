@@ -176,11 +176,18 @@ impl CompiledEntry {
     }
 
     /// Checks that every path can exist under `schema`; the error names the first bad one.
-    pub(crate) fn check_paths(&self, schema: Option<&Schema>) -> Result<(), String> {
+    pub(crate) fn check_paths<'s>(
+        &self,
+        schema: Option<&'s Schema>,
+        lookup: &mut super::check::Lookup<'s>,
+    ) -> Result<(), String> {
         let Some(schema) = schema else { return Ok(()) };
         for p in self.paths() {
-            let segs: Vec<&str> = p.iter().map(String::as_str).collect();
-            if !schema.path_can_exist(&segs) {
+            let segs: Vec<super::redact::Seg> = p
+                .iter()
+                .map(|k| super::redact::Seg::Key(k.clone()))
+                .collect();
+            if !super::check::redact_path_can_exist(schema, &segs, lookup) {
                 return Err(format!(
                     "path '{}' cannot exist under the schema",
                     p.join(".")
@@ -188,6 +195,11 @@ impl CompiledEntry {
             }
         }
         Ok(())
+    }
+
+    /// A table with no column (it would render as `|` lines).
+    pub(crate) fn is_table_without_columns(&self) -> bool {
+        self.kind == Kind::Table && self.columns.is_empty()
     }
 
     /// The root keys this entry reads.

@@ -6,8 +6,8 @@ mod encode;
 
 pub use decode::{DecodeOptions, decode};
 pub(crate) use encode::{
-    Cells, Item, RootAnalysis, RootForm, TableRows, encode_list, encode_table, string_cell,
-    write_root_header, write_root_window,
+    Cells, Item, RootForm, TableRows, ToonFacts, encode_list, encode_table, string_cell,
+    write_windows,
 };
 pub use encode::{
     DEFAULT_MAX_DEPTH, DEFAULT_PARALLEL_THRESHOLD, EncodeOptions, MAX_DEPTH_LIMIT, MAX_INDENT,
@@ -37,30 +37,24 @@ pub fn encode_json<W: crate::Sink + ?Sized>(
     opts: &EncodeOptions,
     out: &mut W,
 ) -> crate::Result<()> {
-    crate::wire::windowed::encode_json(
-        json,
-        opts,
-        crate::wire::windowed::WINDOWED_ABOVE,
-        crate::wire::windowed::WINDOW_BYTES,
-        out,
-    )
+    use crate::json::windowed::{WINDOW_BYTES, WINDOWED_ABOVE};
+    encode::encode_json_text(json, opts, WINDOWED_ABOVE, WINDOW_BYTES, out)
 }
 
 /// [`encode_json`] reading any input longer than `window` bytes in windows of `window` bytes:
-/// for tests, not part of the API.
+/// for tests (`test_hooks`).
 ///
 /// # Errors
 ///
 /// See [`encode_json`].
-#[doc(hidden)]
-pub fn encode_json_windows<W: crate::Sink + ?Sized>(
+pub(crate) fn encode_json_windows<W: crate::Sink + ?Sized>(
     json: &[u8],
     opts: &EncodeOptions,
     window: usize,
     out: &mut W,
 ) -> crate::Result<()> {
     let window = window.max(1);
-    crate::wire::windowed::encode_json(json, opts, window, window, out)
+    encode::encode_json_text(json, opts, window, window, out)
 }
 
 /// The delimiter of TOON array rows and inline arrays (TOON spec §11). Declared in every

@@ -35,8 +35,11 @@ pub enum Format {
     Compact,
     /// TOON 4.4 with the given delimiter (`toon_success` uses `|`).
     Toon(Delimiter),
-    /// The cheapest of pretty, compact, TOON-comma and TOON-pipe by the engine's token
-    /// estimator ([`crate::present::choose_auto`]); the side door's `format` records the choice.
+    /// The cheapest of pretty, compact, TOON-comma and TOON-pipe
+    /// ([`super::choose_auto`]: by `o200k_base` with feature `tokenizer`, by the
+    /// engine's estimator without; never an empty block); the side door's `format` records
+    /// the choice. A Presenter chooses on the rows its block shows, then fits its
+    /// `token_budget` in the chosen format.
     Auto,
 }
 

@@ -7,17 +7,24 @@ pub mod escape;
 pub mod ui;
 
 mod blocks;
+mod estimate;
 mod format;
 mod response;
+mod rows;
 pub(crate) mod windowed;
 
 pub use blocks::{
     FieldProblem, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, you_sent_string,
 };
+pub(crate) use estimate::write_format;
+pub use estimate::{
+    AUTO_SAMPLE_BYTES, AUTO_SAMPLE_ROWS, choose_auto, estimate_format_tokens, estimate_tokens,
+};
 pub use format::{Format, UnknownFormat};
+pub(crate) use response::response_view;
 pub use response::{
     Data, HandlerOutput, Meta, ResponseBuilder, ToolResponse, error, error_with_code,
     handler_error, required, response, success, success_structured, toon_success, validation_error,
     wrap,
 };
-pub(crate) use response::{node_len_bound, response_view};
+pub(crate) use rows::RowBlock;

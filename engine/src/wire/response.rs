@@ -12,10 +12,10 @@ use super::blocks::{
     write_simple_error, write_suggestions, write_validation_error,
 };
 use super::format::Format;
+use super::rows::RowBlock;
 use super::windowed::{WINDOW_BYTES, WINDOWED_ABOVE, Windowed};
 use crate::doc::{Doc, Value};
 use crate::error::Result;
-use crate::present::RowView;
 use crate::sink::Sink;
 use crate::toon::Delimiter;
 
@@ -85,7 +85,7 @@ pub fn response<'d>(data: impl Into<Data<'d>>) -> ResponseBuilder<'d> {
 
 /// Starts a response whose data block is a presenter's row view (the rows encoded straight
 /// from the input tape; see `present::view`).
-pub(crate) fn response_view(view: RowView<'_>) -> ResponseBuilder<'_> {
+pub(crate) fn response_view(view: RowBlock<'_>) -> ResponseBuilder<'_> {
     let mut r = response(Data::None);
     r.view = Some(Box::new(view));
     r
@@ -161,7 +161,7 @@ pub struct ResponseBuilder<'d> {
     rules: Vec<String>,
     suggestions: Vec<Suggestion>,
     /// A presenter's row view: the data block instead of `data`.
-    view: Option<Box<RowView<'d>>>,
+    view: Option<Box<RowBlock<'d>>>,
     /// Input bytes per window of [`Data::Json`].
     window: usize,
     /// [`Data::Json`] longer than this is read window by window.
@@ -170,10 +170,9 @@ pub struct ResponseBuilder<'d> {
 
 impl<'d> ResponseBuilder<'d> {
     /// Reads [`Data::Json`] longer than `n` bytes in windows of `n` bytes (defaults: windows
-    /// of 1 MiB above 8 MiB): for tests that cut small inputs into many windows, not part of
-    /// the API.
-    #[doc(hidden)]
-    pub fn window_bytes(mut self, n: usize) -> Self {
+    /// of 1 MiB above 8 MiB): for tests that cut small inputs into many windows
+    /// (`test_hooks`).
+    pub(crate) fn set_window_bytes(mut self, n: usize) -> Self {
         self.window = n.max(1);
         self.windowed_above = self.window;
         self
@@ -251,10 +250,8 @@ impl<'d> ResponseBuilder<'d> {
             self.data = Data::Doc(crate::json::parse(src, &crate::json::ParseOptions::new())?);
         }
         let format = match (&self.data, self.format) {
-            (Data::Value(v), Format::Auto) => resolve(crate::present::choose_auto(*v), *v)?,
-            (Data::Doc(d), Format::Auto) => {
-                resolve(crate::present::choose_auto(d.root()), d.root())?
-            }
+            (Data::Value(v), Format::Auto) => resolve(super::choose_auto(*v), *v)?,
+            (Data::Doc(d), Format::Auto) => resolve(super::choose_auto(d.root()), d.root())?,
             (_, Format::Auto) => Format::Pretty,
             (Data::Value(v), Format::Toon(delimiter)) => toon_or_fallback(*v, delimiter)?,
             (Data::Doc(d), Format::Toon(delimiter)) => toon_or_fallback(d.root(), delimiter)?,
@@ -399,7 +396,7 @@ enum DataBlock<'d> {
     Encoded(Value<'d>, Format),
     Owned(Box<Doc<'d>>, Format),
     /// A presenter's row view.
-    View(Box<RowView<'d>>, Format),
+    View(Box<RowBlock<'d>>, Format),
     /// JSON text read window by window (its format inside).
     Windowed(Box<Windowed<'d>>),
 }
@@ -470,16 +467,14 @@ impl<'d> ToolResponse<'d> {
     }
 
     /// True when the data block is a presenter's row view (rows encoded straight from the
-    /// input tape) rather than a document: for tests comparing both paths, not part of the API.
-    #[doc(hidden)]
-    pub fn data_is_view(&self) -> bool {
+    /// input tape) rather than a document: for tests comparing both paths (`test_hooks`).
+    pub(crate) fn is_view(&self) -> bool {
         matches!(self.data, DataBlock::View(..))
     }
 
     /// True when the data block is JSON text read window by window ([`Data::Json`]): for
-    /// tests comparing both paths, not part of the API.
-    #[doc(hidden)]
-    pub fn data_is_windowed(&self) -> bool {
+    /// tests comparing both paths (`test_hooks`).
+    pub(crate) fn is_windowed(&self) -> bool {
         matches!(self.data, DataBlock::Windowed(..))
     }
 
@@ -600,7 +595,7 @@ pub(super) fn data_len_bound(v: Value<'_>) -> usize {
 /// The share of one tape node at nesting `depth` in [`data_len_bound`] (a container's includes
 /// its closing line).
 #[inline]
-pub(crate) fn node_len_bound(node: &crate::doc::Node, depth: usize) -> usize {
+pub(super) fn node_len_bound(node: &crate::doc::Node, depth: usize) -> usize {
     use crate::doc::Node;
     24 + 2 * depth
         + match *node {

@@ -13,26 +13,16 @@
 //! buffers, whatever the row count (8.5 MB at 300k and at 1M rows, `tests/tests/memory.rs`).
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::Format;
 use super::response::data_len_bound;
-use crate::doc::{Array, Doc, DocBuilder};
-use crate::error::{Error, Result};
-use crate::json::{
-    CompactFormatter, Formatter, ParseOptions, PrettyFormatter, RowWindows, parse, write_with,
-};
+use crate::doc::{Doc, DocBuilder};
+use crate::error::Result;
+use crate::json::windowed::{self, Facts};
+pub(crate) use crate::json::windowed::{WINDOW_BYTES, WINDOWED_ABOVE};
+use crate::json::{CompactFormatter, Formatter, ParseOptions, PrettyFormatter, parse, write_with};
 use crate::sink::Sink;
-use crate::toon::{EncodeOptions, RootAnalysis, RootForm, write_root_header, write_root_window};
-
-/// Input bytes per window by default: about 7,700 rows of a typical table, 1.5 MiB of tape.
-pub(crate) const WINDOW_BYTES: usize = 1 << 20;
-
-/// Inputs up to this size are parsed whole: reading twice costs a second parse (at 100k rows,
-/// 13.5 MB, about 1.4x the time of the whole-document path in a steady loop), and the whole
-/// tape of an input this small (1.6x its size) stays within 16 MiB, inside the memory
-/// contract whatever the output. Larger inputs are read window by window.
-pub(crate) const WINDOWED_ABOVE: usize = 8 << 20;
+use crate::toon::{EncodeOptions, RootForm, ToonFacts, write_windows};
 
 /// An analysed root array, written window by window.
 #[derive(Clone, Debug)]
@@ -66,22 +56,27 @@ pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Optio
         Format::Toon(d) => Some(EncodeOptions::new().delimiter(d)),
         _ => None,
     };
-    let Some((facts, rows)) = read(src, toon.as_ref(), window)? else {
+    let facts = |continuing| BlockFacts {
+        tag: false,
+        surrogate: false,
+        len_bound: 2,
+        toon: toon.as_ref().map(|o| ToonFacts::new(o, continuing)),
+    };
+    let Some((facts, rows)) =
+        windowed::read(src, window, toon.is_some(), facts(false), facts(true))?
+    else {
         return Ok(None);
     };
-    let (format, form) = match format {
+    let (format, form) = match (format, facts.toon) {
         // WIRE.md §2: TOON cannot neutralise a reserved tag; a lone surrogate is not UTF-8.
-        Format::Toon(_) if facts.tag || facts.surrogate => (Format::Compact, RootForm::Empty),
-        Format::Toon(_) => match facts.toon_error {
-            Some(e) => return Err(e),
-            None => (format, facts.analysis.form()),
-        },
+        (Format::Toon(_), _) if facts.tag || facts.surrogate => (Format::Compact, RootForm::Empty),
+        (Format::Toon(_), Some(t)) => (format, t.form()?),
         _ => (format, RootForm::Empty),
     };
     Ok(Some(Windowed {
         src,
         format,
-        toon: toon.unwrap_or_default(),
+        toon: toon.clone().unwrap_or_default(),
         form,
         rows,
         len_bound: facts.len_bound,
@@ -90,183 +85,36 @@ pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Optio
     }))
 }
 
-/// [`analyse`] for plain TOON text with `opts` (`toon::encode_json`): no fallback, a lone
-/// surrogate is the encoder's error, as [`crate::toon::encode`] gives it for the document.
-///
-/// # Errors
-///
-/// The first error of the input as [`parse`] reports it; then the first error of
-/// [`crate::toon::check`].
-pub(crate) fn analyse_toon<'d>(
-    src: &'d [u8],
-    opts: &EncodeOptions,
-    window: usize,
-) -> Result<Option<Windowed<'d>>> {
-    let Some((facts, rows)) = read(src, Some(opts), window)? else {
-        return Ok(None);
-    };
-    if let Some(e) = facts.toon_error {
-        return Err(e);
-    }
-    Ok(Some(Windowed {
-        src,
-        format: Format::Toon(opts.get_delimiter()),
-        toon: opts.clone(),
-        form: facts.analysis.form(),
-        rows,
-        len_bound: facts.len_bound,
-        window,
-        side: OnceLock::new(),
-    }))
-}
-
-/// `toon::encode_json`: JSON text to TOON text, windowed when `json` is longer than `above`.
-///
-/// # Errors
-///
-/// Those of [`parse`], then those of [`crate::toon::check`]; nothing is written then.
-pub(crate) fn encode_json<W: Sink + ?Sized>(
-    json: &[u8],
-    opts: &EncodeOptions,
-    above: usize,
-    window: usize,
-    out: &mut W,
-) -> Result<()> {
-    if json.len() > above {
-        if let Some(w) = analyse_toon(json, opts, window)? {
-            w.write(w.format(), out);
-            return Ok(());
-        }
-    }
-    let doc = parse(json, &ParseOptions::default())?;
-    crate::toon::encode(doc.root(), opts, out)
-}
-
-/// The first reading: `src` window by window (see the module documentation), with the TOON
-/// analysis when `toon` is given. `None` when `src` is not a JSON array.
-fn read(src: &[u8], toon: Option<&EncodeOptions>, window: usize) -> Result<Option<(Facts, usize)>> {
-    let opts = ParseOptions::default();
-    let Some(mut windows) = RowWindows::new(src, &opts)? else {
-        return Ok(None);
-    };
-    let repeat = toon.is_some();
-    let mut acc = Facts::new(RootAnalysis::new());
-    if let Some(doc) = windows.next_window(None, window, repeat)? {
-        acc.add(&doc, toon);
-    }
-    let split = (rayon::current_num_threads() > 1 && !windows.done())
-        .then(|| split_point(src, windows.pos(), window))
-        .flatten();
-    let rows = match split {
-        None => {
-            pipelined(&mut windows, window, repeat, |doc| acc.add(doc, toon))?;
-            windows.rows()
-        }
-        Some(mid) => {
-            // The second half is read on another thread from a guessed element start; it
-            // counts only if the first half's reading stops exactly there (then `mid` is an
-            // element's start, and the second half was parsed as the whole array would be).
-            windows.stop_at(mid);
-            let mut rest = RowWindows::resume_at(src, &opts, mid, windows.first());
-            let mut later = Facts::new(RootAnalysis::continuing());
-            let abandoned = AtomicBool::new(false);
-            let (head, tail) = rayon::join(
-                || {
-                    let r = pipelined(&mut windows, window, repeat, |doc| acc.add(doc, toon));
-                    if !windows.stopped() {
-                        abandoned.store(true, Ordering::Relaxed);
-                    }
-                    r
-                },
-                || {
-                    pipelined(&mut rest, window, repeat, |doc| {
-                        later.add(doc, toon);
-                        !abandoned.load(Ordering::Relaxed)
-                    })
-                },
-            );
-            head?;
-            if windows.stopped() {
-                tail?;
-                acc = acc.then(later);
-                windows.rows() + rest.rows()
-            } else {
-                windows.rows()
-            }
-        }
-    };
-    Ok(Some((acc, rows)))
-}
-
-/// What the first reading collects, over one part of the array.
-struct Facts {
+/// What the first reading collects for a data block, over one part of the array.
+struct BlockFacts<'o> {
     tag: bool,
     surrogate: bool,
-    /// The first TOON check error, in window order.
-    toon_error: Option<Error>,
     len_bound: usize,
-    analysis: RootAnalysis,
+    /// The TOON facts, when the format is TOON.
+    toon: Option<ToonFacts<'o>>,
 }
 
-impl Facts {
-    fn new(analysis: RootAnalysis) -> Facts {
-        Facts {
-            tag: false,
-            surrogate: false,
-            toon_error: None,
-            len_bound: 2,
-            analysis,
-        }
-    }
-
-    /// Takes one window into account (`toon`: the TOON options, when the format is TOON).
-    /// Returns `true`: go on.
-    fn add(&mut self, doc: &Doc<'_>, toon: Option<&EncodeOptions>) -> bool {
+impl Facts for BlockFacts<'_> {
+    fn add(&mut self, doc: &Doc<'_>) {
         self.tag |= doc.has_reserved_tag();
         self.surrogate |= doc.has_lone_surrogate();
         self.len_bound += data_len_bound(doc.root());
-        if let (Some(eo), None) = (toon, &self.toon_error) {
-            match crate::toon::check(doc.root(), eo) {
-                Ok(()) => {
-                    if let Some(arr) = doc.root().as_array() {
-                        self.analysis.add(arr, eo);
-                    }
-                }
-                Err(e) => self.toon_error = Some(e),
-            }
+        if let Some(t) = &mut self.toon {
+            t.add(doc);
         }
-        true
     }
 
-    /// These facts followed by those of the rest of the array.
-    fn then(self, later: Facts) -> Facts {
-        Facts {
+    fn then(self, later: Self) -> Self {
+        BlockFacts {
             tag: self.tag || later.tag,
             surrogate: self.surrogate || later.surrogate,
-            toon_error: self.toon_error.or(later.toon_error),
             len_bound: self.len_bound + later.len_bound,
-            analysis: self.analysis.then(later.analysis),
+            toon: match (self.toon, later.toon) {
+                (Some(a), Some(b)) => Some(a.then(b)),
+                (a, _) => a,
+            },
         }
     }
-}
-
-/// Where a second reading may start, guessed: just past the first comma at or after the middle
-/// of `src` (and at least a window after `from`) that sits between a closing and an opening
-/// bracket, as between two rows of a table. Only a guess (the comma may be inside a string or
-/// a nested array); the first reading confirms it. `None` when nothing looks like it nearby.
-fn split_point(src: &[u8], from: usize, window: usize) -> Option<usize> {
-    let start = (src.len() / 2).max(from.saturating_add(window));
-    let end = src.len().min(start.saturating_add(1 << 16));
-    let region = src.get(start..end)?;
-    let is_ws = |b: &u8| matches!(b, b' ' | b'\n' | b'\r' | b'\t');
-    memchr::memchr_iter(b',', region)
-        .map(|i| start + i)
-        .find(|&comma| {
-            let before = src[..comma].iter().rev().find(|b| !is_ws(b));
-            let after = src[comma + 1..].iter().find(|b| !is_ws(b));
-            matches!(before, Some(b'}' | b']')) && matches!(after, Some(b'{' | b'['))
-        })
-        .map(|comma| comma + 1)
 }
 
 impl<'d> Windowed<'d> {
@@ -302,13 +150,14 @@ impl<'d> Windowed<'d> {
     pub(crate) fn write<W: Sink + ?Sized>(&self, format: Format, out: &mut W) {
         match format {
             Format::Toon(_) => {
-                let eo = &self.toon;
-                write_root_header(&self.form, self.rows, eo, out);
-                let mut written = 0;
-                self.each_window(out, |arr, out| {
-                    write_root_window(&self.form, arr, written, eo, out);
-                    written += arr.len();
-                });
+                write_windows(
+                    self.src,
+                    self.window,
+                    &self.form,
+                    self.rows,
+                    &self.toon,
+                    out,
+                );
             }
             Format::Pretty => self.json(&mut PrettyFormatter::new(), out),
             Format::Compact | Format::Auto => self.json(&mut CompactFormatter, out),
@@ -323,7 +172,7 @@ impl<'d> Windowed<'d> {
         }
         fmt.begin_array(out);
         let mut first = true;
-        self.each_window(out, |arr, out| {
+        windowed::each_window(self.src, self.window, out, |arr, out| {
             for v in arr {
                 fmt.begin_array_value(out, std::mem::take(&mut first));
                 write_with(v, out, fmt);
@@ -331,54 +180,4 @@ impl<'d> Windowed<'d> {
         });
         fmt.end_array(out);
     }
-
-    /// Parses the input again window by window, handing each window's rows to `f`; stops
-    /// when `out` is cancelled.
-    fn each_window<W: Sink + ?Sized>(&self, out: &mut W, mut f: impl FnMut(Array<'_>, &mut W)) {
-        let opts = ParseOptions::default();
-        // `analyse` read the same input with the same options without an error.
-        let Ok(Some(mut windows)) = RowWindows::new(self.src, &opts) else {
-            debug_assert!(false, "the windowed input changed its mind");
-            return;
-        };
-        let done = pipelined(&mut windows, self.window, false, |doc| {
-            if let Some(arr) = doc.root().as_array() {
-                f(arr, out);
-            }
-            !out.cancelled()
-        });
-        debug_assert!(done.is_ok(), "the windowed input changed its mind");
-    }
-}
-
-/// Hands every window of `windows` to `f` (until it returns `false`), parsing the next window
-/// on another thread while `f` works on this one: the two passes cost about the larger of
-/// parsing and `f`, not their sum. Two windows are alive at a time, and a third lends its
-/// allocations to the next.
-///
-/// # Errors
-///
-/// The first error of the input.
-fn pipelined<'d>(
-    windows: &mut RowWindows<'d, '_>,
-    bytes: usize,
-    repeat_first: bool,
-    mut f: impl FnMut(&Doc<'d>) -> bool,
-) -> Result<()> {
-    let mut current = windows.next_window(None, bytes, repeat_first)?;
-    let mut spare = None;
-    while let Some(doc) = current.take() {
-        let mut next = Ok(None);
-        let mut go = true;
-        rayon::in_place_scope(|s| {
-            s.spawn(|_| next = windows.next_window(spare.take(), bytes, repeat_first));
-            go = f(&doc);
-        });
-        if !go {
-            return Ok(());
-        }
-        spare = Some(doc);
-        current = next?;
-    }
-    Ok(())
 }

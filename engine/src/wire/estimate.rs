@@ -21,13 +21,12 @@
 //! JSON, compact JSON and TOON (comma and pipe), flat and nested (the accuracy test lives in
 //! the tests crate, `present_estimate.rs`, with tiktoken as a dev-dependency only).
 //!
-//! For a budget, each row is estimated on its own (its text in the chosen format, with only
-//! the root keys the schema lets through, so select pushdown cannot change the result) plus
-//! the array's header once; rows are kept while the running total fits.
+//! The estimator no longer decides `token_budget` (which measures the data block as written,
+//! `present::fit`); it is what [`choose_auto`] compares without feature `tokenizer`.
 
-use crate::doc::{Array, Value, ValueRef};
+use super::Format;
+use crate::doc::Value;
 use crate::toon::{Delimiter, EncodeOptions};
-use crate::wire::Format;
 
 /// Bytes of a letter run per token.
 pub const WORD_CHUNK: usize = 6;
@@ -68,8 +67,8 @@ const CLASS: [u8; 256] = {
 /// Estimates the `o200k_base` token count of `text`.
 ///
 /// ```
-/// assert_eq!(toolwire::present::estimate_tokens(b""), 0);
-/// assert_eq!(toolwire::present::estimate_tokens(b"{\"id\": 12345}"), 7);
+/// assert_eq!(toolwire::wire::estimate_tokens(b""), 0);
+/// assert_eq!(toolwire::wire::estimate_tokens(b"{\"id\": 12345}"), 7);
 /// ```
 pub fn estimate_tokens(text: &[u8]) -> usize {
     let n = text.len();
@@ -175,7 +174,7 @@ pub fn estimate_format_tokens(value: Value<'_>, format: Format) -> usize {
     estimate_tokens(&buf)
 }
 
-fn write_format(value: Value<'_>, format: Format, out: &mut Vec<u8>) {
+pub(crate) fn write_format(value: Value<'_>, format: Format, out: &mut Vec<u8>) {
     match format {
         Format::Pretty => crate::json::write_pretty(value, out),
         Format::Compact | Format::Auto => crate::json::write_compact(value, out),
@@ -190,22 +189,30 @@ fn write_format(value: Value<'_>, format: Format, out: &mut Vec<u8>) {
 }
 
 /// The format [`Format::Auto`] resolves to for `value`: the cheapest of pretty JSON, compact
-/// JSON, TOON-comma and TOON-pipe by [`estimate_tokens`] (ties go to the earlier of TOON-comma,
-/// TOON-pipe, compact, pretty). TOON is not a candidate when the document holds a reserved tag
-/// or a lone surrogate (it would fall back to compact JSON). A root array of more than
-/// [`AUTO_SAMPLE_ROWS`] elements is judged on its first [`AUTO_SAMPLE_ROWS`].
+/// JSON, TOON-comma and TOON-pipe (ties go to the earlier of TOON-comma, TOON-pipe, compact,
+/// pretty), by `o200k_base` with feature `tokenizer` (exact counts, `tokens::count`)
+/// and by [`estimate_tokens`] without it. A format whose text would be empty (TOON of `{}`)
+/// is never chosen. TOON is not a candidate when the document holds a reserved tag or a lone
+/// surrogate (it would fall back to compact JSON). A root array is judged on its first
+/// [`AUTO_SAMPLE_ROWS`] elements, and with feature `tokenizer` on no more of them than fit
+/// in [`AUTO_SAMPLE_BYTES`] bytes of compact JSON (at least one).
+///
+/// This is the one definition of `Auto`: [`crate::wire::ResponseBuilder`] uses it on its
+/// data, and a [`Presenter`](crate::present::Presenter) on its data block's rows before it fits its
+/// `token_budget` in the chosen format.
 pub fn choose_auto(value: Value<'_>) -> Format {
     let doc = value.doc();
     let toon_ok = !doc.has_reserved_tag() && !doc.has_lone_surrogate();
     let sample_doc;
+    let n = value.as_array().map_or(0, sample_rows);
     let sample = match value.as_array() {
-        Some(a) if a.len() > AUTO_SAMPLE_ROWS => {
+        Some(a) if a.len() > n => {
             let mut b = crate::doc::DocBuilder::new(doc.src());
             let m = b.begin_array();
-            for item in a.iter().take(AUTO_SAMPLE_ROWS) {
+            for item in a.iter().take(n) {
                 b.copy_from(doc, item.index());
             }
-            b.end_array(m, AUTO_SAMPLE_ROWS);
+            b.end_array(m, n);
             sample_doc = b.finish();
             sample_doc.root()
         }
@@ -227,7 +234,10 @@ pub fn choose_auto(value: Value<'_>) -> Format {
         }
         buf.clear();
         write_format(sample, f, &mut buf);
-        let tokens = estimate_tokens(&buf);
+        if buf.is_empty() {
+            continue;
+        }
+        let tokens = auto_cost(&buf);
         if tokens < best.0 {
             best = (tokens, f);
         }
@@ -235,123 +245,36 @@ pub fn choose_auto(value: Value<'_>) -> Format {
     best.1
 }
 
+/// What [`choose_auto`] compares.
+fn auto_cost(text: &[u8]) -> usize {
+    #[cfg(feature = "tokenizer")]
+    if let Ok(t) = std::str::from_utf8(text) {
+        return crate::tokens::count(crate::tokens::Vocabulary::O200k, t);
+    }
+    estimate_tokens(text)
+}
+
+/// The rows of `a` [`choose_auto`] judges.
+fn sample_rows(a: crate::doc::Array<'_>) -> usize {
+    let n = a.len().min(AUTO_SAMPLE_ROWS);
+    if cfg!(feature = "tokenizer") {
+        let mut bytes = 0usize;
+        let mut buf = Vec::new();
+        for (i, item) in a.iter().take(n).enumerate() {
+            buf.clear();
+            crate::json::write_compact(item, &mut buf);
+            bytes += buf.len() + 1;
+            if bytes > AUTO_SAMPLE_BYTES {
+                return i.max(1);
+            }
+        }
+    }
+    n
+}
+
+/// With feature `tokenizer`, [`choose_auto`] counts the tokens of at most this many bytes of
+/// compact JSON of a root array's rows in each candidate format (about 12,000 tokens).
+pub const AUTO_SAMPLE_BYTES: usize = 48 * 1024;
+
 /// Rows of a root array [`choose_auto`] looks at.
 pub const AUTO_SAMPLE_ROWS: usize = 2000;
-
-/// `o` with only the members `keep` accepts, as a small document of its own.
-fn project<'s>(
-    doc: &crate::doc::Doc<'s>,
-    o: crate::doc::Object<'_>,
-    keep: &dyn Fn(crate::doc::Str<'_>) -> bool,
-) -> crate::doc::Doc<'s> {
-    let mut b = crate::doc::DocBuilder::new(doc.src());
-    let m = b.begin_object();
-    let mut n = 0;
-    for (_, v) in o.iter().filter(|(k, _)| keep(*k)) {
-        b.copy_from(doc, v.index() - 1);
-        b.copy_from(doc, v.index());
-        n += 1;
-    }
-    b.end_object_unique(m, n);
-    b.finish()
-}
-
-/// How many of the first `max` items of `a` fit in `budget` tokens of `format`.
-/// With `keep` (the root keys a schema lets through), each object item is costed as the
-/// data block will show it: only those members. So the count does not depend on whether the
-/// parser already dropped the other members (select pushdown) or the schema strips them.
-pub(crate) fn fit(
-    a: Array<'_>,
-    max: usize,
-    budget: usize,
-    format: Format,
-    keep: Option<&[String]>,
-) -> usize {
-    // Auto picks the cheapest format, never dearer than compact JSON: budgeting in compact
-    // JSON keeps the promise whatever Auto then chooses.
-    let format = if format == Format::Auto {
-        Format::Compact
-    } else {
-        format
-    };
-    let mut scratch: Vec<u8> = Vec::new();
-    let mut total = 0usize;
-    let kept_member = |k: crate::doc::Str<'_>| {
-        keep.is_none_or(|keys| keys.iter().any(|x| x.as_bytes() == k.as_bytes()))
-    };
-    let tabular = matches!(format, Format::Toon(_))
-        && max > 0
-        && a.iter().take(max).all(|v| {
-            v.as_object().is_some_and(|o| {
-                o.iter()
-                    .filter(|(k, _)| kept_member(*k))
-                    .all(|(_, x)| x.is_primitive())
-            })
-        });
-    // The array's own brackets or header.
-    if let (Format::Toon(d), true, Some(first)) = (format, tabular, a.iter().next()) {
-        scratch.extend_from_slice(b"[");
-        crate::num::write_u64(&mut scratch, max as u64);
-        if d != Delimiter::Comma {
-            scratch.push(d.as_byte());
-        }
-        scratch.extend_from_slice(b"]{");
-        if let Some(o) = first.as_object() {
-            for (i, (k, _)) in o.iter().filter(|(k, _)| kept_member(*k)).enumerate() {
-                if i > 0 {
-                    scratch.push(d.as_byte());
-                }
-                scratch.extend_from_slice(k.as_bytes());
-            }
-        }
-        scratch.extend_from_slice(b"}:");
-        total += estimate_tokens(&scratch);
-    } else {
-        total += 1;
-    }
-    let mut kept = 0;
-    for raw in a.iter().take(max) {
-        scratch.clear();
-        // The item as the data block will show it (only the kept members).
-        let projected = match (keep, raw.as_object()) {
-            (Some(_), Some(o)) if !tabular => Some(project(raw.doc(), o, &kept_member)),
-            _ => None,
-        };
-        let item = projected.as_ref().map_or(raw, |d| d.root());
-        match format {
-            Format::Toon(d) if tabular => {
-                scratch.extend_from_slice(b"\n  ");
-                if let Some(o) = item.as_object() {
-                    for (i, (_, v)) in o.iter().filter(|(k, _)| kept_member(*k)).enumerate() {
-                        if i > 0 {
-                            scratch.push(d.as_byte());
-                        }
-                        match v.get() {
-                            ValueRef::String(s) => scratch.extend_from_slice(s.as_bytes()),
-                            _ => crate::json::write_compact(v, &mut scratch),
-                        }
-                    }
-                }
-            }
-            Format::Toon(_) => {
-                scratch.extend_from_slice(b"\n  - ");
-                write_format(item, format, &mut scratch);
-            }
-            Format::Pretty => {
-                scratch.extend_from_slice(b",\n  ");
-                write_format(item, format, &mut scratch);
-            }
-            Format::Compact | Format::Auto => {
-                scratch.push(b',');
-                write_format(item, format, &mut scratch);
-            }
-        }
-        let cost = estimate_tokens(&scratch);
-        if total + cost > budget {
-            break;
-        }
-        total += cost;
-        kept += 1;
-    }
-    kept
-}

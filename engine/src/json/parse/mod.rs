@@ -232,223 +232,13 @@ pub(crate) struct Parser<'s, 'o> {
     pub(crate) scratch: Vec<u8>,
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
+mod number;
+mod swar;
+#[cfg(test)]
+mod tests;
 
-/// High bit set in each byte of `v` that is zero, and possibly in bytes above such a byte
-/// (a borrow), never below: the lowest set bit marks the first zero byte exactly.
-#[inline(always)]
-fn zero_bytes(v: u64) -> u64 {
-    v.wrapping_sub(ONES) & !v & HIGHS
-}
-
-/// Same as [`zero_bytes`] for bytes below 0x20 (bytes ≥ 0x80 are never flagged).
-#[inline(always)]
-fn control_bytes(v: u64) -> u64 {
-    v.wrapping_sub(ONES * 0x20) & !v & HIGHS
-}
-
-/// Scans a run of string bytes from `i` to the first `"`, `\` or control byte (or the end
-/// of `src`). Also returns an over-approximation of "the run holds a byte ≥ 0x80" and
-/// "the run holds a `<`" (bytes past the stop in its 8-byte word may count; callers check
-/// exactly when set).
-#[inline(always)]
-fn scan_run(src: &[u8], mut i: usize) -> (usize, bool, bool) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let (mut hi16, mut lt16) = (0u32, 0u32);
-        while i + 16 <= src.len() {
-            // SAFETY: `i + 16 <= src.len()`, so the unaligned 16-byte load reads only bytes
-            // of `src`; SSE2 is part of the x86_64 baseline, so every intrinsic is available.
-            let (stop, h, l) = unsafe {
-                use std::arch::x86_64::*;
-                let x = _mm_loadu_si128(src.as_ptr().add(i).cast::<__m128i>());
-                let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
-                let backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
-                // Unsigned `x < 0x20` as a signed compare with both sides' top bit flipped.
-                let control = _mm_cmplt_epi8(
-                    _mm_xor_si128(x, _mm_set1_epi8(i8::MIN)),
-                    _mm_set1_epi8((0x20u8 ^ 0x80) as i8),
-                );
-                let lt = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'<' as i8));
-                (
-                    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32,
-                    _mm_movemask_epi8(x) as u32,
-                    _mm_movemask_epi8(lt) as u32,
-                )
-            };
-            hi16 |= h;
-            lt16 |= l;
-            if stop != 0 {
-                return (i + stop.trailing_zeros() as usize, hi16 != 0, lt16 != 0);
-            }
-            i += 16;
-        }
-        if hi16 | lt16 != 0 {
-            let (end, hi, lt) = scan_run_words(src, i);
-            return (end, hi || hi16 != 0, lt || lt16 != 0);
-        }
-    }
-    scan_run_words(src, i)
-}
-
-/// The portable part of [`scan_run`]: 8-byte words, then single bytes.
-#[inline(always)]
-fn scan_run_words(src: &[u8], mut i: usize) -> (usize, bool, bool) {
-    let mut hi = 0u64;
-    let mut lt = 0u64;
-    while let Some(chunk) = src.get(i..i + 8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
-        let stop = zero_bytes(x ^ (ONES * b'"' as u64))
-            | zero_bytes(x ^ (ONES * b'\\' as u64))
-            | control_bytes(x);
-        hi |= x;
-        lt |= zero_bytes(x ^ (ONES * b'<' as u64));
-        if stop != 0 {
-            i += (stop.trailing_zeros() / 8) as usize;
-            return (i, hi & HIGHS != 0, lt != 0);
-        }
-        i += 8;
-    }
-    let mut hi = hi & HIGHS != 0;
-    let mut lt = lt != 0;
-    while let Some(&b) = src.get(i) {
-        if b == b'"' || b == b'\\' || b < 0x20 {
-            break;
-        }
-        hi |= b >= 0x80;
-        lt |= b == b'<';
-        i += 1;
-    }
-    (i, hi, lt)
-}
-
-/// The end of the run of ASCII digits starting at `i`: 8 bytes at a time, then bytewise.
-#[inline(always)]
-fn skip_digits(src: &[u8], mut i: usize) -> usize {
-    while let Some(chunk) = src.get(i..i + 8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        // Per byte, `a` is 0..=9 exactly for a digit. Adding 0x76 to its low 7 bits sets the
-        // high bit when they exceed 9 and never carries into the next byte (0x7F + 0x76 <
-        // 0x100); `a`'s own high bit marks the bytes ≥ 0x80.
-        let a = u64::from_le_bytes(word) ^ (ONES * b'0' as u64);
-        let other = ((a & (ONES * 0x7F)).wrapping_add(ONES * 0x76) | a) & HIGHS;
-        if other != 0 {
-            return i + (other.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while let Some(b'0'..=b'9') = src.get(i) {
-        i += 1;
-    }
-    i
-}
-
-/// `a == b` for two slices of the same length, without a `memcmp` call for short keys.
-#[inline(always)]
-fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
-    debug_assert_eq!(a.len(), b.len());
-    let n = a.len();
-    let word = |s: &[u8], i: usize| {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&s[i..i + 8]);
-        u64::from_le_bytes(w)
-    };
-    let half = |s: &[u8], i: usize| {
-        let mut w = [0u8; 4];
-        w.copy_from_slice(&s[i..i + 4]);
-        u32::from_le_bytes(w)
-    };
-    match n {
-        0..=3 => a == b,
-        4..=8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
-        9..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
-        _ => a == b,
-    }
-}
-
-#[inline]
-fn hex_val(b: u8) -> Option<u16> {
-    match b {
-        b'0'..=b'9' => Some((b - b'0') as u16),
-        b'a'..=b'f' => Some((b - b'a' + 10) as u16),
-        b'A'..=b'F' => Some((b - b'A' + 10) as u16),
-        _ => None,
-    }
-}
-
-/// Exact powers of ten for Clinger's fast path.
-const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-];
-
-/// The nearest f64 of a JSON number lexeme (grammar already checked). Infinite on overflow.
-fn float_value(lex: &[u8]) -> f64 {
-    let (neg, digits) = match lex {
-        [b'-', rest @ ..] => (true, rest),
-        _ => (false, lex),
-    };
-    // Clinger's fast path: a significand below 2^53 times/divided by an exact power of ten
-    // ≤ 1e22 is one correctly rounded operation. At most 19 digits cannot overflow u64.
-    let mut m: u64 = 0;
-    let mut i = 0;
-    while let Some(&b @ b'0'..=b'9') = digits.get(i) {
-        m = m.wrapping_mul(10).wrapping_add((b - b'0') as u64);
-        i += 1;
-    }
-    let mut n_digits = i;
-    let mut exp10: i64 = 0;
-    if digits.get(i) == Some(&b'.') {
-        i += 1;
-        let frac = i;
-        while let Some(&b @ b'0'..=b'9') = digits.get(i) {
-            m = m.wrapping_mul(10).wrapping_add((b - b'0') as u64);
-            i += 1;
-        }
-        n_digits += i - frac;
-        exp10 = -((i - frac) as i64);
-    }
-    if let Some(b'e' | b'E') = digits.get(i) {
-        i += 1;
-        let eneg = match digits.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
-        let mut e: i64 = 0;
-        while let Some(&b @ b'0'..=b'9') = digits.get(i) {
-            // Saturate: anything this large is far outside the fast path anyway.
-            e = (e * 10 + (b - b'0') as i64).min(1 << 40);
-            i += 1;
-        }
-        exp10 += if eneg { -e } else { e };
-    }
-    if n_digits <= 19 && m < 1 << 53 && (-22..=22).contains(&exp10) {
-        let m = m as f64; // exact: m < 2^53
-        let x = if exp10 < 0 {
-            m / POW10[(-exp10) as usize]
-        } else {
-            m * POW10[exp10 as usize]
-        };
-        return if neg { -x } else { x };
-    }
-    // The lexeme is ASCII JSON number syntax, which Rust's parser accepts; it is correctly
-    // rounded and gives ±inf on overflow, ±0 on underflow.
-    std::str::from_utf8(lex)
-        .ok()
-        .and_then(|s| s.parse::<f64>().ok())
-        .unwrap_or(f64::INFINITY)
-}
+use number::float_value;
+use swar::*;
 
 impl<'s, 'o> Parser<'s, 'o> {
     /// Checks the input limit and prepares a builder with room for about `nodes` nodes.
@@ -767,6 +557,10 @@ impl<'s, 'o> Parser<'s, 'o> {
     fn check_utf8(&self, start: usize, end: usize) -> Result<()> {
         match std::str::from_utf8(&self.src[start..end]) {
             Ok(_) => Ok(()),
+            // A sequence cut by the end of the input: the string is cut short, not invalid.
+            Err(e) if e.error_len().is_none() && end == self.src.len() => {
+                Err(self.eof("expected '\"' to close the string"))
+            }
             Err(e) => Err(self.err(Category::Utf8, "invalid UTF-8", start + e.valid_up_to())),
         }
     }
@@ -1146,7 +940,3 @@ impl<'s, 'o> Parser<'s, 'o> {
         }
     }
 }
-
-#[cfg(test)]
-#[path = "parse_tests.rs"]
-mod tests;

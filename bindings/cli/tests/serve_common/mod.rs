@@ -1,0 +1,324 @@
+//! Helpers of the `serve_*` tests: the real `toolwire` binary, driven over real stdio and
+//! loopback HTTP, by rmcp's client and by raw JSON-RPC lines.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_toolwire");
+
+/// How long any single wait in these tests may take.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// A `toolwire serve` child spoken to with raw lines on stdin/stdout.
+pub struct Raw {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: Option<std::process::ChildStdout>,
+    tx: Option<mpsc::Sender<Vec<u8>>>,
+    lines: mpsc::Receiver<Vec<u8>>,
+    pub stderr: mpsc::Receiver<String>,
+}
+
+impl Raw {
+    pub fn start(args: &[&str]) -> Raw {
+        let mut r = Raw::start_paused(args);
+        r.resume();
+        r
+    }
+
+    /// Starts the server without reading its stdout until [`Raw::resume`]: its pipe fills.
+    pub fn start_paused(args: &[&str]) -> Raw {
+        let mut child = Command::new(BIN)
+            .arg("serve")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn toolwire serve");
+        let stdout = child.stdout.take();
+        let (tx, lines) = mpsc::channel();
+        let stderr_pipe = child.stderr.take().unwrap();
+        let (etx, stderr) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr_pipe).lines() {
+                let Ok(line) = line else { break };
+                if etx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Raw {
+            stdin: child.stdin.take(),
+            stdout,
+            tx: Some(tx),
+            child,
+            lines,
+            stderr,
+        }
+    }
+
+    /// Starts reading stdout.
+    pub fn resume(&mut self) {
+        let (Some(stdout), Some(tx)) = (self.stdout.take(), self.tx.take()) else {
+            return;
+        };
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            loop {
+                let mut line = Vec::new();
+                match r.read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        if tx.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    pub fn send(&mut self, line: &str) {
+        let w = self.stdin.as_mut().unwrap();
+        w.write_all(line.as_bytes()).unwrap();
+        w.write_all(b"\n").unwrap();
+        w.flush().unwrap();
+    }
+
+    pub fn send_json(&mut self, v: &Value) {
+        self.send(&serde_json::to_string(v).unwrap());
+    }
+
+    /// The next line of stdout, LF included.
+    pub fn line(&mut self) -> Vec<u8> {
+        self.lines.recv_timeout(WAIT).expect("a line on stdout")
+    }
+
+    pub fn try_line(&mut self, t: Duration) -> Option<Vec<u8>> {
+        self.lines.recv_timeout(t).ok()
+    }
+
+    pub fn json(&mut self) -> Value {
+        let l = self.line();
+        serde_json::from_slice(&l)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&l)))
+    }
+
+    /// Sends a request and returns its response.
+    pub fn call(&mut self, v: Value) -> Value {
+        self.send_json(&v);
+        self.json()
+    }
+
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Waits for the exit status.
+    pub fn wait_exit(&mut self) -> std::process::ExitStatus {
+        let start = std::time::Instant::now();
+        loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return s;
+            }
+            assert!(start.elapsed() < WAIT, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A `tools/call` request line.
+pub fn call(id: u64, tool: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": tool, "arguments": arguments}})
+}
+
+/// The text blocks of a `tools/call` result.
+pub fn texts(result: &Value) -> Vec<String> {
+    result["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .map(|b| b["text"].as_str().expect("text").to_owned())
+        .collect()
+}
+
+pub const RESERVED: [&str; 6] = [
+    "ui_passthrough",
+    "llm_directives",
+    "domain_rules",
+    "action_suggestions",
+    "tool_error",
+    "validation_error",
+];
+
+/// Reserved tag sequences in `text` (WIRE.md §2), in order: `<name` or `</name` followed by a
+/// byte outside `[A-Za-z0-9_-]` or the end.
+pub fn tags(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let lower = text.to_ascii_lowercase();
+    let lb = lower.as_bytes();
+    let mut out = Vec::new();
+    for i in 0..b.len() {
+        if b[i] != b'<' {
+            continue;
+        }
+        let j = if lb.get(i + 1) == Some(&b'/') {
+            i + 2
+        } else {
+            i + 1
+        };
+        for name in RESERVED {
+            if lb[j..].starts_with(name.as_bytes()) {
+                let after = lb.get(j + name.len());
+                if after.is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-')) {
+                    out.push(lower[i..j + name.len()].to_owned());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Asserts that every block holds exactly the tags its writer wrote: none in a success's
+/// data block, one opening tag at the start and its closing tag at the end otherwise.
+pub fn assert_tag_safe(result: &Value) {
+    let is_error = result["isError"] == json!(true);
+    for (i, t) in texts(result).iter().enumerate() {
+        let found = tags(t);
+        if i == 0 && !is_error {
+            assert!(found.is_empty(), "data block holds tags {found:?}: {t}");
+            continue;
+        }
+        assert_eq!(found.len(), 2, "block {i} holds tags {found:?}: {t}");
+        assert!(
+            t.starts_with(&found[0]),
+            "block {i} does not start with its tag: {t}"
+        );
+        assert_eq!(found[1], format!("</{}", &found[0][1..]), "block {i}: {t}");
+    }
+}
+
+/// The `offset` the `<llm_directives>` block names, if any.
+pub fn next_offset(result: &Value) -> Option<usize> {
+    let t = texts(result)
+        .into_iter()
+        .find(|t| t.starts_with("<llm_directives>"))?;
+    let at = t.find("\"offset\":")? + 9;
+    let digits: String = t[at..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// The demo's rows as serde values (the oracle).
+pub fn demo_rows(n: usize) -> Vec<Value> {
+    serde_json::from_slice::<Vec<Value>>(&toolwire_mcp::demo::invoices(n)).unwrap()
+}
+
+/// A file in a fresh temporary directory.
+pub fn temp_file(name: &str, contents: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "toolwire-serve-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, contents).unwrap();
+    p
+}
+
+static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A `toolwire serve --http 127.0.0.1:0` child and its base URL.
+pub struct Http {
+    pub raw: Raw,
+    pub url: String,
+    pub port: u16,
+}
+
+impl Http {
+    pub fn start(args: &[&str]) -> Http {
+        let mut all = vec!["--http", "127.0.0.1:0"];
+        all.extend_from_slice(args);
+        let raw = Raw::start(&all);
+        let first = raw.stderr.recv_timeout(WAIT).expect("the listening line");
+        let url = first
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("first stderr line: {first}"))
+            .to_owned();
+        let port = url
+            .trim_start_matches("http://127.0.0.1:")
+            .trim_end_matches("/mcp")
+            .parse()
+            .unwrap();
+        Http { raw, url, port }
+    }
+
+    /// One raw HTTP/1.1 exchange (`Connection: close`): status and body.
+    pub fn request(&self, head: &str, body: &[u8]) -> (u16, String, Vec<u8>) {
+        raw_http(self.port, head, body)
+    }
+
+    pub fn post(&self, body: &Value, extra_headers: &str) -> (u16, String, Vec<u8>) {
+        let b = serde_json::to_vec(body).unwrap();
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n{extra_headers}Connection: close\r\n\r\n",
+            self.port,
+            b.len()
+        );
+        self.request(&head, &b)
+    }
+}
+
+/// Sends `head` + `body` to 127.0.0.1:`port` and reads the whole response.
+pub fn raw_http(port: u16, head: &str, body: &[u8]) -> (u16, String, Vec<u8>) {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(WAIT)).unwrap();
+    s.write_all(head.as_bytes()).unwrap();
+    // The server may answer (413) before reading everything.
+    let _ = s.write_all(body);
+    let mut buf = Vec::new();
+    let _ = s.read_to_end(&mut buf);
+    let split = buf
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    let head = String::from_utf8_lossy(&buf[..split]).into_owned();
+    let status = head[9..12].parse().unwrap();
+    let body = dechunk(&head, &buf[split + 4..]);
+    (status, head, body)
+}
+
+/// The body of a `Transfer-Encoding: chunked` response, or the body as is.
+fn dechunk(head: &str, mut body: &[u8]) -> Vec<u8> {
+    if !head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        return body.to_vec();
+    }
+    let mut out = Vec::new();
+    while let Some(eol) = body.windows(2).position(|w| w == b"\r\n") {
+        let n =
+            usize::from_str_radix(std::str::from_utf8(&body[..eol]).unwrap().trim(), 16).unwrap();
+        if n == 0 {
+            break;
+        }
+        out.extend_from_slice(&body[eol + 2..eol + 2 + n]);
+        body = &body[eol + 2 + n + 2..];
+    }
+    out
+}

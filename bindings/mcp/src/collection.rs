@@ -1,0 +1,423 @@
+//! Collections and presenter files, loaded and validated at start-up (SERVE.md §1).
+//!
+//! A collection's rows live for the whole process: the file's bytes are leaked once and
+//! parsed into one `Doc<'static>` that every call borrows. A presenter is rebuilt per call
+//! with that call's `limit` and `format` (the engine's `Presenter` has no setters): from the
+//! Rust builder for the built-in invoices, or from the presenter file's members rewritten
+//! with the two overrides (a few microseconds: the file is small).
+
+use toolwire::Doc;
+use toolwire::escape::write_json_string;
+use toolwire::json::ParseOptions;
+use toolwire::present::{FileError, Presenter};
+use toolwire::toon::Delimiter;
+use toolwire::wire::Format;
+
+use crate::{Failure, ServeArgs};
+
+/// The `format` argument's values, in the order the input schema lists them.
+pub(crate) const FORMATS: [&str; 6] = [
+    "pretty",
+    "compact",
+    "toon",
+    "toon-comma",
+    "toon-tab",
+    "auto",
+];
+
+/// A concrete data format by its presenter-file name (`auto` is resolved by the caller).
+pub(crate) fn engine_format(name: &str) -> Format {
+    match name {
+        "compact" => Format::Compact,
+        "toon" => Format::Toon(Delimiter::Pipe),
+        "toon-comma" => Format::Toon(Delimiter::Comma),
+        "toon-tab" => Format::Toon(Delimiter::Tab),
+        "auto" => Format::Auto,
+        _ => Format::Pretty,
+    }
+}
+
+/// The presenter-file name of a concrete format.
+pub(crate) fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Pretty => "pretty",
+        Format::Compact => "compact",
+        Format::Toon(Delimiter::Pipe) => "toon",
+        Format::Toon(Delimiter::Comma) => "toon-comma",
+        Format::Toon(Delimiter::Tab) => "toon-tab",
+        Format::Auto => "auto",
+    }
+}
+
+/// Rows a `list` call returns when neither the call nor the presenter sets a limit.
+pub(crate) const DEFAULT_LIST_LIMIT: usize = 100;
+
+/// Where a collection's presenter comes from.
+pub(crate) enum PresenterSource {
+    /// The built-in Invoice presenter ([`crate::demo::invoice_presenter`]).
+    Demo,
+    /// A presenter file.
+    File(PresenterFile),
+    /// No presenter: the rows as they are (no schema), truncated to the call's limit.
+    Plain,
+}
+
+/// One served collection: its tool name, rows and presenter.
+pub(crate) struct Collection {
+    pub(crate) name: String,
+    pub(crate) doc: Doc<'static>,
+    pub(crate) source: PresenterSource,
+    /// The field `get` looks up.
+    pub(crate) key: String,
+    /// The schema's root keys (the valid `where` fields), `None` without a schema.
+    pub(crate) root_keys: Option<Vec<String>>,
+    /// The presenter's `limit` (`None`: none).
+    pub(crate) limit: Option<usize>,
+    /// The presenter's own format name (`auto` included).
+    pub(crate) format: &'static str,
+    /// The presenter with its own settings (for descriptions and schemas).
+    pub(crate) presenter: Presenter,
+}
+
+impl Collection {
+    /// Rows in the collection.
+    pub(crate) fn len(&self) -> usize {
+        self.doc.root().as_array().map_or(0, |a| a.len())
+    }
+
+    /// The presenter for one call: `limit` rows at most, data in `format` (a concrete
+    /// format name, never `auto`).
+    pub(crate) fn presenter(&self, limit: usize, format: &str) -> Result<Presenter, FileError> {
+        let f = engine_format(format);
+        match &self.source {
+            PresenterSource::Demo => crate::demo::invoice_presenter(Some(limit), f),
+            PresenterSource::File(file) => file.build(Some(limit), Some(format)),
+            PresenterSource::Plain => Presenter::builder(self.name.clone())
+                .limit(limit)
+                .format(f)
+                .build(),
+        }
+    }
+}
+
+/// A presenter file, checked, whose `limit` and `format` can be replaced.
+pub(crate) struct PresenterFile {
+    /// Root members other than `key`, `limit` and `format`, as `(key JSON, value JSON)`.
+    members: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+impl PresenterFile {
+    fn build(&self, limit: Option<usize>, format: Option<&str>) -> Result<Presenter, FileError> {
+        let mut out = Vec::with_capacity(256);
+        out.push(b'{');
+        for (k, v) in &self.members {
+            if out.len() > 1 {
+                out.push(b',');
+            }
+            out.extend_from_slice(k);
+            out.push(b':');
+            out.extend_from_slice(v);
+        }
+        let mut member = |k: &str, v: String| {
+            if out.len() > 1 {
+                out.push(b',');
+            }
+            out.extend_from_slice(format!("\"{k}\":{v}").as_bytes());
+        };
+        if let Some(n) = limit {
+            member("limit", n.to_string());
+        }
+        if let Some(f) = format {
+            member("format", format!("\"{f}\""));
+        }
+        out.push(b'}');
+        Presenter::from_json(&out)
+    }
+}
+
+/// Everything the server serves, and how.
+pub(crate) struct Server {
+    pub(crate) collections: Vec<Collection>,
+    /// `--max-message-bytes` (`None`: no cap).
+    pub(crate) cap: Option<usize>,
+    pub(crate) structured: bool,
+}
+
+impl Server {
+    /// Loads and validates every collection and presenter file of `args`.
+    pub(crate) fn load(args: &ServeArgs) -> Result<Server, Failure> {
+        if args.max_message_bytes != 0 && args.max_message_bytes < MIN_CAP {
+            return Err(Failure::usage(format!(
+                "--max-message-bytes must be 0 (no cap) or at least {MIN_CAP}"
+            )));
+        }
+        let cap = (args.max_message_bytes != 0).then_some(args.max_message_bytes);
+        let mut pairs = Vec::new();
+        for spec in &args.collections {
+            let (name, file) = name_file("--collection", spec)?;
+            if pairs.iter().any(|(n, _): &(String, String)| *n == name) {
+                return Err(Failure::usage(format!("--collection {name} given twice")));
+            }
+            pairs.push((name, file));
+        }
+        let mut presenter_files: Vec<(String, String)> = Vec::new();
+        for spec in &args.presenters {
+            let (name, file) = name_file("--presenter", spec)?;
+            if !pairs.iter().any(|(n, _)| *n == name) {
+                return Err(Failure::usage(format!(
+                    "--presenter {name}: no --collection {name}"
+                )));
+            }
+            if presenter_files.iter().any(|(n, _)| *n == name) {
+                return Err(Failure::usage(format!("--presenter {name} given twice")));
+            }
+            presenter_files.push((name, file));
+        }
+        let mut collections = Vec::new();
+        if pairs.is_empty() {
+            collections.push(demo_collection(args.rows)?);
+        }
+        for (name, file) in pairs {
+            let presenter = presenter_files
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, f)| f.as_str());
+            collections.push(load_collection(name, &file, presenter)?);
+        }
+        Ok(Server {
+            collections,
+            cap,
+            structured: args.structured,
+        })
+    }
+}
+
+/// The smallest `--max-message-bytes`: every error response and `tools/list` of a few tools
+/// fit in it, so "no message exceeds the cap" can always hold.
+pub(crate) const MIN_CAP: usize = 4096;
+
+/// `NAME=FILE`, NAME checked against `^[A-Za-z0-9_-]{1,64}$` (exit 2 otherwise).
+fn name_file(flag: &str, spec: &str) -> Result<(String, String), Failure> {
+    let Some((name, file)) = spec.split_once('=') else {
+        return Err(Failure::usage(format!("{flag} {spec}: expected NAME=FILE")));
+    };
+    let valid = (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !valid {
+        return Err(Failure::usage(format!(
+            "{flag} {spec}: NAME must match ^[A-Za-z0-9_-]{{1,64}}$"
+        )));
+    }
+    if file.is_empty() {
+        return Err(Failure::usage(format!("{flag} {spec}: FILE is empty")));
+    }
+    Ok((name.to_owned(), file.to_owned()))
+}
+
+fn leak(bytes: Vec<u8>) -> &'static [u8] {
+    Box::leak(bytes.into_boxed_slice())
+}
+
+fn demo_collection(rows: usize) -> Result<Collection, Failure> {
+    let src = leak(crate::demo::invoices(rows));
+    let doc = toolwire::json::parse(src, &ParseOptions::new())
+        .map_err(|e| Failure::data(format!("invoices: {e}")))?;
+    let presenter = crate::demo::invoice_presenter(Some(50), engine_format("toon"))
+        .map_err(|e| Failure::presenter(format!("invoices: {e}")))?;
+    Ok(Collection {
+        name: "invoices".into(),
+        doc,
+        source: PresenterSource::Demo,
+        key: "id".into(),
+        root_keys: root_keys(&presenter),
+        limit: Some(50),
+        format: "toon",
+        presenter,
+    })
+}
+
+fn root_keys(p: &Presenter) -> Option<Vec<String>> {
+    p.schema()
+        .filter(|s| s.root_keys().next().is_some())
+        .map(|s| s.root_keys().map(str::to_owned).collect())
+}
+
+fn positioned(file: &str, e: &toolwire::Error) -> String {
+    match e.position() {
+        Some(p) => format!("{file}:{}:{}: {}", p.line, p.column, e.message()),
+        None => format!("{file}: {}", e.message()),
+    }
+}
+
+fn load_collection(
+    name: String,
+    file: &str,
+    presenter_file: Option<&str>,
+) -> Result<Collection, Failure> {
+    // The presenter first: a bad presenter file is reported even when the data is bad too.
+    let (source, key, limit, format, presenter) = match presenter_file {
+        Some(pf) => read_presenter(pf)?,
+        None => {
+            let p = Presenter::builder(name.clone())
+                .build()
+                .map_err(|e| Failure::presenter(format!("{name}: {e}")))?;
+            (PresenterSource::Plain, "id".to_owned(), None, "pretty", p)
+        }
+    };
+    let bytes = std::fs::read(file).map_err(|e| Failure::data(format!("{file}: {e}")))?;
+    let lines = file.ends_with(".jsonl")
+        || file.ends_with(".ndjson")
+        || bytes
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|&b| b == b'{');
+    let src = if lines {
+        json_lines_to_array(file, &bytes)?
+    } else {
+        bytes
+    };
+    let src = leak(src);
+    let doc = toolwire::json::parse(src, &ParseOptions::new())
+        .map_err(|e| Failure::data(positioned(file, &e)))?;
+    let Some(rows) = doc.root().as_array() else {
+        return Err(Failure::data(format!(
+            "{file}:1:1: expected a JSON array of objects or JSON Lines"
+        )));
+    };
+    if let Some((i, _)) = rows
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.as_object().is_none())
+    {
+        return Err(Failure::data(format!(
+            "{file}: row {}: expected an object",
+            i + 1
+        )));
+    }
+    Ok(Collection {
+        root_keys: root_keys(&presenter),
+        name,
+        doc,
+        source,
+        key,
+        limit,
+        format,
+        presenter,
+    })
+}
+
+/// JSON Lines (one object per line; blank lines skipped) as the bytes of one JSON array.
+/// Each line is checked on its own so errors name the file's line.
+fn json_lines_to_array(file: &str, bytes: &[u8]) -> Result<Vec<u8>, Failure> {
+    let mut out = Vec::with_capacity(bytes.len() + 2);
+    out.push(b'[');
+    let mut first = true;
+    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let doc = toolwire::json::parse(line, &ParseOptions::new()).map_err(|e| {
+            let col = e.position().map_or(1, |p| p.column);
+            Failure::data(format!("{file}:{}:{col}: {}", n + 1, e.message()))
+        })?;
+        if doc.root().as_object().is_none() {
+            let col = line
+                .iter()
+                .position(|b| !b.is_ascii_whitespace())
+                .unwrap_or(0)
+                + 1;
+            return Err(Failure::data(format!(
+                "{file}:{}:{col}: expected an object",
+                n + 1
+            )));
+        }
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        out.extend_from_slice(line);
+    }
+    out.push(b']');
+    Ok(out)
+}
+
+type Loaded = (
+    PresenterSource,
+    String,
+    Option<usize>,
+    &'static str,
+    Presenter,
+);
+
+/// Reads a presenter file: JSON syntax (positioned), the optional `"key"` (a string), then
+/// the engine's check of everything else. Exit 4 on any problem.
+fn read_presenter(path: &str) -> Result<Loaded, Failure> {
+    let bytes = std::fs::read(path).map_err(|e| Failure::presenter(format!("{path}: {e}")))?;
+    let doc = toolwire::json::parse(&bytes, &ParseOptions::new())
+        .map_err(|e| Failure::presenter(positioned(path, &e)))?;
+    let fail = |e: FileError| Failure::presenter(format!("{path}: {e}"));
+    let Some(root) = doc.root().as_object() else {
+        return Err(match Presenter::from_json(&bytes) {
+            Err(e) => fail(e),
+            Ok(_) => Failure::presenter(format!("{path}: expected an object")),
+        });
+    };
+    let mut members = Vec::new();
+    let mut key = "id".to_owned();
+    let mut limit_member = None;
+    let mut format: Option<String> = None;
+    for (k, v) in root.iter() {
+        match k.as_bytes() {
+            b"key" => match v.as_str().and_then(|s| s.to_str()) {
+                Some(s) if !s.is_empty() => key = s.to_owned(),
+                _ => {
+                    return Err(Failure::presenter(format!(
+                        "{path}: key: expected a non-empty string"
+                    )));
+                }
+            },
+            b"format" if v.as_str().and_then(|s| s.to_str()) == Some("auto") => {
+                format = Some("auto".into());
+            }
+            b"format" if v.is_null() => {}
+            b"format" => {
+                format = v.as_str().and_then(|s| s.to_str()).map(str::to_owned);
+                // Anything else is left to the engine's message.
+                if format.is_none() {
+                    members.push(member(k.as_bytes(), v));
+                }
+            }
+            b"limit" => {
+                limit_member = Some(v);
+                members.push(member(k.as_bytes(), v));
+            }
+            _ => members.push(member(k.as_bytes(), v)),
+        }
+    }
+    // Check the file as written (minus `key`, `auto`): the engine names bad key paths.
+    let mut file = PresenterFile { members };
+    let checked_format = format.as_deref().filter(|f| *f != "auto");
+    let presenter = file.build(None, checked_format).map_err(fail)?;
+    let limit = match limit_member.map(|v| v.get()) {
+        Some(toolwire::ValueRef::Number(toolwire::doc::Number::Int(d))) => std::str::from_utf8(d)
+            .ok()
+            .and_then(|s| s.parse::<usize>().ok()),
+        _ => None,
+    };
+    file.members.retain(|(k, _)| k != b"\"limit\"");
+    // The file's own format as the engine read it (its aliases `json`, `toon-pipe` included).
+    let format = match format.as_deref() {
+        Some("auto") => "auto",
+        _ => format_name(presenter.format()),
+    };
+    Ok((PresenterSource::File(file), key, limit, format, presenter))
+}
+
+fn member(key: &[u8], v: toolwire::Value<'_>) -> (Vec<u8>, Vec<u8>) {
+    let mut k = Vec::with_capacity(key.len() + 2);
+    write_json_string(&mut k, key);
+    (k, toolwire::json::to_vec_compact(v))
+}

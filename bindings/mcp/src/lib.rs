@@ -1,0 +1,132 @@
+//! # toolwire-mcp
+//!
+//! `toolwire serve` (SERVE.md): a real MCP server that serves JSON collections of any size to
+//! agents through toolwire presenters, over newline-delimited JSON-RPC on stdio or MCP
+//! streamable HTTP.
+//!
+//! Each collection is one tool with the actions `list` (a `where` filter, `offset`/`limit`
+//! paging, a `format`, `_select`) and `get` (one row by its key). Every `tools/call` result is
+//! written by toolwire's block writers straight into the transport, chunk by chunk, from a
+//! blocking thread; no JSON value of a result is ever built.
+//!
+//! The map:
+//!
+//! * [`ServeArgs`] and [`run`]: the command line (`toolwire serve …`) and its entry point.
+//! * `collection`: collections and presenter files, loaded and validated at start-up.
+//! * `args`: the arguments of a `tools/call`, checked into a typed call.
+//! * `respond`: every call into the engine (presenting, framing, the message cap). The
+//!   engine's coming "front door" replaces most of it; its module docs say what it needs.
+//! * `rpc`: the JSON-RPC dispatcher shared by both transports (revisions 2025-06-18,
+//!   2025-11-25 and the stateless 2026-07-28).
+//! * `stdio`, `http`: the transports.
+//! * [`demo`]: the built-in `invoices` collection, shared with `toolwire demo`.
+#![deny(missing_docs)]
+
+mod args;
+mod collection;
+pub mod demo;
+mod http;
+mod respond;
+mod rpc;
+mod stdio;
+mod stream;
+
+use std::process::ExitCode;
+
+/// `toolwire serve` (SERVE.md §1).
+#[derive(clap::Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Serve newline-delimited JSON-RPC on stdin/stdout (the default).
+    #[arg(long, conflicts_with = "http")]
+    pub stdio: bool,
+    /// Serve MCP streamable HTTP at `POST http://ADDR/mcp` (port 0 picks one).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// A collection: FILE holds a JSON array of objects or JSON Lines; NAME is its tool name.
+    #[arg(long = "collection", value_name = "NAME=FILE")]
+    pub collections: Vec<String>,
+    /// The presenter file of collection NAME (CLI.md, plus the optional key `"key"`).
+    #[arg(long = "presenter", value_name = "NAME=FILE")]
+    pub presenters: Vec<String>,
+    /// Rows of the built-in `invoices` collection (served when no --collection is given).
+    #[arg(long, default_value_t = 100_000)]
+    pub rows: usize,
+    /// No message on the wire exceeds this many bytes (0: no cap).
+    #[arg(long, default_value_t = 8_388_608, value_name = "B")]
+    pub max_message_bytes: usize,
+    /// An `Origin` that HTTP requests may carry (others get 403).
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
+    /// Allow --http to bind an address outside the loopback range.
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Every HTTP request must carry `Authorization: Bearer <the value of VAR>`.
+    #[arg(long, value_name = "VAR")]
+    pub auth_token_env: Option<String>,
+    /// Also return `structuredContent` and declare each tool's `outputSchema`.
+    #[arg(long)]
+    pub structured: bool,
+    /// At most this many HTTP requests are answered at once; more get 503.
+    #[arg(long, default_value_t = 64, value_name = "N", hide = true)]
+    pub max_concurrent: usize,
+}
+
+/// A start-up failure: the exit code and the one stderr line.
+pub(crate) struct Failure {
+    pub(crate) code: u8,
+    pub(crate) line: String,
+}
+
+impl Failure {
+    pub(crate) fn usage(line: impl Into<String>) -> Failure {
+        Failure {
+            code: 2,
+            line: format!("toolwire: {}", line.into()),
+        }
+    }
+    pub(crate) fn data(line: String) -> Failure {
+        Failure { code: 3, line }
+    }
+    pub(crate) fn presenter(line: String) -> Failure {
+        Failure { code: 4, line }
+    }
+}
+
+/// Runs `toolwire serve` until stdin closes (stdio) or forever (HTTP). Exit codes as CLI.md:
+/// 0 on a clean end, 2 for usage errors (a bad NAME, a remote ADDR without
+/// `--allow-remote`, a missing `--auth-token-env` variable), 3 for a malformed collection
+/// file (`FILE:LINE:COLUMN: message`), 4 for a bad presenter file, 1 when the transport fails.
+pub fn run(args: ServeArgs) -> ExitCode {
+    match run_inner(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("{}", f.line);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn run_inner(args: ServeArgs) -> Result<(), Failure> {
+    let http = match &args.http {
+        Some(addr) => Some(http::Config::from_args(addr, &args)?),
+        None => None,
+    };
+    let server = std::sync::Arc::new(collection::Server::load(&args)?);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure {
+            code: 1,
+            line: format!("toolwire: cannot start the runtime: {e}"),
+        })?;
+    let result = match http {
+        Some(cfg) => rt.block_on(http::serve(server, cfg)),
+        None => rt.block_on(stdio::serve(server)),
+    };
+    // Blocking encoders of cancelled calls stop on their own; do not wait for them.
+    rt.shutdown_background();
+    result.map_err(|e| Failure {
+        code: 1,
+        line: format!("toolwire: {e}"),
+    })
+}

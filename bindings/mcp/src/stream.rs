@@ -1,0 +1,92 @@
+//! Running a `tools/call` on a blocking thread, its result streamed as chunks into a channel
+//! the transport drains (stdout, or an HTTP body).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use bytes::Bytes;
+use tokio::sync::mpsc;
+use toolwire::sink::ChunkedSink;
+
+use crate::respond::Outcome;
+use crate::rpc::CallJob;
+
+/// Bytes per chunk handed to the transport.
+pub(crate) const CHUNK: usize = 64 * 1024;
+
+/// How a message is wrapped on its transport.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// One line (stdio, or an `application/json` HTTP body).
+    Line,
+    /// One server-sent event per message (`text/event-stream`).
+    Sse,
+}
+
+const SSE_PREFIX: &[u8] = b"event: message\ndata: ";
+
+/// Runs `job`, sending its progress notifications and then its result into `tx`. Returns
+/// how it ended. A call cancelled after its first byte went out is cut: on a line framing
+/// the line is ended (`cut_line`) so the next message starts on a line of its own.
+pub(crate) fn run(
+    job: &CallJob,
+    framing: Framing,
+    tx: &mpsc::Sender<Bytes>,
+    cancel: &Arc<AtomicBool>,
+) -> Outcome {
+    let started = std::cell::Cell::new(false);
+    let mut sink = ChunkedSink::new(CHUNK, |chunk: Bytes| {
+        if cancel.load(Ordering::Relaxed) {
+            return false;
+        }
+        if !started.replace(true)
+            && framing == Framing::Sse
+            && tx.blocking_send(Bytes::from_static(SSE_PREFIX)).is_err()
+        {
+            return false;
+        }
+        if tx.blocking_send(chunk).is_err() {
+            cancel.store(true, Ordering::Relaxed);
+            return false;
+        }
+        true
+    });
+    let mut progress = |done: u64, total: u64| {
+        if let Some(line) = job.progress_line(done, total) {
+            let bytes = match framing {
+                Framing::Line => line,
+                Framing::Sse => [SSE_PREFIX, &line, b"\n"].concat(),
+            };
+            if tx.blocking_send(Bytes::from(bytes)).is_err() {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        }
+    };
+    let has_progress = job.progress_token.is_some();
+    let outcome = job.run(
+        cancel,
+        if has_progress {
+            Some(&mut progress)
+        } else {
+            None
+        },
+        &mut sink,
+    );
+    let complete = sink.finish();
+    match outcome {
+        Outcome::Written { .. } if complete => {
+            if framing == Framing::Sse {
+                let _ = tx.blocking_send(Bytes::from_static(b"\n"));
+            }
+            outcome
+        }
+        Outcome::Written { .. } => {
+            if started.get() && framing == Framing::Line {
+                // Closes the cut line; its reader finds invalid JSON and drops it.
+                let _ = tx.blocking_send(Bytes::from_static(b"\n"));
+            }
+            Outcome::Cancelled
+        }
+        Outcome::Cancelled => Outcome::Cancelled,
+    }
+}

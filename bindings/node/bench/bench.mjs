@@ -1,0 +1,86 @@
+// Same-process bench of toolwire's Node binding against what users run today, outputs
+// checked equal first: `node --expose-gc bench/bench.mjs` (npm run bench).
+//
+//   encodeJson(buf)     vs @toon-format/toon encode(JSON.parse(buf))
+//   encode(value)       vs @toon-format/toon encode(value)
+//   present(rows)       vs a CallToolResult of JSON.stringify(rows, null, 2) / of encode(rows)
+//   present(buf)        vs a CallToolResult of encode(JSON.parse(buf))
+//   memory: peak RSS of encodeJson(100 MB Buffer) beyond Node's baseline (a child process)
+import * as ref from '@toon-format/toon';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import * as tw from '../index.mjs';
+import { invoices } from './invoices.mjs';
+
+const SIZES = (process.env.BENCH_SIZES || '10000,100000').split(',').map(Number);
+const gc = globalThis.gc ?? (() => {});
+
+// Each pair (baseline, toolwire) runs interleaved, so both see the same machine load, and
+// each side reports its best run (the least disturbed estimate on a shared machine).
+function timePair(fa, fb, runs) {
+  fa();
+  fb();
+  let a = Infinity;
+  let b = Infinity;
+  for (let i = 0; i < runs; i++) {
+    gc();
+    let t0 = process.hrtime.bigint();
+    fa();
+    a = Math.min(a, Number(process.hrtime.bigint() - t0));
+    gc();
+    t0 = process.hrtime.bigint();
+    fb();
+    b = Math.min(b, Number(process.hrtime.bigint() - t0));
+  }
+  return [a, b];
+}
+
+function same(a, b, what) {
+  if (a !== b) throw new Error(`outputs differ: ${what}`);
+}
+
+const rows = [];
+// ns/row and MB/s of JSON input, best of `runs`; the ratio is baseline time / toolwire time.
+function line(group, name, ns, n, bytes, base) {
+  rows.push({ group, name, 'ns/row': Math.round(ns / n), 'MB/s (JSON in)': +(bytes / ns * 1e3).toFixed(1), 'vs baseline': base ? `${(base / ns).toFixed(2)}×` : '' });
+}
+
+const result = (text) => ({ content: [{ type: 'text', text }] });
+
+for (const kind of ['flat', 'nested']) {
+  for (const n of SIZES) {
+    const data = invoices(n, kind);
+    const buf = Buffer.from(JSON.stringify(data));
+    const runs = n >= 100000 ? 7 : 21;
+    const g = `${n / 1000}k ${kind}`;
+
+    // Verify first.
+    same(tw.encodeJson(buf), ref.encode(JSON.parse(buf)), `${g} encodeJson`);
+    same(tw.encode(data), ref.encode(data), `${g} encode`);
+    same(tw.present(data, null, { format: 'pretty' }).content[0].text, JSON.stringify(data, null, 2), `${g} present pretty`);
+    same(tw.present(data, null, { format: 'toon-comma' }).content[0].text, ref.encode(data), `${g} present toon`);
+    same(tw.present(buf, null, { format: 'toon-comma' }).content[0].text, ref.encode(data), `${g} present(buf) toon`);
+
+    const pair = (baseName, fa, name, fb) => {
+      const [a, b] = timePair(fa, fb, runs);
+      line(g, baseName, a, n, buf.length);
+      line(g, name, b, n, buf.length, a);
+    };
+    pair('toon encode(JSON.parse(buf))', () => ref.encode(JSON.parse(buf)), 'toolwire encodeJson(buf)', () => tw.encodeJson(buf));
+    pair('toon encode(value)', () => ref.encode(data), 'toolwire encode(value)', () => tw.encode(data));
+    pair('CallToolResult(JSON.stringify(rows,null,2))', () => result(JSON.stringify(data, null, 2)),
+      'toolwire present(rows) pretty', () => tw.present(data, null));
+    pair('CallToolResult(toon encode(rows))', () => result(ref.encode(data)),
+      'toolwire present(rows) toon-comma', () => tw.present(data, null, { format: 'toon-comma' }));
+    pair('CallToolResult(toon encode(JSON.parse(buf)))', () => result(ref.encode(JSON.parse(buf))),
+      'toolwire present(buf) toon-comma', () => tw.present(buf, null, { format: 'toon-comma' }));
+    const [parse, stringify] = timePair(() => JSON.parse(buf), () => JSON.stringify(data), runs);
+    line(g, 'JSON.parse(buf) (reference)', parse, n, buf.length);
+    line(g, 'JSON.stringify(rows) (reference)', stringify, n, buf.length);
+  }
+}
+console.table(rows);
+
+// Memory: a fresh process, so the peak belongs to encodeJson alone.
+const child = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(new URL('./memory.mjs', import.meta.url))], { encoding: 'utf8' });
+console.log(child.trim());

@@ -1,0 +1,5 @@
+//! Linker setup for a Node addon.
+
+fn main() {
+    napi_build::setup();
+}

@@ -1,0 +1,23 @@
+// ESM entry: the same module as the CommonJS entry (one addon instance, one set of classes).
+import toolwire from './index.js';
+
+export const {
+  encode,
+  encodeLines,
+  decode,
+  decodeFromLines,
+  DELIMITERS,
+  DEFAULT_DELIMITER,
+  ToonDecodeError,
+  encodeJson,
+  encodeJsonAsync,
+  present,
+  presentAsync,
+  presentStream,
+  toolSchema,
+  wrap,
+  compilePresenter,
+  ToolwireError,
+  META,
+} = toolwire;
+export default toolwire;

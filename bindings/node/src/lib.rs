@@ -1,0 +1,609 @@
+//! The Node.js addon of toolwire (napi-rs 3).
+//!
+//! Thin by design (BINDINGS.md): every function hands bytes to the engine's front door
+//! ([`toolwire::call`]) or to its TOON codec and hands text back. The JavaScript layer
+//! (`lib/*.js`) owns what is JavaScript's: turning JS values into JSON text exactly as
+//! `@toon-format/toon` normalises them, error classes, `CallToolResult` objects and the side
+//! door.
+//!
+//! Errors cross into JavaScript as an `Error` whose message is `ERROR_MARK` followed by
+//! compact JSON `{"category","message","line","column"}`; the JS layer turns it into its
+//! own error classes. Every entry point catches panics (`catch_unwind`), so no input can
+//! take the process down.
+
+use napi::bindgen_prelude::{AsyncTask, Buffer, Either, Uint8Array};
+use napi::{Env, Error, JsString, Result, Status, Task};
+use napi_derive::napi;
+use toolwire::call::{Input, Problem, Shape, ToolCall};
+use toolwire::frame::{Id, Protocol};
+use toolwire::json::{ParseOptions, to_vec_compact};
+use toolwire::present::{ActionDescription, Overrides, Presenter};
+use toolwire::toon::{self, DecodeOptions, Delimiter, EncodeOptions};
+use toolwire::wire::Format;
+
+/// Prefix of the message of every error the addon throws (the JS layer parses the rest).
+const ERROR_MARK: &str = "\u{0}toolwire:";
+
+/// JSON text given as a JS string or as bytes (`Buffer`, `Uint8Array`).
+type Text = Either<String, Uint8Array>;
+
+fn bytes_of(t: &Text) -> &[u8] {
+    match t {
+        Either::A(s) => s.as_bytes(),
+        Either::B(b) => b,
+    }
+}
+
+/// An engine error as the JS layer expects it.
+fn engine_error(e: &toolwire::Error) -> Error {
+    let category = format!("{:?}", e.classify()).to_ascii_lowercase();
+    mark(
+        &category,
+        e.message(),
+        e.position().map(|p| (p.line, p.column)),
+    )
+}
+
+/// An error of `category` with `message` and an optional 1-based line and column.
+fn mark(category: &str, message: &str, position: Option<(usize, usize)>) -> Error {
+    let mut b = toolwire::DocBuilder::new(b"");
+    let o = b.begin_object();
+    b.string(b"category");
+    b.string(category.as_bytes());
+    b.string(b"message");
+    b.string(message.as_bytes());
+    let mut n = 2;
+    if let Some((line, column)) = position {
+        b.string(b"line");
+        b.u64(line as u64);
+        b.string(b"column");
+        b.u64(column as u64);
+        n += 2;
+    }
+    b.end_object(o, n);
+    let json = to_vec_compact(b.finish().root());
+    Error::new(
+        Status::GenericFailure,
+        format!("{ERROR_MARK}{}", String::from_utf8_lossy(&json)),
+    )
+}
+
+/// A usage error (a bad option value).
+fn usage(message: &str) -> Error {
+    mark("usage", message, None)
+}
+
+/// Engine output is UTF-8 (the encoders write UTF-8 from validated input).
+fn utf8(v: Vec<u8>) -> Result<String> {
+    String::from_utf8(v).map_err(|_| mark("encode", "output is not UTF-8", None))
+}
+
+fn encode_options(delimiter: &str, indent: u32) -> Result<EncodeOptions> {
+    let d = match delimiter {
+        "," => Delimiter::Comma,
+        "\t" => Delimiter::Tab,
+        "|" => Delimiter::Pipe,
+        _ => return Err(usage("invalid delimiter")),
+    };
+    Ok(EncodeOptions::new().delimiter(d).indent(indent as usize))
+}
+
+fn encode_json_bytes(json: &[u8], opts: &EncodeOptions) -> Result<String> {
+    let mut out = Vec::with_capacity(json.len() / 2 + 16);
+    toon::encode_json(json, opts, &mut out).map_err(|e| engine_error(&e))?;
+    utf8(out)
+}
+
+/// Output bytes per JS string part of [`encode_json`].
+const OUT_CHUNK: usize = 1 << 20;
+
+/// TOON of JSON text (`toon::encode_json`): no JavaScript value is built. The TOON text comes
+/// back as parts of about 1 MiB, each made a JS string as soon as the encoder fills it (the
+/// JS layer joins them into one rope string), so the whole text never exists twice: once in
+/// Rust and once in V8. ASCII parts become one-byte strings by a plain copy.
+#[napi(catch_unwind)]
+pub fn encode_json<'e>(
+    env: &'e Env,
+    json: Text,
+    delimiter: String,
+    indent: u32,
+) -> Result<Vec<JsString<'e>>> {
+    let opts = encode_options(&delimiter, indent)?;
+    let mut parts = Vec::new();
+    let mut carry = Vec::new();
+    let mut failed = None;
+    let sink = {
+        let mut sink = toolwire::sink::ChunkedSink::new(OUT_CHUNK, |chunk| {
+            match push_part(env, &mut carry, &chunk, &mut parts) {
+                Ok(()) => true,
+                Err(e) => {
+                    failed.get_or_insert(e);
+                    false
+                }
+            }
+        });
+        let res = toon::encode_json(bytes_of(&json), &opts, &mut sink);
+        sink.finish();
+        res
+    };
+    sink.map_err(|e| engine_error(&e))?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if !carry.is_empty() {
+        return Err(mark("encode", "output is not UTF-8", None));
+    }
+    Ok(parts)
+}
+
+/// Makes the complete UTF-8 characters of `carry` + `chunk` a JS string in `parts`, keeping
+/// an incomplete character at the end for the next chunk.
+fn push_part<'e>(
+    env: &'e Env,
+    carry: &mut Vec<u8>,
+    chunk: &[u8],
+    parts: &mut Vec<JsString<'e>>,
+) -> Result<()> {
+    let joined;
+    let bytes: &[u8] = if carry.is_empty() {
+        chunk
+    } else {
+        carry.extend_from_slice(chunk);
+        joined = std::mem::take(carry);
+        &joined
+    };
+    let valid = match std::str::from_utf8(bytes) {
+        Ok(s) => s.len(),
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        Err(_) => return Err(mark("encode", "output is not UTF-8", None)),
+    };
+    let (head, tail) = bytes.split_at(valid);
+    if !head.is_empty() {
+        let part = if head.is_ascii() {
+            env.create_string_latin1(head)?
+        } else {
+            let text = std::str::from_utf8(head)
+                .map_err(|_| mark("encode", "output is not UTF-8", None))?;
+            env.create_string(text)?
+        };
+        parts.push(part);
+    }
+    carry.extend_from_slice(tail);
+    Ok(())
+}
+
+/// [`encode_json`] off the JS thread.
+pub struct EncodeJsonTask {
+    json: Text,
+    opts: EncodeOptions,
+}
+
+impl Task for EncodeJsonTask {
+    type Output = String;
+    type JsValue = String;
+
+    fn compute(&mut self) -> Result<String> {
+        encode_json_bytes(bytes_of(&self.json), &self.opts)
+    }
+
+    fn resolve(&mut self, _env: Env, output: String) -> Result<String> {
+        Ok(output)
+    }
+}
+
+/// [`encode_json`] on the libuv thread pool: a promise of the TOON text.
+#[napi(catch_unwind)]
+pub fn encode_json_async(
+    json: Text,
+    delimiter: String,
+    indent: u32,
+) -> Result<AsyncTask<EncodeJsonTask>> {
+    let opts = encode_options(&delimiter, indent)?;
+    Ok(AsyncTask::new(EncodeJsonTask { json, opts }))
+}
+
+/// Decodes TOON text and returns the value as compact JSON text (`JSON.stringify` form;
+/// integers keep every digit, `-0` is `0`), for `JSON.parse` on the JS side.
+#[napi(catch_unwind)]
+pub fn decode_to_json(text: String, indent: u32, strict: bool) -> Result<String> {
+    let opts = DecodeOptions::new().indent(indent as usize).strict(strict);
+    let doc = toon::decode(text.as_bytes(), &opts).map_err(|e| engine_error(&e))?;
+    utf8(to_vec_compact(doc.root()))
+}
+
+/// A compiled presenter file.
+#[napi]
+pub struct NativePresenter {
+    inner: Presenter,
+}
+
+#[napi]
+impl NativePresenter {
+    /// Compiles a presenter file (its JSON text).
+    #[napi(constructor, catch_unwind)]
+    pub fn new(json: String) -> Result<NativePresenter> {
+        let inner = Presenter::from_json(json.as_bytes()).map_err(|e| {
+            let message = if e.path().is_empty() {
+                e.message().to_owned()
+            } else {
+                format!("{}: {}", e.path(), e.message())
+            };
+            mark("presenter", &message, None)
+        })?;
+        Ok(NativePresenter { inner })
+    }
+
+    /// The presenter's name.
+    #[napi(getter)]
+    pub fn name(&self) -> String {
+        self.inner.name().to_owned()
+    }
+
+    /// The `_select` property of the tool's `inputSchema` (JSON text), when select is on.
+    #[napi]
+    pub fn input_schema_property(&self) -> Option<String> {
+        self.inner.input_schema_property()
+    }
+
+    /// The tool's `outputSchema` (JSON text) for `protocol`, of a collection or one item.
+    #[napi]
+    pub fn output_schema(&self, protocol: String, collection: bool) -> String {
+        self.inner.output_schema(&protocol, collection)
+    }
+
+    /// Presents `data` (JSON text; `None` is "no value", `OK`) through this presenter.
+    #[napi(catch_unwind)]
+    pub fn present(&self, data: Option<Text>, args: CallArgs) -> Result<NativeReply> {
+        respond(Some(&self.inner), data.as_ref().map(bytes_of), &args)
+    }
+
+    /// [`NativePresenter::present`] on the libuv thread pool.
+    #[napi(catch_unwind)]
+    pub fn present_async(&self, data: Option<Text>, args: CallArgs) -> AsyncTask<PresentTask> {
+        AsyncTask::new(PresentTask {
+            presenter: Some(self.inner.clone()),
+            data,
+            args,
+        })
+    }
+}
+
+/// The per-call arguments of a presented response.
+#[napi(object)]
+pub struct CallArgs {
+    /// The agent's `_select` argument as JSON text (any JSON value; checked by the engine).
+    pub select: Option<String>,
+    /// A format name (the engine's `Format` names).
+    pub format: Option<String>,
+    /// Keep at most this many items of a collection.
+    pub limit: Option<f64>,
+    /// Keep as many whole items as fit in this many tokens.
+    pub token_budget: Option<f64>,
+    /// The `action` attribute of a `<validation_error>`.
+    pub action: Option<String>,
+    /// Also return the side door's data as JSON text.
+    pub want_data: Option<bool>,
+}
+
+/// One UI block of the side door.
+#[napi(object)]
+pub struct NativeUiBlock {
+    /// The block type.
+    #[napi(js_name = "type")]
+    pub kind: String,
+    /// The content, before the `<ui_passthrough>` wrapper.
+    pub content: String,
+    /// `title`, when set.
+    pub title: Option<String>,
+    /// `width`, when set.
+    pub width: Option<String>,
+    /// `priority`, when set.
+    pub priority: Option<i64>,
+}
+
+/// One suggestion of the side door.
+#[napi(object)]
+pub struct NativeSuggestion {
+    /// The tool to call.
+    pub tool: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// A presented response: the block texts, `isError` and the side door.
+#[napi(object)]
+pub struct NativeReply {
+    /// The block texts in order (never empty).
+    pub texts: Vec<String>,
+    /// `isError`: absent on success.
+    pub is_error: Option<bool>,
+    /// The format the data block was written in.
+    pub format: String,
+    /// Rules, merged child rules included.
+    pub rules: Vec<String>,
+    /// Directives.
+    pub hints: Vec<String>,
+    /// UI blocks, embedded ones included.
+    pub ui_blocks: Vec<NativeUiBlock>,
+    /// Suggestions.
+    pub suggestions: Vec<NativeSuggestion>,
+    /// The side door's data as compact JSON (when asked for and there is any).
+    pub data: Option<String>,
+    /// Why the response is an error response: `select`, `output` or `encode`.
+    pub problem: Option<String>,
+    /// A `_select` was given but the presenter does not enable select.
+    pub select_ignored: bool,
+}
+
+fn natural(v: Option<f64>, what: &str) -> Result<Option<usize>> {
+    match v {
+        None => Ok(None),
+        Some(x)
+            if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 9.007_199_254_740_991e15 =>
+        {
+            Ok(Some(x as usize))
+        }
+        Some(_) => Err(usage(&format!("{what} must be a natural number"))),
+    }
+}
+
+/// The call of `args`: the front door, nothing else.
+fn call_of(presenter: Option<&Presenter>, args: &CallArgs) -> Result<ToolCall> {
+    let mut call = ToolCall::new();
+    if let Some(p) = presenter {
+        call = call.presenter(p);
+    }
+    let format = match &args.format {
+        Some(f) => Some(f.parse::<Format>().map_err(|e| usage(&e.to_string()))?),
+        None => None,
+    };
+    call = call.overrides(Overrides {
+        format,
+        limit: natural(args.limit, "limit")?,
+        token_budget: natural(args.token_budget, "tokenBudget")?,
+    });
+    if let Some(a) = &args.action {
+        call = call.action(a.clone());
+    }
+    if let Some(s) = &args.select {
+        let doc = toolwire::json::parse(s.as_bytes(), &ParseOptions::default())
+            .map_err(|e| engine_error(&e))?;
+        call = call.select_value(doc.root());
+    }
+    Ok(call)
+}
+
+/// The whole call: the front door, nothing else.
+fn respond(
+    presenter: Option<&Presenter>,
+    data: Option<&[u8]>,
+    args: &CallArgs,
+) -> Result<NativeReply> {
+    let call = call_of(presenter, args)?;
+    let input = match data {
+        Some(bytes) => call.read(bytes).map_err(|e| engine_error(&e))?,
+        None => Input::nothing(),
+    };
+    let reply = call.respond(&input).map_err(|e| engine_error(&e))?;
+    let r = reply.response();
+    let meta = r.meta();
+    let want_data = args.want_data.unwrap_or(false);
+    Ok(NativeReply {
+        texts: r.texts(),
+        is_error: r.is_error(),
+        format: meta.format.to_string(),
+        rules: meta.rules.clone(),
+        hints: meta.hints.clone(),
+        ui_blocks: meta
+            .ui_blocks
+            .iter()
+            .map(|b| NativeUiBlock {
+                kind: b.kind().to_owned(),
+                content: b.content().to_owned(),
+                title: b.meta().title.clone(),
+                width: b.meta().width.map(|w| w.as_str().to_owned()),
+                priority: b.meta().priority,
+            })
+            .collect(),
+        suggestions: meta
+            .suggestions
+            .iter()
+            .map(|s| NativeSuggestion {
+                tool: s.tool.clone(),
+                reason: s.reason.clone(),
+            })
+            .collect(),
+        data: if want_data {
+            r.data().map(|v| utf8(to_vec_compact(v))).transpose()?
+        } else {
+            None
+        },
+        problem: reply.problem().map(|p| {
+            match p {
+                Problem::Select(_) => "select",
+                Problem::Output => "output",
+                Problem::Encode(_) => "encode",
+                _ => "other",
+            }
+            .to_owned()
+        }),
+        select_ignored: reply.select_ignored(),
+    })
+}
+
+/// Presents `data` (JSON text; `None` is "no value", `OK`) without a presenter.
+#[napi(catch_unwind)]
+pub fn present_plain(data: Option<Text>, args: CallArgs) -> Result<NativeReply> {
+    respond(None, data.as_ref().map(bytes_of), &args)
+}
+
+/// [`present_plain`] on the libuv thread pool.
+#[napi(catch_unwind)]
+pub fn present_plain_async(data: Option<Text>, args: CallArgs) -> AsyncTask<PresentTask> {
+    AsyncTask::new(PresentTask {
+        presenter: None,
+        data,
+        args,
+    })
+}
+
+/// A presented response computed off the JS thread.
+pub struct PresentTask {
+    presenter: Option<Presenter>,
+    data: Option<Text>,
+    args: CallArgs,
+}
+
+impl Task for PresentTask {
+    type Output = NativeReply;
+    type JsValue = NativeReply;
+
+    fn compute(&mut self) -> Result<NativeReply> {
+        respond(
+            self.presenter.as_ref(),
+            self.data.as_ref().map(bytes_of),
+            &self.args,
+        )
+    }
+
+    fn resolve(&mut self, _env: Env, output: NativeReply) -> Result<NativeReply> {
+        Ok(output)
+    }
+}
+
+/// One action of a tool description.
+#[napi(object)]
+pub struct NativeAction {
+    /// The action name.
+    pub name: String,
+    /// What it does.
+    pub description: Option<String>,
+    /// Its required parameters.
+    pub required: Option<Vec<String>>,
+    /// Whether it destroys data.
+    pub destructive: Option<bool>,
+}
+
+/// The TOON tool description of WIRE.md §6.
+#[napi]
+pub fn toon_description(
+    tool_name: String,
+    description: String,
+    discriminator: String,
+    actions: Vec<NativeAction>,
+) -> String {
+    let actions: Vec<ActionDescription> = actions
+        .into_iter()
+        .map(|a| ActionDescription {
+            name: a.name,
+            description: a.description.unwrap_or_default(),
+            required: a.required.unwrap_or_default(),
+            destructive: a.destructive.unwrap_or(false),
+        })
+        .collect();
+    toolwire::present::toon_description(&tool_name, &description, &discriminator, &actions)
+}
+
+/// The `INTERNAL_ERROR` envelope of a failed handler (WIRE.md §8).
+#[napi]
+pub fn handler_error(action: String, message: String) -> NativeReply {
+    let r = toolwire::wire::handler_error(&action, &message);
+    NativeReply {
+        texts: r.texts(),
+        is_error: r.is_error(),
+        format: r.meta().format.to_string(),
+        rules: Vec::new(),
+        hints: Vec::new(),
+        ui_blocks: Vec::new(),
+        suggestions: Vec::new(),
+        data: None,
+        problem: None,
+        select_ignored: false,
+    }
+}
+
+/// A framed response (a JSON-RPC line when `id` is given, else the bare `CallToolResult`
+/// line), written off the JS thread in chunks of [`toolwire::call::CHUNK_BYTES`].
+pub struct FrameTask {
+    presenter: Option<Presenter>,
+    data: Option<Text>,
+    args: CallArgs,
+    id: Option<String>,
+    protocol: Option<String>,
+}
+
+impl Task for FrameTask {
+    type Output = Vec<Vec<u8>>;
+    type JsValue = Vec<Buffer>;
+
+    fn compute(&mut self) -> Result<Vec<Vec<u8>>> {
+        let call = call_of(self.presenter.as_ref(), &self.args)?;
+        let input = match &self.data {
+            Some(t) => call.read(bytes_of(t)).map_err(|e| engine_error(&e))?,
+            None => Input::nothing(),
+        };
+        let reply = call.respond(&input).map_err(|e| engine_error(&e))?;
+        let protocol = self
+            .protocol
+            .as_deref()
+            .map(Protocol::from_revision)
+            .unwrap_or_default();
+        let shape = match &self.id {
+            Some(id) => Shape::Frame {
+                id: Id::number_or_string(id),
+                protocol,
+            },
+            None => Shape::Result { protocol },
+        };
+        let mut chunks = Vec::new();
+        let mut sink = toolwire::sink::ChunkedSink::new(toolwire::call::CHUNK_BYTES, |b| {
+            chunks.push(Vec::from(b));
+            true
+        });
+        reply.write(&shape, &mut sink);
+        sink.finish();
+        Ok(chunks)
+    }
+
+    fn resolve(&mut self, _env: Env, output: Vec<Vec<u8>>) -> Result<Vec<Buffer>> {
+        Ok(output.into_iter().map(Buffer::from).collect())
+    }
+}
+
+/// [`FrameTask`] without a presenter.
+#[napi(catch_unwind)]
+pub fn present_plain_frame(
+    data: Option<Text>,
+    args: CallArgs,
+    id: Option<String>,
+    protocol: Option<String>,
+) -> AsyncTask<FrameTask> {
+    AsyncTask::new(FrameTask {
+        presenter: None,
+        data,
+        args,
+        id,
+        protocol,
+    })
+}
+
+#[napi]
+impl NativePresenter {
+    /// [`FrameTask`] through this presenter.
+    #[napi(catch_unwind)]
+    pub fn present_frame(
+        &self,
+        data: Option<Text>,
+        args: CallArgs,
+        id: Option<String>,
+        protocol: Option<String>,
+    ) -> AsyncTask<FrameTask> {
+        AsyncTask::new(FrameTask {
+            presenter: Some(self.inner.clone()),
+            data,
+            args,
+            id,
+            protocol,
+        })
+    }
+}

@@ -1,0 +1,455 @@
+//! [`DocBuilder`]: writing a [`Doc`] in document order.
+
+use super::*;
+
+/// A position returned by [`DocBuilder::begin_array`] / [`DocBuilder::begin_object`].
+#[derive(Clone, Copy, Debug)]
+#[must_use]
+pub struct Mark(pub(super) u32);
+
+/// Builds a [`Doc`] in document order. Used by the JSON parser, the TOON decoder, the serde
+/// serializer and the presenters.
+///
+/// Push a value with one of the scalar methods, or open a container with `begin_*`, push its
+/// children (for objects: key, then value, per member) and close it with `end_*`. The first
+/// value pushed is the root.
+#[derive(Debug)]
+pub struct DocBuilder<'s> {
+    pub(super) doc: Doc<'s>,
+    /// Containers open now (for the document's depth bound).
+    pub(super) depth: u32,
+    /// The key nodes, in order, of the last small object [`DocBuilder::end_object`] found
+    /// free of duplicates: an object with exactly these keys (the next row of a collection,
+    /// as a rule) is free of them too, checked with one compare per key instead of a
+    /// compare per pair. Spans stay valid: the heap only grows until [`DocBuilder::recycle`],
+    /// which starts a new builder.
+    pub(super) prev_keys: Vec<Node>,
+}
+
+/// Objects up to this many members are checked for duplicate keys pair by pair (and
+/// remembered for the next row); larger ones through a hash set.
+const SMALL_OBJECT: usize = 16;
+
+impl<'s> DocBuilder<'s> {
+    /// A builder whose spans may borrow from `src`.
+    pub fn new(src: &'s [u8]) -> Self {
+        DocBuilder {
+            doc: Doc {
+                src,
+                nodes: Vec::new(),
+                heap: Vec::new(),
+                flags: 0,
+                max_depth: 0,
+            },
+            depth: 0,
+            prev_keys: Vec::new(),
+        }
+    }
+
+    /// Like [`DocBuilder::new`], with room for `nodes` nodes and `heap` heap bytes.
+    pub fn with_capacity(src: &'s [u8], nodes: usize, heap: usize) -> Self {
+        DocBuilder {
+            doc: Doc {
+                src,
+                nodes: Vec::with_capacity(nodes),
+                heap: Vec::with_capacity(heap),
+                flags: 0,
+                max_depth: 0,
+            },
+            depth: 0,
+            prev_keys: Vec::new(),
+        }
+    }
+
+    /// The input bytes spans refer to.
+    #[inline]
+    pub fn src(&self) -> &'s [u8] {
+        self.doc.src
+    }
+
+    /// Number of nodes pushed so far.
+    #[inline]
+    pub fn node_count(&self) -> usize {
+        self.doc.nodes.len()
+    }
+
+    /// Pushes `null`.
+    #[inline]
+    pub fn null(&mut self) {
+        self.doc.nodes.push(Node::Null);
+    }
+
+    /// Pushes a boolean.
+    #[inline]
+    pub fn bool(&mut self, b: bool) {
+        self.doc.nodes.push(Node::Bool(b));
+    }
+
+    /// Pushes a non-integer number (WIRE.md §1.3: non-integers are f64).
+    #[inline]
+    pub fn float(&mut self, x: f64) {
+        self.doc.nodes.push(Node::Float(x));
+    }
+
+    /// Pushes an integer whose lexeme `-?(0|[1-9][0-9]*)` is `src[start..start + len]`.
+    #[inline]
+    pub fn int_src(&mut self, start: usize, len: usize) {
+        debug_assert!(crate::num::is_int_lexeme(&self.doc.src[start..start + len]));
+        self.doc.nodes.push(Node::IntSrc(span(start, len)));
+    }
+
+    /// Pushes an integer given as its lexeme `-?(0|[1-9][0-9]*)`, copied into the heap.
+    #[inline]
+    pub fn int_lexeme(&mut self, lexeme: &[u8]) {
+        debug_assert!(crate::num::is_int_lexeme(lexeme));
+        let s = self.push_heap(lexeme);
+        self.doc.nodes.push(Node::IntHeap(s));
+    }
+
+    /// Pushes an `i64`.
+    #[inline]
+    pub fn i64(&mut self, x: i64) {
+        let mut buf = itoa::Buffer::new();
+        self.int_lexeme(buf.format(x).as_bytes());
+    }
+
+    /// Pushes a `u64`.
+    #[inline]
+    pub fn u64(&mut self, x: u64) {
+        let mut buf = itoa::Buffer::new();
+        self.int_lexeme(buf.format(x).as_bytes());
+    }
+
+    /// Pushes a string (or key) that is `src[start..start + len]` verbatim. The caller is
+    /// responsible for the document flags ([`DocBuilder::mark_reserved_tag`]).
+    #[inline]
+    pub fn str_src(&mut self, start: usize, len: usize) {
+        self.doc.nodes.push(Node::StrSrc(span(start, len)));
+    }
+
+    /// Pushes a string (or key) of WTF-8 bytes copied into the heap. The caller is
+    /// responsible for the document flags.
+    #[inline]
+    pub fn str_heap(&mut self, bytes: &[u8]) {
+        let s = self.push_heap(bytes);
+        self.doc.nodes.push(Node::StrHeap(s));
+    }
+
+    /// Pushes a string (or key) of WTF-8 bytes copied into the heap, scanning it for
+    /// reserved tags and lone surrogates to set the document flags.
+    #[inline]
+    pub fn string(&mut self, bytes: &[u8]) {
+        self.note_string(bytes);
+        self.str_heap(bytes);
+    }
+
+    /// Scans `bytes` (a string or key, kept or skipped) and sets the document flags.
+    #[inline]
+    pub fn note_string(&mut self, bytes: &[u8]) {
+        if crate::tag::contains_reserved_tag(bytes) {
+            self.mark_reserved_tag();
+        }
+        if crate::escape::has_lone_surrogate(bytes) {
+            self.mark_lone_surrogate();
+        }
+    }
+
+    /// Records that the input holds a reserved tag sequence.
+    #[inline]
+    pub fn mark_reserved_tag(&mut self) {
+        self.doc.flags |= FLAG_RESERVED_TAG;
+    }
+
+    /// Records that the input holds a lone surrogate.
+    #[inline]
+    pub fn mark_lone_surrogate(&mut self) {
+        self.doc.flags |= FLAG_LONE_SURROGATE;
+    }
+
+    #[inline]
+    pub(super) fn open(&mut self) {
+        self.depth += 1;
+        self.doc.max_depth = self.doc.max_depth.max(self.depth);
+    }
+
+    /// Opens an array.
+    #[inline]
+    pub fn begin_array(&mut self) -> Mark {
+        self.open();
+        let m = Mark(self.doc.nodes.len() as u32);
+        self.doc.nodes.push(Node::Array { len: 0, end: 0 });
+        m
+    }
+
+    /// Closes the array opened at `mark`, which received `len` elements.
+    #[inline]
+    pub fn end_array(&mut self, mark: Mark, len: usize) {
+        self.depth = self.depth.saturating_sub(1);
+        let end = self.doc.nodes.len() as u32;
+        self.doc.nodes[mark.0 as usize] = Node::Array {
+            len: len as u32,
+            end,
+        };
+    }
+
+    /// Opens an object.
+    #[inline]
+    pub fn begin_object(&mut self) -> Mark {
+        self.open();
+        let m = Mark(self.doc.nodes.len() as u32);
+        self.doc.nodes.push(Node::Object { len: 0, end: 0 });
+        m
+    }
+
+    /// Closes the object opened at `mark`, which received `len` members (key, value pairs).
+    /// Duplicate keys are merged as `JSON.parse` does: the last value wins, at the position
+    /// of the first occurrence of the key.
+    pub fn end_object(&mut self, mark: Mark, len: usize) {
+        let start = self.close_object(mark, len);
+        if len > 1 && !self.same_keys_as_previous(start, len) {
+            if self.has_duplicate_keys(start, len) {
+                self.merge_duplicate_keys(start, len);
+            } else if len <= SMALL_OBJECT {
+                self.remember_keys(start, len);
+            }
+        }
+    }
+
+    /// True when the object at `start` has exactly the keys, in order, of the last object
+    /// remembered free of duplicates (so it is free of them too).
+    #[inline]
+    fn same_keys_as_previous(&self, start: usize, len: usize) -> bool {
+        if self.prev_keys.len() != len {
+            return false;
+        }
+        let doc = &self.doc;
+        let mut i = start + 1;
+        for prev in &self.prev_keys {
+            let here = doc.key_at(i);
+            let before = match *prev {
+                Node::StrSrc(s) => doc.src_bytes(s),
+                Node::StrHeap(s) => doc.heap_bytes(s),
+                _ => return false,
+            };
+            if !key_eq(here, before) {
+                return false;
+            }
+            i = doc.next_sibling(i + 1);
+        }
+        true
+    }
+
+    /// Remembers the key nodes of the object at `start` (found free of duplicates).
+    #[cold]
+    fn remember_keys(&mut self, start: usize, len: usize) {
+        self.prev_keys.clear();
+        let mut i = start + 1;
+        for _ in 0..len {
+            self.prev_keys.push(self.doc.nodes[i]);
+            i = self.doc.next_sibling(i + 1);
+        }
+    }
+
+    /// Closes the object opened at `mark` whose `len` keys the caller guarantees are distinct
+    /// (for example an object built from a selector's distinct keys): no duplicate check.
+    /// Debug builds verify the guarantee.
+    #[inline]
+    pub fn end_object_unique(&mut self, mark: Mark, len: usize) {
+        let start = self.close_object(mark, len);
+        debug_assert!(
+            len <= 1 || !self.has_duplicate_keys(start, len),
+            "duplicate keys in end_object_unique"
+        );
+    }
+
+    /// Writes the object node at `mark` (its length and end) and returns its index.
+    #[inline]
+    pub(super) fn close_object(&mut self, mark: Mark, len: usize) -> usize {
+        self.depth = self.depth.saturating_sub(1);
+        let start = mark.0 as usize;
+        let end = self.doc.nodes.len();
+        self.doc.nodes[start] = Node::Object {
+            len: len as u32,
+            end: end as u32,
+        };
+        start
+    }
+
+    pub(super) fn key_bytes(&self, idx: usize) -> &[u8] {
+        self.doc.key_at(idx)
+    }
+
+    pub(super) fn member_key_indices(&self, start: usize, len: usize) -> Vec<usize> {
+        let mut keys = Vec::with_capacity(len);
+        let mut i = start + 1;
+        for _ in 0..len {
+            keys.push(i);
+            i = self.doc.next_sibling(i + 1);
+        }
+        keys
+    }
+
+    pub(super) fn has_duplicate_keys(&self, start: usize, len: usize) -> bool {
+        // Small objects (the common case: rows of a table): compare pairwise without
+        // allocating. Larger ones: a hash set, so 100k keys stay linear.
+        const SMALL: usize = SMALL_OBJECT;
+        if len <= SMALL {
+            let mut keys: [&[u8]; SMALL] = [b""; SMALL];
+            let mut i = start + 1;
+            for n in 0..len {
+                let k = self.key_bytes(i);
+                if keys[..n].contains(&k) {
+                    return true;
+                }
+                keys[n] = k;
+                i = self.doc.next_sibling(i + 1);
+            }
+            return false;
+        }
+        let mut seen = HashSet::with_capacity(len);
+        self.member_key_indices(start, len)
+            .into_iter()
+            .any(|i| !seen.insert(self.key_bytes(i)))
+    }
+
+    /// The rare path: rebuild the object's members without duplicates.
+    #[cold]
+    pub(super) fn merge_duplicate_keys(&mut self, start: usize, len: usize) {
+        let keys = self.member_key_indices(start, len);
+        let end = self.doc.nodes.len();
+        // For each distinct key (in first-seen order), the index of its last occurrence.
+        let mut order: Vec<(usize, usize)> = Vec::new(); // (first key idx, last key idx)
+        {
+            let mut pos: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
+            for &k in &keys {
+                let kb = self.key_bytes(k);
+                match pos.get(kb) {
+                    Some(&p) => order[p].1 = k,
+                    None => {
+                        pos.insert(kb, order.len());
+                        order.push((k, k));
+                    }
+                }
+            }
+        }
+        let mut rebuilt: Vec<Node> = Vec::with_capacity(end - start);
+        rebuilt.push(Node::Null); // placeholder for the object node
+        for &(first, last) in &order {
+            rebuilt.push(self.doc.nodes[first]);
+            let v0 = last + 1;
+            let v1 = self.doc.next_sibling(v0);
+            // Relocate the value subtree: container `end`s are absolute indices.
+            let new_base = start + rebuilt.len();
+            for node in &self.doc.nodes[v0..v1] {
+                rebuilt.push(match *node {
+                    Node::Array { len, end } => Node::Array {
+                        len,
+                        end: (end as usize - v0 + new_base) as u32,
+                    },
+                    Node::Object { len, end } => Node::Object {
+                        len,
+                        end: (end as usize - v0 + new_base) as u32,
+                    },
+                    n => n,
+                });
+            }
+        }
+        let new_end = start + rebuilt.len();
+        rebuilt[0] = Node::Object {
+            len: order.len() as u32,
+            end: new_end as u32,
+        };
+        self.doc.nodes.truncate(start);
+        self.doc.nodes.extend_from_slice(&rebuilt);
+    }
+
+    /// Copies the subtree at `idx` of `from` in one pass over its nodes: containers are
+    /// relocated, heap spans are copied into this builder's heap, and spans into `from`'s
+    /// input are kept when `from` reads the same input (else copied into the heap).
+    pub(crate) fn copy_from(&mut self, from: &Doc<'_>, idx: usize) {
+        // The copied subtree is at most as deep as its whole document.
+        self.doc.max_depth = self.doc.max_depth.max(self.depth + from.max_depth);
+        let end = from.next_sibling(idx).clamp(idx + 1, from.nodes.len());
+        let same_src = std::ptr::eq(from.src, self.doc.src);
+        let base = self.doc.nodes.len();
+        let reloc = |e: u32| (e as usize - idx + base) as u32;
+        // Disjoint borrows: the heap grows while the nodes are extended from a slice iterator
+        // (one reservation, no capacity check per node).
+        let heap = &mut self.doc.heap;
+        let mut to_heap = |bytes: &[u8]| {
+            let start = heap.len();
+            heap.extend_from_slice(bytes);
+            span(start, bytes.len())
+        };
+        self.doc
+            .nodes
+            .extend(from.nodes[idx..end].iter().map(|node| match *node {
+                Node::Array { len, end } => Node::Array {
+                    len,
+                    end: reloc(end),
+                },
+                Node::Object { len, end } => Node::Object {
+                    len,
+                    end: reloc(end),
+                },
+                Node::StrHeap(s) => Node::StrHeap(to_heap(from.heap_bytes(s))),
+                Node::IntHeap(s) => Node::IntHeap(to_heap(from.heap_bytes(s))),
+                Node::StrSrc(s) if !same_src => Node::StrHeap(to_heap(from.src_bytes(s))),
+                Node::IntSrc(s) if !same_src => Node::IntHeap(to_heap(from.src_bytes(s))),
+                n => n,
+            }));
+    }
+
+    /// Removes everything pushed after `mark` and the container node at `mark` itself
+    /// (used to drop a partially built value).
+    pub fn truncate_to(&mut self, mark: Mark) {
+        self.doc.nodes.truncate(mark.0 as usize);
+    }
+
+    /// A builder for the next window of rows that reuses `doc`'s allocations (the windowed
+    /// root-array parser: one tape's worth of memory for a whole input).
+    pub(crate) fn recycle(mut doc: Doc<'s>) -> DocBuilder<'s> {
+        doc.nodes.clear();
+        doc.heap.clear();
+        doc.flags = 0;
+        doc.max_depth = 0;
+        DocBuilder {
+            doc,
+            depth: 0,
+            prev_keys: Vec::new(),
+        }
+    }
+
+    /// Finishes a window of rows: like [`DocBuilder::finish`], keeping the capacity for
+    /// [`DocBuilder::recycle`].
+    pub(crate) fn finish_window(self) -> Doc<'s> {
+        self.doc
+    }
+
+    /// Finishes the document. A builder that received no value yields `null`.
+    pub fn finish(mut self) -> Doc<'s> {
+        if self.doc.nodes.is_empty() {
+            self.doc.nodes.push(Node::Null);
+        }
+        // Give back a generous capacity estimate's slack (large blocks shrink in place).
+        if self.doc.nodes.capacity() > self.doc.nodes.len() + 1024 {
+            self.doc.nodes.shrink_to_fit();
+        }
+        self.doc
+    }
+
+    pub(super) fn push_heap(&mut self, bytes: &[u8]) -> Span {
+        let start = self.doc.heap.len();
+        self.doc.heap.extend_from_slice(bytes);
+        span(start, bytes.len())
+    }
+}
+
+#[inline]
+pub(super) fn span(start: usize, len: usize) -> Span {
+    debug_assert!(start <= u32::MAX as usize && len <= u32::MAX as usize);
+    Span {
+        start: start as u32,
+        len: len as u32,
+    }
+}

@@ -1,0 +1,164 @@
+//! [`Doc`]: the engine's one document representation, a flat tape of values.
+//!
+//! Every input (JSON bytes, TOON text, any `serde::Serialize` value) becomes a `Doc`, and every
+//! encoder (TOON, JSON) reads one. A `Doc` is a vector of 16-byte nodes in document order:
+//! a container node records its length and the index just past its subtree, so a whole
+//! subtree is skipped in O(1). Object members are a key node (a string) followed by the
+//! value's nodes. Strings and integer lexemes are spans, either borrowed from the input
+//! bytes (no escapes, no copy) or stored in the document's own heap (unescaped text, digits
+//! of integers that came from serde).
+//!
+//! Strings are WTF-8: UTF-8, except that a lone surrogate (which JSON can spell `\ud800`) is
+//! stored as its 3-byte generalized form. [`Str::to_str`] returns `None` for such strings;
+//! the JSON writer prints them back as `\udxxx`, the TOON encoder rejects them.
+//!
+//! Limits of the representation: the input and the heap are each at most 4 GiB, and one
+//! document holds at most 2^32 nodes.
+
+use std::collections::HashSet;
+
+mod builder;
+#[cfg(test)]
+mod tests;
+mod value;
+
+pub use builder::{DocBuilder, Mark};
+pub(crate) use value::*;
+pub use value::{Array, Elements, Members, Number, Object, Str, Value, ValueRef};
+
+/// A span of bytes in the input (`src`) or in the document's heap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub(crate) start: u32,
+    pub(crate) len: u32,
+}
+
+impl Span {
+    #[inline]
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.start as usize + self.len as usize
+    }
+}
+
+/// One tape entry. 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Node {
+    Null,
+    Bool(bool),
+    /// An integer lexeme `-?(0|[1-9][0-9]*)` in the input.
+    IntSrc(Span),
+    /// An integer lexeme in the heap.
+    IntHeap(Span),
+    Float(f64),
+    /// A string borrowed from the input as is.
+    StrSrc(Span),
+    /// A string in the heap (unescaped).
+    StrHeap(Span),
+    /// `len` elements follow; `end` is the index just past the subtree.
+    Array {
+        len: u32,
+        end: u32,
+    },
+    /// `len` members (key node + value nodes) follow; `end` is the index just past the subtree.
+    Object {
+        len: u32,
+        end: u32,
+    },
+}
+
+const FLAG_RESERVED_TAG: u8 = 1;
+const FLAG_LONE_SURROGATE: u8 = 2;
+
+/// A parsed document: a tape of values borrowing from the input bytes `'s`.
+#[derive(Clone, Debug)]
+pub struct Doc<'s> {
+    src: &'s [u8],
+    nodes: Vec<Node>,
+    heap: Vec<u8>,
+    flags: u8,
+    /// An upper bound of the nesting depth (containers inside containers; a scalar root is 0).
+    max_depth: u32,
+}
+
+impl<'s> Doc<'s> {
+    /// The root value.
+    ///
+    /// # Panics
+    ///
+    /// Never for a document produced by this crate's parsers; a [`DocBuilder`] that was
+    /// finished without a value yields `null` instead.
+    #[inline]
+    pub fn root(&self) -> Value<'_> {
+        Value { doc: self, idx: 0 }
+    }
+
+    /// True when any string or key of the input, including parts a selector skipped, holds a
+    /// reserved tag sequence (WIRE.md §2).
+    #[inline]
+    pub fn has_reserved_tag(&self) -> bool {
+        self.flags & FLAG_RESERVED_TAG != 0
+    }
+
+    /// True when any string or key of the input, including parts a selector skipped, holds a
+    /// lone surrogate.
+    #[inline]
+    pub fn has_lone_surrogate(&self) -> bool {
+        self.flags & FLAG_LONE_SURROGATE != 0
+    }
+
+    /// Number of tape nodes (a measure of the document's size in memory: 16 bytes each).
+    #[inline]
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The input bytes the document borrows from.
+    #[inline]
+    pub fn src(&self) -> &'s [u8] {
+        self.src
+    }
+
+    #[inline]
+    pub(crate) fn src_bytes(&self, span: Span) -> &[u8] {
+        &self.src[span.range()]
+    }
+
+    #[inline]
+    pub(crate) fn heap_bytes(&self, span: Span) -> &[u8] {
+        &self.heap[span.range()]
+    }
+
+    /// The tape itself, for encoders' hot loops (the JSON writers, the TOON encoder).
+    #[inline]
+    pub(crate) fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// An upper bound of the nesting depth of any value in the document (containers inside
+    /// containers; a scalar is 0, `[]` is 1). Encoders skip their depth walk when it is within
+    /// their limit.
+    #[inline]
+    pub fn max_depth(&self) -> usize {
+        self.max_depth as usize
+    }
+
+    /// The bytes of the string (or key) node at tape index `idx`; empty for any other node
+    /// (builders only write string keys, and a hand-made tape must never cause a panic).
+    #[inline]
+    pub(crate) fn key_at(&self, idx: usize) -> &[u8] {
+        match self.nodes[idx] {
+            Node::StrSrc(s) => self.src_bytes(s),
+            Node::StrHeap(s) => self.heap_bytes(s),
+            _ => b"",
+        }
+    }
+
+    /// Index just past the subtree that starts at `idx`.
+    #[inline]
+    pub(crate) fn next_sibling(&self, idx: usize) -> usize {
+        match self.nodes[idx] {
+            Node::Array { end, .. } | Node::Object { end, .. } => end as usize,
+            _ => idx + 1,
+        }
+    }
+}

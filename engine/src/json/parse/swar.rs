@@ -1,0 +1,151 @@
+//! The word-at-a-time (SWAR) kernels of the parser: eight bytes per step for string runs,
+//! digit runs and short compares. Kept apart from the grammar, as memchr keeps its
+//! architecture code apart; a SIMD structural scanner will sit beside it.
+
+pub(super) const ONES: u64 = 0x0101_0101_0101_0101;
+pub(super) const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// High bit set in each byte of `v` that is zero, and possibly in bytes above such a byte
+/// (a borrow), never below: the lowest set bit marks the first zero byte exactly.
+#[inline(always)]
+pub(super) fn zero_bytes(v: u64) -> u64 {
+    v.wrapping_sub(ONES) & !v & HIGHS
+}
+
+/// Same as [`zero_bytes`] for bytes below 0x20 (bytes ≥ 0x80 are never flagged).
+#[inline(always)]
+pub(super) fn control_bytes(v: u64) -> u64 {
+    v.wrapping_sub(ONES * 0x20) & !v & HIGHS
+}
+
+/// Scans a run of string bytes from `i` to the first `"`, `\` or control byte (or the end
+/// of `src`). Also returns an over-approximation of "the run holds a byte ≥ 0x80" and
+/// "the run holds a `<`" (bytes past the stop in its 8-byte word may count; callers check
+/// exactly when set).
+#[inline(always)]
+pub(super) fn scan_run(src: &[u8], mut i: usize) -> (usize, bool, bool) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (mut hi16, mut lt16) = (0u32, 0u32);
+        while i + 16 <= src.len() {
+            // SAFETY: `i + 16 <= src.len()`, so the unaligned 16-byte load reads only bytes
+            // of `src`; SSE2 is part of the x86_64 baseline, so every intrinsic is available.
+            let (stop, h, l) = unsafe {
+                use std::arch::x86_64::*;
+                let x = _mm_loadu_si128(src.as_ptr().add(i).cast::<__m128i>());
+                let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+                let backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+                // Unsigned `x < 0x20` as a signed compare with both sides' top bit flipped.
+                let control = _mm_cmplt_epi8(
+                    _mm_xor_si128(x, _mm_set1_epi8(i8::MIN)),
+                    _mm_set1_epi8((0x20u8 ^ 0x80) as i8),
+                );
+                let lt = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'<' as i8));
+                (
+                    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32,
+                    _mm_movemask_epi8(x) as u32,
+                    _mm_movemask_epi8(lt) as u32,
+                )
+            };
+            hi16 |= h;
+            lt16 |= l;
+            if stop != 0 {
+                return (i + stop.trailing_zeros() as usize, hi16 != 0, lt16 != 0);
+            }
+            i += 16;
+        }
+        if hi16 | lt16 != 0 {
+            let (end, hi, lt) = scan_run_words(src, i);
+            return (end, hi || hi16 != 0, lt || lt16 != 0);
+        }
+    }
+    scan_run_words(src, i)
+}
+
+/// The portable part of [`scan_run`]: 8-byte words, then single bytes.
+#[inline(always)]
+pub(super) fn scan_run_words(src: &[u8], mut i: usize) -> (usize, bool, bool) {
+    let mut hi = 0u64;
+    let mut lt = 0u64;
+    while let Some(chunk) = src.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let stop = zero_bytes(x ^ (ONES * b'"' as u64))
+            | zero_bytes(x ^ (ONES * b'\\' as u64))
+            | control_bytes(x);
+        hi |= x;
+        lt |= zero_bytes(x ^ (ONES * b'<' as u64));
+        if stop != 0 {
+            i += (stop.trailing_zeros() / 8) as usize;
+            return (i, hi & HIGHS != 0, lt != 0);
+        }
+        i += 8;
+    }
+    let mut hi = hi & HIGHS != 0;
+    let mut lt = lt != 0;
+    while let Some(&b) = src.get(i) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            break;
+        }
+        hi |= b >= 0x80;
+        lt |= b == b'<';
+        i += 1;
+    }
+    (i, hi, lt)
+}
+
+/// The end of the run of ASCII digits starting at `i`: 8 bytes at a time, then bytewise.
+#[inline(always)]
+pub(super) fn skip_digits(src: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = src.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        // Per byte, `a` is 0..=9 exactly for a digit. Adding 0x76 to its low 7 bits sets the
+        // high bit when they exceed 9 and never carries into the next byte (0x7F + 0x76 <
+        // 0x100); `a`'s own high bit marks the bytes ≥ 0x80.
+        let a = u64::from_le_bytes(word) ^ (ONES * b'0' as u64);
+        let other = ((a & (ONES * 0x7F)).wrapping_add(ONES * 0x76) | a) & HIGHS;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(b'0'..=b'9') = src.get(i) {
+        i += 1;
+    }
+    i
+}
+
+/// `a == b` for two slices of the same length, without a `memcmp` call for short keys.
+#[inline(always)]
+pub(super) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    debug_assert_eq!(a.len(), b.len());
+    let n = a.len();
+    let word = |s: &[u8], i: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[i..i + 8]);
+        u64::from_le_bytes(w)
+    };
+    let half = |s: &[u8], i: usize| {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[i..i + 4]);
+        u32::from_le_bytes(w)
+    };
+    match n {
+        0..=3 => a == b,
+        4..=8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        9..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
+    }
+}
+
+#[inline]
+pub(super) fn hex_val(b: u8) -> Option<u16> {
+    match b {
+        b'0'..=b'9' => Some((b - b'0') as u16),
+        b'a'..=b'f' => Some((b - b'a' + 10) as u16),
+        b'A'..=b'F' => Some((b - b'A' + 10) as u16),
+        _ => None,
+    }
+}

@@ -1,0 +1,69 @@
+//! Hooks for the project's own tests, benches and fuzz targets, which compare the engine's
+//! fast paths with its general ones: not part of the API (hidden from the docs, no stability
+//! promise). Everything that exists only to be tested is here, and only here.
+//!
+//! The method hooks are traits, so `use toolwire::test_hooks::*;` brings them in scope.
+
+use crate::sink::Sink;
+use crate::toon::EncodeOptions;
+use crate::wire::{ResponseBuilder, ToolResponse};
+
+/// Runs `f` with the presenters' row view disabled on this thread: every presentation goes
+/// through the general writer and a derived document (the row view must be byte-identical).
+pub fn with_general_path<T>(f: impl FnOnce() -> T) -> T {
+    crate::present::with_general_path(f)
+}
+
+/// The longest text one tokenizer call sees when `tokens::count` (or, with `bound`,
+/// `tokens::count_bound`) counts `text`, and the bytes all its calls see together, found
+/// without tokenizing: bounds the work of counting pathological text in tests.
+#[cfg(feature = "tokenizer")]
+pub fn tokenizer_calls(text: &str, bound: bool) -> (usize, usize) {
+    crate::tokens::tokenizer_calls(text, bound)
+}
+
+/// `toon::encode_json` reading any input longer than `window` bytes in windows of `window`
+/// bytes.
+///
+/// # Errors
+///
+/// See [`crate::toon::encode_json`].
+pub fn encode_json_windows<W: Sink + ?Sized>(
+    json: &[u8],
+    opts: &EncodeOptions,
+    window: usize,
+    out: &mut W,
+) -> crate::Result<()> {
+    crate::toon::encode_json_windows(json, opts, window, out)
+}
+
+/// Hooks on [`ResponseBuilder`].
+pub trait BuilderHooks {
+    /// Reads `Data::Json` longer than `n` bytes in windows of `n` bytes (defaults: windows of
+    /// 1 MiB above 8 MiB), so small inputs are cut into many windows.
+    fn window_bytes(self, n: usize) -> Self;
+}
+
+impl BuilderHooks for ResponseBuilder<'_> {
+    fn window_bytes(self, n: usize) -> Self {
+        self.set_window_bytes(n)
+    }
+}
+
+/// Hooks on [`ToolResponse`].
+pub trait ResponseHooks {
+    /// True when the data block is a presenter's row view (rows encoded straight from the
+    /// input tape) rather than a document.
+    fn data_is_view(&self) -> bool;
+    /// True when the data block is JSON text read window by window (`Data::Json`).
+    fn data_is_windowed(&self) -> bool;
+}
+
+impl ResponseHooks for ToolResponse<'_> {
+    fn data_is_view(&self) -> bool {
+        self.is_view()
+    }
+    fn data_is_windowed(&self) -> bool {
+        self.is_windowed()
+    }
+}

@@ -1,0 +1,489 @@
+//! The writer: one walk over a value, each container in the form its shape allows.
+
+use rayon::prelude::*;
+
+use super::*;
+
+/// How a line that opens a value starts.
+#[derive(Clone, Copy)]
+pub(super) enum Lead {
+    /// Indentation of this depth.
+    Plain(usize),
+    /// A list item's hyphen line for a field at this depth: indentation of `depth - 1`, `- `.
+    Hyphen(usize),
+}
+
+/// Formatter state: options, the delimiter's byte class table, and whether a line was started.
+pub(super) struct Enc<'o> {
+    pub(super) opts: &'o EncodeOptions,
+    pub(super) delim: u8,
+    pub(super) table: &'static [bool; 256],
+    pub(super) indent: usize,
+    pub(super) started: bool,
+}
+
+impl<'o> Enc<'o> {
+    pub(super) fn new(opts: &'o EncodeOptions, started: bool) -> Self {
+        let delim = opts.delimiter.as_byte();
+        let table = match opts.delimiter {
+            Delimiter::Comma => &QUOTE_COMMA,
+            Delimiter::Tab => &QUOTE_TAB,
+            Delimiter::Pipe => &QUOTE_PIPE,
+        };
+        Enc {
+            opts,
+            delim,
+            table,
+            indent: opts.indent,
+            started,
+        }
+    }
+
+    /// Starts a line at `depth` (a line feed first unless this is the document's first line).
+    #[inline]
+    pub(super) fn line<W: Sink + ?Sized>(&mut self, w: &mut W, depth: usize) {
+        let n = depth * self.indent;
+        if self.started {
+            crate::sink::write_line_start(w, n);
+        } else {
+            crate::sink::write_spaces(w, n);
+        }
+        self.started = true;
+    }
+
+    #[inline]
+    pub(super) fn lead<W: Sink + ?Sized>(&mut self, w: &mut W, lead: Lead) {
+        match lead {
+            Lead::Plain(d) => self.line(w, d),
+            Lead::Hyphen(d) => {
+                self.line(w, d - 1);
+                w.write_clean(b"- ");
+            }
+        }
+    }
+
+    #[inline]
+    pub(super) fn string<W: Sink + ?Sized>(&self, w: &mut W, s: &[u8]) {
+        if needs_quotes(s, self.table) {
+            write_quoted(w, s);
+        } else {
+            // Unquoted text has no `"`, `\\` or control character (they force quotes).
+            w.write_clean(s);
+        }
+    }
+
+    #[inline]
+    pub(super) fn primitive<W: Sink + ?Sized>(&self, w: &mut W, v: Value<'_>) {
+        match v.get() {
+            ValueRef::Null => w.write_clean(b"null"),
+            ValueRef::Bool(true) => w.write_clean(b"true"),
+            ValueRef::Bool(false) => w.write_clean(b"false"),
+            ValueRef::Number(Number::Int(lex)) => crate::num::write_int_lexeme(w, lex),
+            ValueRef::Number(Number::Float(x)) => crate::num::write_f64(w, x),
+            ValueRef::String(s) => self.string(w, s.as_bytes()),
+            // Callers only pass primitives; containers cannot reach here.
+            ValueRef::Array(_) | ValueRef::Object(_) => w.write(b"null"),
+        }
+    }
+
+    /// `[N]`, `[N|]`, `[N:]`, `[N:|]`…
+    pub(super) fn bracket<W: Sink + ?Sized>(&self, w: &mut W, n: usize, keyed: bool) {
+        w.write_byte(b'[');
+        crate::num::write_u64(w, n as u64);
+        if keyed {
+            w.write_byte(b':');
+        }
+        if self.delim != b',' {
+            w.write_byte(self.delim);
+        }
+        w.write_byte(b']');
+    }
+
+    pub(super) fn fields<W: Sink + ?Sized>(&self, w: &mut W, fields: &[Field<'_>]) {
+        w.write_byte(b'{');
+        let mut i = 0;
+        while i < fields.len() {
+            if i > 0 {
+                w.write_byte(self.delim);
+            }
+            let f = fields[i];
+            write_key(w, f.key);
+            let span = f.span as usize;
+            if span > 1 {
+                self.fields(w, &fields[i + 1..i + span]);
+            }
+            i += span;
+        }
+        w.write_byte(b'}');
+    }
+
+    /// The cells of one row, depth-first through nested groups.
+    pub(super) fn cells<W: Sink + ?Sized>(
+        &self,
+        w: &mut W,
+        obj: Object<'_>,
+        fields: &[Field<'_>],
+        ordered: bool,
+        first: &mut bool,
+    ) {
+        let mut members = obj.iter();
+        let mut i = 0;
+        while i < fields.len() {
+            let f = fields[i];
+            let span = f.span as usize;
+            let v = if ordered {
+                members.next().map(|(_, v)| v)
+            } else {
+                obj.get(f.key)
+            };
+            if span == 1 {
+                if !*first {
+                    w.write_byte(self.delim);
+                }
+                *first = false;
+                match v {
+                    Some(v) => self.primitive(w, v),
+                    None => w.write(b"null"),
+                }
+            } else if let Some(o) = v.and_then(|v| v.as_object()) {
+                self.cells(w, o, &fields[i + 1..i + span], ordered, first);
+            }
+            i += span;
+        }
+    }
+
+    /// A primitive tape node.
+    #[inline]
+    pub(super) fn node<W: Sink + ?Sized>(&self, w: &mut W, doc: &Doc<'_>, node: Node) {
+        match node {
+            Node::Null => w.write_clean(b"null"),
+            Node::Bool(true) => w.write_clean(b"true"),
+            Node::Bool(false) => w.write_clean(b"false"),
+            Node::IntSrc(s) => crate::num::write_int_lexeme(w, doc.src_bytes(s)),
+            Node::IntHeap(s) => crate::num::write_int_lexeme(w, doc.heap_bytes(s)),
+            Node::Float(x) => crate::num::write_f64(w, x),
+            Node::StrSrc(s) => self.string(w, doc.src_bytes(s)),
+            Node::StrHeap(s) => self.string(w, doc.heap_bytes(s)),
+            // Only primitives reach here.
+            Node::Array { .. } | Node::Object { .. } => w.write(b"null"),
+        }
+    }
+
+    /// [`Enc::cells`] for a row whose keys are in header order, straight off the tape.
+    pub(super) fn cells_tape<W: Sink + ?Sized>(
+        &self,
+        w: &mut W,
+        doc: &Doc<'_>,
+        obj: usize,
+        fields: &[Field<'_>],
+        first: &mut bool,
+    ) {
+        let nodes = doc.nodes();
+        let mut i = obj + 1;
+        let mut f = 0;
+        while f < fields.len() {
+            let span = fields[f].span as usize;
+            let v = i + 1;
+            if span == 1 {
+                if !*first {
+                    w.write_byte(self.delim);
+                }
+                *first = false;
+                self.node(w, doc, nodes[v]);
+                i = v + 1;
+            } else {
+                self.cells_tape(w, doc, v, &fields[f + 1..f + span], first);
+                i = doc.next_sibling(v);
+            }
+            f += span;
+        }
+    }
+
+    /// `count` rows from `rows`, one line each at `depth`.
+    pub(super) fn rows<'d, W: Sink + ?Sized, I: Iterator<Item = Value<'d>>>(
+        &mut self,
+        w: &mut W,
+        rows: I,
+        shape: &Shape<'_>,
+        depth: usize,
+    ) {
+        for (n, row) in rows.enumerate() {
+            // A dropped stream stops the work (checked every 1024 rows: cheap).
+            if n & 0x3FF == 0x3FF && w.cancelled() {
+                return;
+            }
+            self.line(w, depth);
+            if shape.ordered {
+                self.cells_tape(w, row.doc(), row.index(), &shape.fields, &mut true);
+            } else if let Some(o) = row.as_object() {
+                self.cells(w, o, &shape.fields, false, &mut true);
+            }
+        }
+    }
+
+    /// `n` rows of a [`TableRows`] from `start`: one line each at depth 1, or (`list`) one
+    /// list item each.
+    pub(super) fn source_rows<W: Sink + ?Sized, T: TableRows>(
+        &mut self,
+        w: &mut W,
+        rows: &T,
+        start: T::Row,
+        n: usize,
+        list: bool,
+    ) {
+        let mut row = start;
+        for i in 0..n {
+            // A dropped stream stops the work (checked every 1024 rows: cheap).
+            if i & 0x3FF == 0x3FF && w.cancelled() {
+                return;
+            }
+            if i > 0 {
+                row = rows.next(row);
+            }
+            if list {
+                let mut item = Item {
+                    enc: self,
+                    first: true,
+                };
+                rows.write_item(&mut item, w, row);
+                item.finish(w);
+                continue;
+            }
+            self.line(w, 1);
+            rows.write_cells(
+                &mut Cells {
+                    enc: self,
+                    first: true,
+                },
+                w,
+                row,
+            );
+        }
+    }
+
+    /// Rows of a large tabular array, encoded in parallel chunks and stitched in order.
+    pub(super) fn rows_parallel<'d, W: Sink + ?Sized>(
+        &mut self,
+        w: &mut W,
+        starts: &Chunks<'d>,
+        shape: &Shape<'_>,
+        depth: usize,
+    ) {
+        let parts: Vec<TapeRows<'_, 'd>> = starts
+            .iter()
+            .map(|(start, n)| TapeRows {
+                start: start.clone(),
+                n: *n,
+                shape,
+                depth,
+            })
+            .collect();
+        self.parts_parallel(w, &parts);
+    }
+
+    /// Encodes `parts` (consecutive runs of table rows) in parallel, each into its own
+    /// buffer, and appends the buffers to `w` in order: in batches of `4 × threads` parts
+    /// whose buffers are reused from batch to batch.
+    pub(super) fn parts_parallel<W: Sink + ?Sized, P: RowPart>(&mut self, w: &mut W, parts: &[P]) {
+        let batch = rayon::current_num_threads().max(1) * 4;
+        let mut bufs: Vec<Vec<u8>> = vec![Vec::new(); batch.min(parts.len())];
+        let opts = self.opts;
+        // Into a framing sink, each worker escapes its own chunk: the stitching thread then
+        // only copies (escaping is fused and parallel too).
+        let escape = w.escapes();
+        for group in parts.chunks(batch) {
+            if w.cancelled() {
+                return;
+            }
+            bufs.par_iter_mut()
+                .zip(group.par_iter())
+                .for_each(|(buf, part)| {
+                    buf.clear();
+                    let mut enc = Enc::new(opts, true);
+                    if escape {
+                        let mut esc = crate::escape::EscapingSink::new(buf);
+                        part.write(&mut enc, &mut esc);
+                    } else {
+                        part.write(&mut enc, buf);
+                    }
+                });
+            stitch(w, &bufs[..group.len()], escape);
+        }
+        self.started = true;
+    }
+
+    pub(super) fn root<W: Sink + ?Sized>(&mut self, w: &mut W, v: Value<'_>) {
+        match v.get() {
+            ValueRef::Array(a) => self.array(w, None, a, Lead::Plain(0), 1, false),
+            ValueRef::Object(o) => {
+                if o.is_empty() {
+                    return;
+                }
+                if let Some(shape) = keyed_shape(o) {
+                    self.keyed(w, None, o, &shape, Lead::Plain(0), 1);
+                } else {
+                    for (k, v) in o {
+                        self.member(w, k.as_bytes(), v, Lead::Plain(0), 0);
+                    }
+                }
+            }
+            ValueRef::String(s) => {
+                let s = s.as_bytes();
+                if s.starts_with("\u{feff}".as_bytes()) {
+                    write_quoted(w, s);
+                } else {
+                    self.string(w, s);
+                }
+            }
+            _ => self.primitive(w, v),
+        }
+    }
+
+    /// One object member whose key line is at `depth` and starts as `lead` says.
+    pub(super) fn member<W: Sink + ?Sized>(
+        &mut self,
+        w: &mut W,
+        key: &[u8],
+        v: Value<'_>,
+        lead: Lead,
+        depth: usize,
+    ) {
+        match v.get() {
+            ValueRef::Array(a) => self.array(w, Some(key), a, lead, depth + 1, false),
+            ValueRef::Object(o) => {
+                if let Some(shape) = keyed_shape(o) {
+                    self.keyed(w, Some(key), o, &shape, lead, depth + 1);
+                } else {
+                    self.lead(w, lead);
+                    write_key(w, key);
+                    w.write_byte(b':');
+                    for (k, v) in o {
+                        self.member(w, k.as_bytes(), v, Lead::Plain(depth + 1), depth + 1);
+                    }
+                }
+            }
+            _ => {
+                self.lead(w, lead);
+                write_key(w, key);
+                w.write(b": ");
+                self.primitive(w, v);
+            }
+        }
+    }
+
+    /// A keyed tabular object: header, then one `entry: cells` row per entry at `body`.
+    pub(super) fn keyed<W: Sink + ?Sized>(
+        &mut self,
+        w: &mut W,
+        key: Option<&[u8]>,
+        obj: Object<'_>,
+        shape: &Shape<'_>,
+        lead: Lead,
+        body: usize,
+    ) {
+        self.lead(w, lead);
+        if let Some(k) = key {
+            write_key(w, k);
+        }
+        self.bracket(w, obj.len(), true);
+        self.fields(w, &shape.fields);
+        w.write_byte(b':');
+        for (k, v) in obj {
+            self.line(w, body);
+            write_key(w, k.as_bytes());
+            w.write(b": ");
+            if let Some(o) = v.as_object() {
+                self.cells(w, o, &shape.fields, shape.ordered, &mut true);
+            }
+        }
+    }
+
+    /// An array whose header line starts as `lead`; rows or list items go at depth `body`.
+    /// `anon`: the array is itself a list item (never tabular, `[0]:` when empty).
+    pub(super) fn array<W: Sink + ?Sized>(
+        &mut self,
+        w: &mut W,
+        key: Option<&[u8]>,
+        arr: Array<'_>,
+        lead: Lead,
+        body: usize,
+        anon: bool,
+    ) {
+        let n = arr.len();
+        self.lead(w, lead);
+        if let Some(k) = key {
+            write_key(w, k);
+        }
+        if n == 0 && !anon {
+            w.write(if key.is_some() { b": []" } else { b"[]" });
+            return;
+        }
+        if arr.iter().all(|v| v.is_primitive()) {
+            self.bracket(w, n, false);
+            w.write_byte(b':');
+            for (i, v) in arr.iter().enumerate() {
+                w.write_byte(if i == 0 { b' ' } else { self.delim });
+                self.primitive(w, v);
+            }
+            return;
+        }
+        if !anon {
+            let parallel = self.opts.parallel
+                && n >= self.opts.parallel_threshold
+                && rayon::current_num_threads() > 1
+                && arr
+                    .iter()
+                    .next()
+                    .and_then(|v| v.as_object())
+                    .is_some_and(|o| !o.is_empty());
+            let table = if parallel {
+                parallel_table(arr, self.opts.parallel_threshold)
+                    .map(|(shape, chunks)| (shape, Some(chunks)))
+            } else {
+                tabular_shape(arr, None).map(|shape| (shape, None))
+            };
+            if let Some((shape, chunks)) = table {
+                self.bracket(w, n, false);
+                self.fields(w, &shape.fields);
+                w.write_byte(b':');
+                match &chunks {
+                    Some(chunks) => self.rows_parallel(w, chunks, &shape, body),
+                    None => self.rows(w, arr.iter(), &shape, body),
+                }
+                return;
+            }
+        }
+        self.bracket(w, n, false);
+        w.write_byte(b':');
+        for v in arr {
+            self.list_item(w, v, body);
+        }
+    }
+
+    /// One `- …` item of a list-form array at depth `depth`.
+    pub(super) fn list_item<W: Sink + ?Sized>(&mut self, w: &mut W, v: Value<'_>, depth: usize) {
+        match v.get() {
+            ValueRef::Array(a) => self.array(w, None, a, Lead::Hyphen(depth + 1), depth + 1, true),
+            ValueRef::Object(o) => {
+                if o.is_empty() {
+                    self.line(w, depth);
+                    w.write_byte(b'-');
+                    return;
+                }
+                for (i, (k, v)) in o.iter().enumerate() {
+                    let lead = if i == 0 {
+                        Lead::Hyphen(depth + 1)
+                    } else {
+                        Lead::Plain(depth + 1)
+                    };
+                    self.member(w, k.as_bytes(), v, lead, depth + 1);
+                }
+            }
+            _ => {
+                self.line(w, depth);
+                w.write(b"- ");
+                self.primitive(w, v);
+            }
+        }
+    }
+}

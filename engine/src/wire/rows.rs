@@ -1,0 +1,346 @@
+//! A data block written straight from the rows of an input array through a field list: the
+//! *row view* of a presentation that copies no row (the presenter's validation builds it,
+//! `present::view`). The writers produce, from the input tape, exactly the bytes the encoders
+//! write for the derived document: the listed fields present in each row, in the block's
+//! order, redacted ones as the censor. JSON goes through the same [`Formatter`] calls and
+//! [`write_leaf`]; TOON through the encoder's table code ([`encode_table`]: header, cells,
+//! quoting, parallel chunks) when every row shows the same non-empty set of fields, else its
+//! list form ([`encode_list`]).
+//!
+//! The testing side door materialises the derived document on first use; `Format::Auto`
+//! judges a materialised sample of its first [`AUTO_SAMPLE_ROWS`] rows, as [`choose_auto`]
+//! would.
+
+use std::sync::{Arc, OnceLock};
+
+use super::Format;
+use super::estimate::{AUTO_SAMPLE_ROWS, choose_auto};
+use super::response::node_len_bound;
+use crate::doc::{Doc, DocBuilder, Node};
+use crate::json::{CompactFormatter, Formatter, PrettyFormatter, write_leaf};
+use crate::sink::Sink;
+use crate::toon::{Cells, EncodeOptions, Item, TableRows, encode_list, encode_table, string_cell};
+
+/// The rows of a data block read through a field list (see the module docs).
+#[derive(Clone)]
+pub(crate) struct RowBlock<'d> {
+    /// The declared fields, by index.
+    pub(crate) keys: Arc<[Box<[u8]>]>,
+    /// Per field: written as the censor.
+    pub(crate) redacted: Arc<[bool]>,
+    /// What redacted fields show.
+    pub(crate) censor: Arc<str>,
+    pub(crate) doc: &'d Doc<'d>,
+    /// Tape index of the first row (meaningless when `rows == 0`).
+    pub(crate) first: usize,
+    /// Rows in the block.
+    pub(crate) rows: usize,
+    /// The fields the data block shows, in its order (indices into `keys`).
+    pub(crate) order: Vec<usize>,
+    /// Per row and field, the value's offset from the row's node (0: absent); `None` when
+    /// every row is canonical (exactly the fields, in order: field `j` at `row + 2 + 2j`).
+    pub(crate) offsets: Option<Vec<u32>>,
+    /// Every row shows the same non-empty set of fields (the derived array would be a TOON
+    /// table).
+    pub(crate) uniform: bool,
+    /// Flags of the derived document: the input's, and the censor's.
+    pub(crate) reserved_tag: bool,
+    pub(crate) lone_surrogate: bool,
+    /// The derived document for the side door, made on first use. It owns its strings (no
+    /// borrowed source), so the block stays covariant in `'d`.
+    pub(crate) derived: OnceLock<Doc<'static>>,
+}
+
+impl std::fmt::Debug for RowBlock<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RowBlock")
+            .field("rows", &self.rows)
+            .field("fields", &self.keys.len())
+            .field("canonical", &self.offsets.is_none())
+            .field("uniform", &self.uniform)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'d> RowBlock<'d> {
+    /// The tape index of field `j`'s value in row `r` (whose node is at `ri`), if present.
+    #[inline(always)]
+    fn value_at(&self, ri: usize, r: usize, j: usize) -> Option<usize> {
+        match &self.offsets {
+            None => Some(ri + 2 + 2 * j),
+            Some(t) => match t[r * self.keys.len() + j] {
+                0 => None,
+                o => Some(ri + o as usize),
+            },
+        }
+    }
+
+    /// The shown fields of row `r` (its node at `ri`) in data-block order, absent ones
+    /// skipped: `(field, Some(value node))`, or `(field, None)` where the censor goes.
+    #[inline(always)]
+    fn shown_cells(&self, (ri, r): (usize, usize)) -> impl Iterator<Item = (usize, Option<Node>)> {
+        let nodes = self.doc.nodes();
+        self.order.iter().filter_map(move |&j| {
+            let v = self.value_at(ri, r, j)?;
+            Some((j, (!self.redacted[j]).then(|| nodes[v])))
+        })
+    }
+
+    /// The row after the one at `ri`.
+    #[inline(always)]
+    fn next_row(&self, ri: usize) -> usize {
+        self.doc.next_sibling(ri)
+    }
+
+    fn censor(&self) -> &[u8] {
+        self.censor.as_bytes()
+    }
+
+    /// The format the data block is written in (what `ResponseBuilder::build` decides for a
+    /// document): `Auto` resolved on a sample, TOON falling back to compact JSON when the
+    /// derived document would hold a reserved tag or a lone surrogate (WIRE.md §2).
+    pub(crate) fn resolve(&self, format: Format) -> Format {
+        let format = match format {
+            Format::Auto => {
+                let sample = self.materialise(self.rows.min(AUTO_SAMPLE_ROWS), &self.order);
+                choose_auto(sample.root())
+            }
+            f => f,
+        };
+        match format {
+            // The rows are flat (depth 2), so `toon::check` can only fail on a lone
+            // surrogate, which falls back first.
+            Format::Toon(_) if self.reserved_tag || self.lone_surrogate => Format::Compact,
+            f => f,
+        }
+    }
+
+    /// Writes the data block in `format` (already resolved by [`RowBlock::resolve`]).
+    pub(crate) fn write<W: Sink + ?Sized>(&self, format: Format, out: &mut W) {
+        match format {
+            Format::Pretty => self.write_json(out, &mut PrettyFormatter::new()),
+            Format::Compact | Format::Auto => self.write_json(out, &mut CompactFormatter),
+            Format::Toon(d) => {
+                let opts = EncodeOptions::new().delimiter(d);
+                let rows = ToonRows {
+                    view: self,
+                    censor: string_cell(self.censor(), &opts),
+                };
+                if self.uniform {
+                    encode_table(&rows, &self.table_keys(), &opts, out);
+                } else {
+                    encode_list(&rows, &opts, out);
+                }
+            }
+        }
+    }
+
+    /// The derived array as JSON through `fmt`: the calls `json::write_with` makes for it.
+    fn write_json<F: Formatter, W: Sink + ?Sized>(&self, out: &mut W, fmt: &mut F) {
+        if self.rows == 0 {
+            fmt.write_empty_array(out);
+            return;
+        }
+        let nodes = self.doc.nodes();
+        // The censor's literal, once (a formatter writes strings the same at any depth).
+        let mut censor: Vec<u8> = Vec::new();
+        fmt.write_string(&mut censor, self.censor());
+        fmt.begin_array(out);
+        let mut ri = self.first;
+        for r in 0..self.rows {
+            // A dropped stream stops the work (checked every 1024 rows: cheap).
+            if r & 0x3FF == 0x3FF && out.cancelled() {
+                return;
+            }
+            if r > 0 {
+                ri = self.next_row(ri);
+            }
+            fmt.begin_array_value(out, r == 0);
+            let mut first = true;
+            for &j in &self.order {
+                let Some(v) = self.value_at(ri, r, j) else {
+                    continue;
+                };
+                if first {
+                    fmt.begin_object(out);
+                }
+                fmt.begin_object_key(out, first);
+                first = false;
+                fmt.write_key(out, &self.keys[j]);
+                fmt.begin_object_value(out);
+                if self.redacted[j] {
+                    out.write(&censor);
+                } else {
+                    write_leaf(out, fmt, self.doc, nodes[v]);
+                }
+            }
+            if first {
+                fmt.write_empty_object(out);
+            } else {
+                fmt.end_object(out);
+            }
+        }
+        fmt.end_array(out);
+    }
+
+    /// The TOON header's keys: the fields of the first row (every row's, when uniform).
+    fn table_keys(&self) -> Vec<&[u8]> {
+        if self.rows == 0 {
+            return Vec::new();
+        }
+        self.order
+            .iter()
+            .copied()
+            .filter(|&j| self.value_at(self.first, 0, j).is_some())
+            .map(|j| &self.keys[j][..])
+            .collect()
+    }
+
+    /// The derived document's first `rows` rows with the fields `order`: the values
+    /// `Writer::fast_row` writes (then `_select` keeps), with the same flags, every string
+    /// copied (the document borrows nothing).
+    fn materialise(&self, rows: usize, order: &[usize]) -> Doc<'static> {
+        let n = self.keys.len();
+        let doc = self.doc;
+        let censor = self.censor();
+        let mut b = DocBuilder::with_capacity(b"", 1 + rows * (1 + 2 * n), 0);
+        if self.reserved_tag {
+            b.mark_reserved_tag();
+        }
+        if self.lone_surrogate {
+            b.mark_lone_surrogate();
+        }
+        let m = b.begin_array();
+        let mut ri = self.first;
+        for r in 0..rows {
+            if r > 0 {
+                ri = self.next_row(ri);
+            }
+            let o = b.begin_object();
+            let mut count = 0;
+            for &j in order {
+                let Some(v) = self.value_at(ri, r, j) else {
+                    continue;
+                };
+                // The key node sits right before its value.
+                b.str_heap(doc.key_at(v - 1));
+                if self.redacted[j] {
+                    b.str_heap(censor);
+                } else {
+                    push_owned(&mut b, doc, v);
+                }
+                count += 1;
+            }
+            b.end_object_unique(o, count);
+        }
+        b.end_array(m, rows);
+        b.finish()
+    }
+
+    /// The derived document (materialised on first use: the testing side door only).
+    pub(crate) fn derived(&self) -> &Doc<'static> {
+        self.derived
+            .get_or_init(|| self.materialise(self.rows, &self.order))
+    }
+
+    /// The first kept row as the derived document holds it before `_select` (every declared
+    /// field present), alone in an array: what item rules and suggestions read.
+    pub(crate) fn first_row(&self) -> Doc<'static> {
+        let all: Vec<usize> = (0..self.keys.len()).collect();
+        self.materialise(self.rows.min(1), &all)
+    }
+
+    /// `ToolResponse::block_len_bound` of the derived document, computed from the view: the
+    /// same per-node bound over the nodes the derived tape would hold.
+    pub(crate) fn len_bound(&self) -> usize {
+        let nodes = self.doc.nodes();
+        let array = Node::Array { len: 0, end: 0 };
+        let object = Node::Object { len: 0, end: 0 };
+        let censor = self.censor().len();
+        let censor_bound = node_len_bound(
+            &Node::StrHeap(crate::doc::Span {
+                start: 0,
+                len: censor as u32,
+            }),
+            2,
+        );
+        let mut bound = node_len_bound(&array, 0);
+        let mut ri = self.first;
+        for r in 0..self.rows {
+            if r > 0 {
+                ri = self.next_row(ri);
+            }
+            bound += node_len_bound(&object, 1);
+            for &j in &self.order {
+                if let Some(v) = self.value_at(ri, r, j) {
+                    bound += node_len_bound(&nodes[v - 1], 2);
+                    bound += if self.redacted[j] {
+                        censor_bound
+                    } else {
+                        node_len_bound(&nodes[v], 2)
+                    };
+                }
+            }
+        }
+        bound
+    }
+}
+
+/// Pushes the primitive node `idx` of `doc` with its bytes copied.
+fn push_owned(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
+    match doc.nodes()[idx] {
+        Node::Null => b.null(),
+        Node::Bool(x) => b.bool(x),
+        Node::Float(x) => b.float(x),
+        Node::StrSrc(s) => b.str_heap(doc.src_bytes(s)),
+        Node::StrHeap(s) => b.str_heap(doc.heap_bytes(s)),
+        Node::IntSrc(s) => b.int_lexeme(doc.src_bytes(s)),
+        Node::IntHeap(s) => b.int_lexeme(doc.heap_bytes(s)),
+        // Kept cells are primitives (checked by the presenter's validation).
+        Node::Array { .. } | Node::Object { .. } => b.null(),
+    }
+}
+
+/// The view as TOON table rows, with the censor's cell encoded once.
+struct ToonRows<'a, 'd> {
+    view: &'a RowBlock<'d>,
+    censor: Vec<u8>,
+}
+
+impl TableRows for ToonRows<'_, '_> {
+    /// `(row node, row number)`.
+    type Row = (usize, usize);
+
+    fn count(&self) -> usize {
+        self.view.rows
+    }
+
+    fn first(&self) -> (usize, usize) {
+        (self.view.first, 0)
+    }
+
+    fn next(&self, (ri, r): (usize, usize)) -> (usize, usize) {
+        (self.view.next_row(ri), r + 1)
+    }
+
+    #[inline]
+    fn write_cells<W: Sink + ?Sized>(&self, cells: &mut Cells<'_>, w: &mut W, row: Self::Row) {
+        for (_, node) in self.view.shown_cells(row) {
+            match node {
+                Some(node) => cells.node(w, self.view.doc, node),
+                None => cells.encoded(w, &self.censor),
+            }
+        }
+    }
+
+    #[inline]
+    fn write_item<W: Sink + ?Sized>(&self, item: &mut Item<'_, '_>, w: &mut W, row: Self::Row) {
+        let keys = &self.view.keys;
+        for (j, node) in self.view.shown_cells(row) {
+            match node {
+                Some(node) => item.node(w, &keys[j], self.view.doc, node),
+                None => item.encoded(w, &keys[j], &self.censor),
+            }
+        }
+    }
+}
