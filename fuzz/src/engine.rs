@@ -28,6 +28,7 @@ use toolwire::json::{ParseOptions, Selector, parse, parse_selected, to_vec_compa
 use toolwire::toon::{DecodeOptions, Delimiter, EncodeOptions};
 use toolwire::wire::{self, Format, Suggestion, ToolError, UiMeta, ui};
 use toolwire::{Category, Doc, DocBuilder, ValueRef};
+use toolwire_oracles::{model_eq, rows_in_first_order};
 
 use crate::{check_doc, check_error};
 use toolwire::test_hooks::*;
@@ -79,32 +80,6 @@ pub fn json_parse(data: &[u8]) {
             String::from_utf8_lossy(data)
         ),
         _ => {}
-    }
-}
-
-/// JSON-model equality: integers by their digits, other numbers by f64 value, objects by
-/// ordered keys (serde_json here keeps the last duplicate at the first position, as we do).
-fn model_eq(a: &serde_json::Value, b: &serde_json::Value) -> bool {
-    use serde_json::Value as V;
-    match (a, b) {
-        (V::Number(x), V::Number(y)) => {
-            let (x, y) = (x.to_string(), y.to_string());
-            x == y
-                || x.parse::<f64>()
-                    .ok()
-                    .zip(y.parse::<f64>().ok())
-                    .is_some_and(|(p, q)| p == q)
-        }
-        (V::Array(x), V::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| model_eq(p, q))
-        }
-        (V::Object(x), V::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((k1, v1), (k2, v2))| k1 == k2 && model_eq(v1, v2))
-        }
-        _ => a == b,
     }
 }
 
@@ -259,37 +234,6 @@ pub fn toon_roundtrip(data: &[u8]) {
     }
 }
 
-/// The keys of every object in an array of objects sharing one key set, put in the first
-/// object's order, at every depth (what TOON's tabular form does to rows). The same function
-/// as `toolwire_tests::rows_in_first_order`: the fuzz workspace does not depend on the test
-/// crate (it would bring proptest and every engine feature into the instrumented build).
-fn rows_in_first_order(v: &mut serde_json::Value) {
-    use serde_json::Value as V;
-    match v {
-        V::Array(items) => {
-            items.iter_mut().for_each(rows_in_first_order);
-            let Some(V::Object(first)) = items.first() else {
-                return;
-            };
-            let order: Vec<String> = first.keys().cloned().collect();
-            let same_set = |it: &V| {
-                matches!(it, V::Object(o) if o.len() == order.len()
-                    && order.iter().all(|k| o.contains_key(k)))
-            };
-            if items.iter().all(same_set) {
-                for item in items.iter_mut() {
-                    if let V::Object(o) = item {
-                        let mut old = std::mem::take(o);
-                        o.extend(order.iter().filter_map(|k| old.remove_entry(k)));
-                    }
-                }
-            }
-        }
-        V::Object(members) => members.values_mut().for_each(rows_in_first_order),
-        _ => {}
-    }
-}
-
 /// Up to 12 strings separated by 0xFF (lossy UTF-8).
 fn strings(data: &[u8]) -> Vec<String> {
     let mut v: Vec<String> = data
@@ -299,21 +243,6 @@ fn strings(data: &[u8]) -> Vec<String> {
         .collect();
     v.resize(12, String::new());
     v
-}
-
-/// Every reserved tag sequence in `text`, as `<name` or `</name` in lowercase.
-fn tags(text: &str) -> Vec<String> {
-    let b = text.as_bytes();
-    (0..b.len())
-        .filter(|&i| b[i] == b'<' && toolwire::tag::starts_reserved_tag(b, i))
-        .map(|i| {
-            let end = b[i + 1..]
-                .iter()
-                .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_' || *c == b'/'))
-                .map_or(b.len(), |p| p + i + 1);
-            text[i..end].to_ascii_lowercase()
-        })
-        .collect()
 }
 
 /// The tags a block written by the builder starts and ends with, by its first line.
@@ -690,4 +619,12 @@ pub fn json_windows(data: &[u8]) {
             "toon::encode_json, windows of {window} bytes"
         );
     }
+}
+
+/// Every reserved tag sequence in `text`, as `<name` or `</name` in lowercase.
+fn tags(text: &str) -> Vec<String> {
+    toolwire_oracles::reserved_tags(text)
+        .into_iter()
+        .map(|t| t.to_ascii_lowercase())
+        .collect()
 }

@@ -51,68 +51,9 @@ pub fn json_test_suite() -> Option<PathBuf> {
     external_suite("TOOLWIRE_JSON_TEST_SUITE", "json-test-suite").map(|p| p.join("test_parsing"))
 }
 
-/// JSON-model equality as the TOON fixtures define it: numbers by value (as f64, with
-/// integers that both sides spell identically also equal), objects by ordered keys.
-pub fn json_model_eq(a: &serde_json::Value, b: &serde_json::Value) -> bool {
-    use serde_json::Value as V;
-    match (a, b) {
-        (V::Null, V::Null) => true,
-        (V::Bool(x), V::Bool(y)) => x == y,
-        (V::String(x), V::String(y)) => x == y,
-        (V::Number(x), V::Number(y)) => {
-            x.to_string() == y.to_string() || number_f64(x) == number_f64(y)
-        }
-        (V::Array(x), V::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_model_eq(p, q))
-        }
-        (V::Object(x), V::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((k1, v1), (k2, v2))| k1 == k2 && json_model_eq(v1, v2))
-        }
-        _ => false,
-    }
-}
-
-/// Puts the keys of every object in an array of objects that share one key set into the
-/// first object's key order, at every depth: what TOON's tabular form does to rows (the header
-/// lists the first row's fields, every row is written in that order). A TOON round trip is
-/// compared with both sides in this order (arrays in list form keep each row's own order, so
-/// the expected value cannot simply be normalised alone). Arrays of objects with different key
-/// sets are left alone (they are never tabular).
-pub fn rows_in_first_order(v: &mut serde_json::Value) {
-    use serde_json::Value as V;
-    match v {
-        V::Array(items) => {
-            items.iter_mut().for_each(rows_in_first_order);
-            let Some(V::Object(first)) = items.first() else {
-                return;
-            };
-            let order: Vec<String> = first.keys().cloned().collect();
-            let same_set = |it: &V| {
-                matches!(it, V::Object(o) if o.len() == order.len()
-                    && order.iter().all(|k| o.contains_key(k)))
-            };
-            if items.iter().all(same_set) {
-                for item in items.iter_mut() {
-                    if let V::Object(o) = item {
-                        let mut old = std::mem::take(o);
-                        o.extend(order.iter().filter_map(|k| old.remove_entry(k)));
-                    }
-                }
-            }
-        }
-        V::Object(members) => members.values_mut().for_each(rows_in_first_order),
-        _ => {}
-    }
-}
-
-fn number_f64(n: &serde_json::Number) -> f64 {
-    // With `arbitrary_precision` the lexeme is kept; parse it as JavaScript would.
-    let x: f64 = n.to_string().parse().unwrap_or(f64::NAN);
-    if x == 0.0 { 0.0 } else { x }
-}
+pub use toolwire_oracles::{
+    model_eq as json_model_eq, project, reserved_tags, rows_in_first_order,
+};
 
 /// Builds a [`toolwire::Doc`] from a `serde_json::Value` (test oracle plumbing, independent of
 /// the crate's own parser). Integer lexemes keep their digits; other numbers become f64.
@@ -206,17 +147,6 @@ mod tests {
     }
 
     use super::*;
-
-    #[test]
-    fn model_equality_compares_numbers_by_value_and_keys_in_order() {
-        let a: serde_json::Value = serde_json::from_str(r#"{"a":1e3,"b":[-0.0,1.50]}"#).unwrap();
-        let b: serde_json::Value = serde_json::from_str(r#"{"a":1000,"b":[0,1.5]}"#).unwrap();
-        assert!(json_model_eq(&a, &b));
-        let c: serde_json::Value = serde_json::from_str(r#"{"b":[0,1.5],"a":1000}"#).unwrap();
-        assert!(!json_model_eq(&a, &c));
-        let d: serde_json::Value = serde_json::from_str(r#"{"a":"1000","b":[0,1.5]}"#).unwrap();
-        assert!(!json_model_eq(&b, &d));
-    }
 }
 
 /// serde_json text with the writers' reserved-tag deviation applied: in JSON output a `<`

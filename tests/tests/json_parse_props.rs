@@ -16,7 +16,7 @@
 use proptest::prelude::*;
 use toolwire::Category;
 use toolwire::json::{ParseOptions, Selector, parse, parse_selected};
-use toolwire_tests::{doc_to_serde, json_model_eq};
+use toolwire_tests::{doc_to_serde, json_model_eq, project};
 
 /// A JSON value with control over its lexemes.
 #[derive(Clone, Debug)]
@@ -282,34 +282,6 @@ fn has_tag(v: &serde_json::Value) -> bool {
             .iter()
             .any(|(k, x)| toolwire::tag::contains_reserved_tag(k.as_bytes()) || has_tag(x)),
         _ => false,
-    }
-}
-
-/// The oracle of WIRE.md §4: pick the requested keys, in request order.
-fn project(v: &serde_json::Value, keys: &[&str]) -> serde_json::Value {
-    use serde_json::Value as V;
-    let pick = |o: &serde_json::Map<String, V>| {
-        let mut out = serde_json::Map::new();
-        for k in keys {
-            if let Some(x) = o.get(*k) {
-                if !out.contains_key(*k) {
-                    out.insert((*k).to_string(), x.clone());
-                }
-            }
-        }
-        V::Object(out)
-    };
-    match v {
-        V::Object(o) => pick(o),
-        V::Array(a) => V::Array(
-            a.iter()
-                .map(|x| match x {
-                    V::Object(o) => pick(o),
-                    other => other.clone(),
-                })
-                .collect(),
-        ),
-        other => other.clone(),
     }
 }
 

@@ -7,48 +7,11 @@
 //! the number of allocations, stay within a constant times the file's size, over generated
 //! files of growing size. Not a wall-clock assertion.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use proptest::prelude::*;
 use toolwire::present::Presenter;
 
-struct Counting;
-
-thread_local! {
-    static BYTES: Cell<usize> = const { Cell::new(0) };
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn count(n: usize) {
-    // `try_with`: the thread-local may already be gone while a thread shuts down.
-    let _ = BYTES.try_with(|b| b.set(b.get().saturating_add(n)));
-    let _ = ALLOCS.try_with(|a| a.set(a.get() + 1));
-}
-
-// SAFETY: forwards every call to the system allocator unchanged and only counts sizes in
-// const-initialised thread-locals (which never allocate).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count(layout.size());
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) };
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count(new_size);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: toolwire_oracles::alloc::Counting = toolwire_oracles::alloc::Counting;
 
 /// Bytes allocated per byte of file, at most (plus [`FIXED`]).
 const BYTES_PER_BYTE: usize = 1024;
@@ -59,10 +22,9 @@ const FIXED: usize = 2 << 20;
 
 /// (bytes allocated, allocations) while loading `file`, and whether it loaded.
 fn measure(file: &str) -> (usize, usize, bool) {
-    let (b0, a0) = (BYTES.with(Cell::get), ALLOCS.with(Cell::get));
-    let ok = Presenter::from_json(file.as_bytes()).is_ok();
-    let (b1, a1) = (BYTES.with(Cell::get), ALLOCS.with(Cell::get));
-    (b1 - b0, a1 - a0, ok)
+    let (ok, bytes, allocs) =
+        toolwire_oracles::alloc::allocated(|| Presenter::from_json(file.as_bytes()).is_ok());
+    (bytes, allocs, ok)
 }
 
 /// The shapes of hostile (and large legitimate) files, each of size parameter `n`.
@@ -202,7 +164,7 @@ fn check(shape: Shape, n: usize) -> Result<(), TestCaseError> {
     let f = file(shape, n);
     let (bytes, allocs, ok) = measure(&f);
     // Every generated file loads, except where the redaction tries would outgrow the compile
-    // budget (star copies, a parent's paths reaching deep into nested embeds): a FileError.
+    // budget (star copies, a parent's paths reaching deep into nested embeds): a PresenterError.
     let may_fail = match shape {
         Shape::StarCopies => n > 10,
         Shape::RedactIntoEmbeds => n > 16,

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value as J, json};
 use toolwire::present::{Presenter, Schema};
 use toolwire::wire::{Suggestion, ui};
-use toolwire_tests::{doc_from_serde, doc_to_serde};
+use toolwire_tests::{doc_from_serde, doc_to_serde, project};
 
 const KEYS: [&str; 5] = ["a", "b", "c", "d", "e"];
 
@@ -36,30 +36,6 @@ fn row() -> impl Strategy<Value = J> {
 
 fn data() -> impl Strategy<Value = J> {
     prop_oneof![prop::collection::vec(row(), 0..6).prop_map(J::Array), row(),]
-}
-
-fn project(v: &J, names: &[&str]) -> J {
-    let pick = |o: &Map<String, J>| {
-        let mut out = Map::new();
-        for n in names {
-            if let Some(x) = o.get(*n) {
-                out.entry(n.to_string()).or_insert_with(|| x.clone());
-            }
-        }
-        J::Object(out)
-    };
-    match v {
-        J::Array(a) => J::Array(
-            a.iter()
-                .map(|e| match e {
-                    J::Object(o) => pick(o),
-                    other => other.clone(),
-                })
-                .collect(),
-        ),
-        J::Object(o) => pick(o),
-        other => other.clone(),
-    }
 }
 
 proptest! {

@@ -1,56 +1,16 @@
 //! TOON decoder: the official 4.4 decode fixtures (read in place) and exact own tests.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use toolwire::Category;
 use toolwire::toon::{DecodeOptions, decode};
 
-// ---------------------------------------------------------------------------------------
-// An allocator that remembers, per thread, the largest single allocation: the hostile-input
-// tests assert that a huge declared length never turns into a huge reservation.
-
-struct Tracking;
-
-thread_local! {
-    static LARGEST: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note(size: usize) {
-    // `try_with`: the slot may be gone while the thread exits.
-    let _ = LARGEST.try_with(|m| m.set(m.get().max(size)));
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged, so the
-// `GlobalAlloc` contract is `System`'s; the bookkeeping touches a const-initialised
-// thread-local `Cell<usize>`, which neither allocates nor registers a destructor.
-unsafe impl GlobalAlloc for Tracking {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: forwarded verbatim; the caller upholds `alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System` through this allocator with this `layout`.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note(new_size);
-        // SAFETY: forwarded verbatim; the caller upholds `realloc`'s contract.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
+// The largest single allocation of a call (per thread): the hostile-input tests assert that
+// a huge declared length never turns into a huge reservation.
 #[global_allocator]
-static GLOBAL: Tracking = Tracking;
+static GLOBAL: toolwire_oracles::alloc::Counting = toolwire_oracles::alloc::Counting;
 
 /// Runs `f` and returns its result with the largest single allocation it made on this thread.
 fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    LARGEST.with(|m| m.set(0));
-    let out = f();
-    (out, LARGEST.with(Cell::get))
+    toolwire_oracles::alloc::largest(f)
 }
 
 // ---------------------------------------------------------------------------------------

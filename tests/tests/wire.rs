@@ -4,7 +4,7 @@ use proptest::prelude::*;
 use toolwire::frame::{self, Id, Protocol};
 use toolwire::toon::Delimiter;
 use toolwire::wire::{self, Format, Severity, Suggestion, ToolError, UiMeta, Width, ui};
-use toolwire_tests::doc_from_serde;
+use toolwire_tests::{doc_from_serde, reserved_tags};
 
 fn doc(json: &str) -> toolwire::Doc<'static> {
     doc_from_serde(&serde_json::from_str(json).unwrap())
@@ -170,28 +170,6 @@ fn frame_is_one_json_rpc_line_whose_texts_equal_the_build() {
             }
         }
     }
-}
-
-/// Scans text for every `<tag` / `</tag` of a reserved name, in order.
-fn reserved_tags(text: &str) -> Vec<String> {
-    let b = text.as_bytes();
-    memchr_positions(b)
-        .filter(|&i| toolwire::tag::starts_reserved_tag(b, i))
-        .map(|i| {
-            let end = b[i + 1..]
-                .iter()
-                .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_' || *c == b'/'))
-                .map_or(b.len(), |p| p + i + 1);
-            text[i..end].to_owned()
-        })
-        .collect()
-}
-
-fn memchr_positions(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    b.iter()
-        .enumerate()
-        .filter(|(_, c)| **c == b'<')
-        .map(|(i, _)| i)
 }
 
 fn hostile() -> impl Strategy<Value = String> {

@@ -9,7 +9,7 @@
 use toolwire::Doc;
 use toolwire::escape::write_json_string;
 use toolwire::json::ParseOptions;
-use toolwire::present::{FileError, Presenter};
+use toolwire::present::{Presenter, PresenterError};
 use toolwire::toon::Delimiter;
 use toolwire::wire::Format;
 
@@ -87,7 +87,11 @@ impl Collection {
 
     /// The presenter for one call: `limit` rows at most, data in `format` (a concrete
     /// format name, never `auto`).
-    pub(crate) fn presenter(&self, limit: usize, format: &str) -> Result<Presenter, FileError> {
+    pub(crate) fn presenter(
+        &self,
+        limit: usize,
+        format: &str,
+    ) -> Result<Presenter, PresenterError> {
         let f = engine_format(format);
         match &self.source {
             PresenterSource::Demo => crate::demo::invoice_presenter(Some(limit), f),
@@ -107,7 +111,11 @@ pub(crate) struct PresenterFile {
 }
 
 impl PresenterFile {
-    fn build(&self, limit: Option<usize>, format: Option<&str>) -> Result<Presenter, FileError> {
+    fn build(
+        &self,
+        limit: Option<usize>,
+        format: Option<&str>,
+    ) -> Result<Presenter, PresenterError> {
         let mut out = Vec::with_capacity(256);
         out.push(b'{');
         for (k, v) in &self.members {
@@ -358,7 +366,7 @@ fn read_presenter(path: &str) -> Result<Loaded, Failure> {
     let bytes = std::fs::read(path).map_err(|e| Failure::presenter(format!("{path}: {e}")))?;
     let doc = toolwire::json::parse(&bytes, &ParseOptions::new())
         .map_err(|e| Failure::presenter(positioned(path, &e)))?;
-    let fail = |e: FileError| Failure::presenter(format!("{path}: {e}"));
+    let fail = |e: PresenterError| Failure::presenter(format!("{path}: {e}"));
     let Some(root) = doc.root().as_object() else {
         return Err(match Presenter::from_json(&bytes) {
             Err(e) => fail(e),

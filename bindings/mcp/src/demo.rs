@@ -2,12 +2,15 @@
 //! presenter. `toolwire serve` serves them by default; the CLI's demo calls the same two
 //! functions, so the demo and the server always show the same data.
 
-use toolwire::present::{FileError, Presenter, Schema, UiEntry};
+use toolwire::present::{Presenter, PresenterError, Schema, UiEntry};
 use toolwire::wire::{Format, UiMeta};
 
 /// The built-in Invoice presenter with `limit` (the demo's default response uses 50; the
 /// table uses none so every format is measured on all rows) and data `format`.
-pub fn invoice_presenter(limit: Option<usize>, format: Format) -> Result<Presenter, FileError> {
+pub fn invoice_presenter(
+    limit: Option<usize>,
+    format: Format,
+) -> Result<Presenter, PresenterError> {
     let client = Presenter::builder("Client")
         .schema(
             Schema::object()

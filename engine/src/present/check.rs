@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use super::FileError;
+use super::PresenterError;
 use super::redact::Seg;
 use super::schema::{Schema, Type};
 
@@ -120,14 +120,14 @@ pub(crate) fn required<'s>(
     s: &'s Schema,
     path: &str,
     lookup: &mut Lookup<'s>,
-) -> Result<(), FileError> {
+) -> Result<(), PresenterError> {
     // An explicit stack: schemas nest as deep as the file does.
     let mut stack: Vec<(&'s Schema, String)> = vec![(s, path.to_owned())];
     while let Some((s, path)) = stack.pop() {
         if s.properties.is_some() && !s.additional {
             for name in &s.required {
                 if lookup.prop(s, name).is_none() {
-                    return Err(FileError::new(
+                    return Err(PresenterError::new(
                         &format!("{path}.required"),
                         format!("'{name}' is not a declared property"),
                     ));

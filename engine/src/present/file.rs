@@ -1,7 +1,7 @@
 //! Presenter files (CLI.md "Presenter file"): a presenter written as JSON.
 //!
 //! Every key at every level is optional except `name`; `null` means absent. An unknown key, a
-//! wrong type or a bad path is a [`FileError`] naming the key path
+//! wrong type or a bad path is a [`PresenterError`] naming the key path
 //! (`ui.collection[0].table.columns: expected an array of strings`).
 
 use super::schema::{EnumValue, Schema, Type};
@@ -10,18 +10,20 @@ use super::{Presenter, PresenterBuilder};
 use crate::doc::{Number, Object, Value, ValueRef};
 use crate::wire::{Format, UiMeta, Width};
 
-/// A presenter file (or builder) error: the key path and what is wrong, plus the line and
-/// column for a file that is not JSON.
+/// What is wrong with a presenter, read from a file ([`Presenter::from_json`]) or built
+/// ([`PresenterBuilder::build`](super::PresenterBuilder::build)): the key path (the file's, or
+/// the builder's equivalent such as `ui.item[0]`) and the problem, plus the line and column
+/// when a file is not JSON.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FileError {
+pub struct PresenterError {
     path: String,
     message: String,
     position: Option<(usize, usize)>,
 }
 
-impl FileError {
-    pub(crate) fn new(path: &str, message: impl Into<String>) -> FileError {
-        FileError {
+impl PresenterError {
+    pub(crate) fn new(path: &str, message: impl Into<String>) -> PresenterError {
+        PresenterError {
             path: path.to_owned(),
             message: message.into(),
             position: None,
@@ -44,7 +46,7 @@ impl FileError {
     }
 }
 
-impl std::fmt::Display for FileError {
+impl std::fmt::Display for PresenterError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (self.position, self.path.is_empty()) {
             (Some((l, c)), _) => write!(f, "{l}:{c}: {}", self.message),
@@ -54,9 +56,9 @@ impl std::fmt::Display for FileError {
     }
 }
 
-impl std::error::Error for FileError {}
+impl std::error::Error for PresenterError {}
 
-type R<T> = Result<T, FileError>;
+type R<T> = Result<T, PresenterError>;
 
 fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
@@ -75,12 +77,12 @@ fn text(v: Value<'_>) -> Option<String> {
 fn members<'d>(v: Value<'d>, path: &str, allowed: &[&str]) -> R<Vec<(String, Value<'d>)>> {
     let o: Object<'d> = v
         .as_object()
-        .ok_or_else(|| FileError::new(path, "expected an object"))?;
+        .ok_or_else(|| PresenterError::new(path, "expected an object"))?;
     let mut out = Vec::with_capacity(o.len());
     for (k, val) in o.iter() {
         let key = String::from_utf8_lossy(k.as_bytes()).into_owned();
         if !allowed.is_empty() && !allowed.contains(&key.as_str()) {
-            return Err(FileError::new(&join(path, &key), "unknown key"));
+            return Err(PresenterError::new(&join(path, &key), "unknown key"));
         }
         if !val.is_null() {
             out.push((key, val));
@@ -90,18 +92,18 @@ fn members<'d>(v: Value<'d>, path: &str, allowed: &[&str]) -> R<Vec<(String, Val
 }
 
 fn string(v: Value<'_>, path: &str) -> R<String> {
-    text(v).ok_or_else(|| FileError::new(path, "expected a string"))
+    text(v).ok_or_else(|| PresenterError::new(path, "expected a string"))
 }
 
 fn strings(v: Value<'_>, path: &str, nulls_ok: bool) -> R<Vec<String>> {
     let msg = "expected an array of strings";
-    let a = v.as_array().ok_or_else(|| FileError::new(path, msg))?;
+    let a = v.as_array().ok_or_else(|| PresenterError::new(path, msg))?;
     let mut out = Vec::with_capacity(a.len());
     for el in a.iter() {
         match text(el) {
             Some(s) => out.push(s),
             None if nulls_ok && el.is_null() => {}
-            None => return Err(FileError::new(path, msg)),
+            None => return Err(PresenterError::new(path, msg)),
         }
     }
     Ok(out)
@@ -112,15 +114,18 @@ fn natural(v: Value<'_>, path: &str) -> R<usize> {
         ValueRef::Number(Number::Int(lex)) if !lex.starts_with(b"-") => std::str::from_utf8(lex)
             .ok()
             .and_then(|s| s.parse().ok())
-            .ok_or_else(|| FileError::new(path, "expected a natural number or null")),
-        _ => Err(FileError::new(path, "expected a natural number or null")),
+            .ok_or_else(|| PresenterError::new(path, "expected a natural number or null")),
+        _ => Err(PresenterError::new(
+            path,
+            "expected a natural number or null",
+        )),
     }
 }
 
 fn boolean(v: Value<'_>, path: &str) -> R<bool> {
     match v.get() {
         ValueRef::Bool(b) => Ok(b),
-        _ => Err(FileError::new(path, "expected true or false")),
+        _ => Err(PresenterError::new(path, "expected true or false")),
     }
 }
 
@@ -145,7 +150,7 @@ pub(crate) fn schema(v: Value<'_>, path: &str) -> R<Schema> {
                     ValueRef::String(_) => vec![string(val, &p)?],
                     ValueRef::Array(_) => strings(val, &p, false)?,
                     _ => {
-                        return Err(FileError::new(
+                        return Err(PresenterError::new(
                             &p,
                             "expected a type name or an array of them",
                         ));
@@ -153,8 +158,9 @@ pub(crate) fn schema(v: Value<'_>, path: &str) -> R<Schema> {
                 };
                 for n in names {
                     s.types.push(
-                        Type::parse(&n)
-                            .ok_or_else(|| FileError::new(&p, format!("unknown type '{n}'")))?,
+                        Type::parse(&n).ok_or_else(|| {
+                            PresenterError::new(&p, format!("unknown type '{n}'"))
+                        })?,
                     );
                 }
             }
@@ -174,7 +180,7 @@ pub(crate) fn schema(v: Value<'_>, path: &str) -> R<Schema> {
             "enum" => {
                 let a = val
                     .as_array()
-                    .ok_or_else(|| FileError::new(&p, "expected an array"))?;
+                    .ok_or_else(|| PresenterError::new(&p, "expected an array"))?;
                 let mut values = Vec::with_capacity(a.len());
                 for el in a.iter() {
                     values.push(match el.get() {
@@ -187,7 +193,7 @@ pub(crate) fn schema(v: Value<'_>, path: &str) -> R<Schema> {
                         ValueRef::String(t) => {
                             EnumValue::String(String::from_utf8_lossy(t.as_bytes()).into_owned())
                         }
-                        _ => return Err(FileError::new(&p, "expected primitive enum values")),
+                        _ => return Err(PresenterError::new(&p, "expected primitive enum values")),
                     });
                 }
                 s.enum_values = Some(values);
@@ -208,7 +214,8 @@ fn meta(m: &mut UiMeta, key: &str, val: Value<'_>, p: &str) -> R<bool> {
         "width" => {
             let w = string(val, p)?;
             m.width = Some(
-                Width::parse(&w).map_err(|_| FileError::new(p, "expected full, half or third"))?,
+                Width::parse(&w)
+                    .map_err(|_| PresenterError::new(p, "expected full, half or third"))?,
             );
         }
         "priority" => match val.get() {
@@ -217,10 +224,10 @@ fn meta(m: &mut UiMeta, key: &str, val: Value<'_>, p: &str) -> R<bool> {
                     std::str::from_utf8(l)
                         .ok()
                         .and_then(|s| s.parse().ok())
-                        .ok_or_else(|| FileError::new(p, "expected an integer"))?,
+                        .ok_or_else(|| PresenterError::new(p, "expected an integer"))?,
                 );
             }
-            _ => return Err(FileError::new(p, "expected an integer")),
+            _ => return Err(PresenterError::new(p, "expected an integer")),
         },
         _ => return Ok(false),
     }
@@ -239,7 +246,7 @@ fn ui_entry(v: Value<'_>, path: &str) -> R<UiEntry> {
             continue;
         }
         if entry.is_some() {
-            return Err(FileError::new(&p, "a UI entry has exactly one kind"));
+            return Err(PresenterError::new(&p, "a UI entry has exactly one kind"));
         }
         entry = Some(match k.as_str() {
             "table" => {
@@ -252,7 +259,7 @@ fn ui_entry(v: Value<'_>, path: &str) -> R<UiEntry> {
                     }
                 }
                 let columns =
-                    columns.ok_or_else(|| FileError::new(&join(&p, "columns"), "missing"))?;
+                    columns.ok_or_else(|| PresenterError::new(&join(&p, "columns"), "missing"))?;
                 UiEntry::Table { columns, meta: tm }
             }
             "summary" => UiEntry::Summary {
@@ -269,8 +276,9 @@ fn ui_entry(v: Value<'_>, path: &str) -> R<UiEntry> {
             },
         });
     }
-    let mut entry = entry
-        .ok_or_else(|| FileError::new(path, "expected one of table, summary, markdown, list"))?;
+    let mut entry = entry.ok_or_else(|| {
+        PresenterError::new(path, "expected one of table, summary, markdown, list")
+    })?;
     // Attributes given next to the kind apply to the block (the table's own win).
     let target = match &mut entry {
         UiEntry::Table { meta, .. }
@@ -293,7 +301,7 @@ fn ui_entry(v: Value<'_>, path: &str) -> R<UiEntry> {
 fn format(v: Value<'_>, path: &str) -> R<Format> {
     string(v, path)?
         .parse()
-        .map_err(|e: crate::wire::UnknownFormat| FileError::new(path, e.to_string()))
+        .map_err(|e: crate::wire::UnknownFormat| PresenterError::new(path, e.to_string()))
 }
 
 fn presenter(v: Value<'_>, path: &str) -> R<Presenter> {
@@ -315,7 +323,7 @@ fn presenter(v: Value<'_>, path: &str) -> R<Presenter> {
     let ms = members(v, path, &allowed)?;
     let name = match ms.iter().find(|(k, _)| k == "name") {
         Some((_, n)) => string(*n, &join(path, "name"))?,
-        None => return Err(FileError::new(&join(path, "name"), "missing")),
+        None => return Err(PresenterError::new(&join(path, "name"), "missing")),
     };
     let mut b: PresenterBuilder = Presenter::builder(name);
     // The schema first: UI paths are checked against it.
@@ -354,7 +362,7 @@ fn presenter(v: Value<'_>, path: &str) -> R<Presenter> {
                     let up = join(&p, &uk);
                     let a = uv
                         .as_array()
-                        .ok_or_else(|| FileError::new(&up, "expected an array"))?;
+                        .ok_or_else(|| PresenterError::new(&up, "expected an array"))?;
                     for (i, el) in a.iter().enumerate() {
                         let e = ui_entry(el, &format!("{up}[{i}]"))?;
                         b = if uk == "item" {
@@ -371,7 +379,7 @@ fn presenter(v: Value<'_>, path: &str) -> R<Presenter> {
                     let sp = join(&p, &sk);
                     let a = sv
                         .as_array()
-                        .ok_or_else(|| FileError::new(&sp, "expected an array"))?;
+                        .ok_or_else(|| PresenterError::new(&sp, "expected an array"))?;
                     for (i, el) in a.iter().enumerate() {
                         let ep = format!("{sp}[{i}]");
                         let mut tool = None;
@@ -385,7 +393,7 @@ fn presenter(v: Value<'_>, path: &str) -> R<Presenter> {
                             }
                         }
                         let tool =
-                            tool.ok_or_else(|| FileError::new(&join(&ep, "tool"), "missing"))?;
+                            tool.ok_or_else(|| PresenterError::new(&join(&ep, "tool"), "missing"))?;
                         b = if sk == "item" {
                             b.item_suggestion(&tool, &reason)
                         } else {
@@ -419,8 +427,8 @@ impl Presenter {
     ///
     /// # Errors
     ///
-    /// A [`FileError`] naming the key path of the first problem.
-    pub fn from_doc(v: Value<'_>) -> Result<Presenter, FileError> {
+    /// A [`PresenterError`] naming the key path of the first problem.
+    pub fn from_doc(v: Value<'_>) -> Result<Presenter, PresenterError> {
         presenter(v, "")
     }
 
@@ -435,10 +443,10 @@ impl Presenter {
     ///
     /// # Errors
     ///
-    /// A [`FileError`] with line and column for invalid JSON, else naming the key path.
-    pub fn from_json(bytes: &[u8]) -> Result<Presenter, FileError> {
+    /// A [`PresenterError`] with line and column for invalid JSON, else naming the key path.
+    pub fn from_json(bytes: &[u8]) -> Result<Presenter, PresenterError> {
         let doc = crate::json::parse(bytes, &crate::json::ParseOptions::new()).map_err(|e| {
-            FileError {
+            PresenterError {
                 path: String::new(),
                 message: e.message().to_owned(),
                 position: Some((e.line(), e.column())),

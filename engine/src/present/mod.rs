@@ -120,7 +120,7 @@ mod view;
 use std::sync::Arc;
 
 pub use describe::{ActionDescription, plain_description, toon_description};
-pub use file::FileError;
+pub use file::PresenterError;
 pub use fit::measure;
 pub(crate) use run::with_general_path;
 pub use schema::{EnumValue, Schema, Type};
@@ -773,7 +773,7 @@ impl PresenterBuilder {
     ///
     /// Linear in the size of the configuration (hash lookups; the child presenters' plans
     /// are shared, not compiled again).
-    pub fn build(mut self) -> Result<Presenter, FileError> {
+    pub fn build(mut self) -> Result<Presenter, PresenterError> {
         dedup_embeds(&mut self.cfg.embeds);
         let schema = self.cfg.schema.as_ref();
         let mut lookup = check::Lookup::default();
@@ -788,23 +788,23 @@ impl PresenterBuilder {
                 if let UiSource::Entry(e) = src {
                     let at = format!("ui.{which}[{i}]");
                     if e.is_table_without_columns() {
-                        return Err(FileError::new(
+                        return Err(PresenterError::new(
                             &format!("{at}.table.columns"),
                             "a table needs at least one column",
                         ));
                     }
                     e.check_paths(schema, &mut lookup)
-                        .map_err(|m| FileError::new(&at, m))?;
+                        .map_err(|m| PresenterError::new(&at, m))?;
                 }
             }
         }
         for (i, p) in self.cfg.redact_paths.iter().enumerate() {
             // A syntax error names `redact` as it always has; a path the schema rules out
             // names the entry.
-            let segs = redact::parse(p).map_err(|m| FileError::new("redact", m))?;
+            let segs = redact::parse(p).map_err(|m| PresenterError::new("redact", m))?;
             if let Some(s) = schema {
                 if !check::redact_path_can_exist(s, &segs, &mut lookup) {
-                    return Err(FileError::new(
+                    return Err(PresenterError::new(
                         &format!("redact.paths[{i}]"),
                         format!("path '{p}' cannot exist under the schema"),
                     ));
@@ -815,7 +815,7 @@ impl PresenterBuilder {
         // module docs): only a schema whose items cannot be objects rules it out.
         if schema.is_some_and(|s| !check::objectish(s)) {
             if let Some((k, _)) = self.cfg.embeds.first() {
-                return Err(FileError::new(
+                return Err(PresenterError::new(
                     &format!("embed.{k}"),
                     format!("key '{k}' cannot exist under the schema"),
                 ));
@@ -836,7 +836,7 @@ impl PresenterBuilder {
             &mut budget,
             &mut Contexts::new(),
         )
-        .map_err(|m| FileError::new("redact", m))?;
+        .map_err(|m| PresenterError::new("redact", m))?;
         Ok(Presenter {
             plan: Arc::new(plan),
             overrides: Overrides::default(),

@@ -156,41 +156,13 @@ pub fn texts(result: &Value) -> Vec<String> {
         .collect()
 }
 
-pub const RESERVED: [&str; 6] = [
-    "ui_passthrough",
-    "llm_directives",
-    "domain_rules",
-    "action_suggestions",
-    "tool_error",
-    "validation_error",
-];
-
-/// Reserved tag sequences in `text` (WIRE.md §2), in order: `<name` or `</name` followed by a
-/// byte outside `[A-Za-z0-9_-]` or the end.
+/// Reserved tag sequences in `text` (WIRE.md §2), in order, lowercase: `<name` or `</name`
+/// (the shared oracle, `toolwire_oracles::reserved_tags`).
 pub fn tags(text: &str) -> Vec<String> {
-    let b = text.as_bytes();
-    let lower = text.to_ascii_lowercase();
-    let lb = lower.as_bytes();
-    let mut out = Vec::new();
-    for i in 0..b.len() {
-        if b[i] != b'<' {
-            continue;
-        }
-        let j = if lb.get(i + 1) == Some(&b'/') {
-            i + 2
-        } else {
-            i + 1
-        };
-        for name in RESERVED {
-            if lb[j..].starts_with(name.as_bytes()) {
-                let after = lb.get(j + name.len());
-                if after.is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-')) {
-                    out.push(lower[i..j + name.len()].to_owned());
-                }
-            }
-        }
-    }
-    out
+    toolwire_oracles::reserved_tags(text)
+        .into_iter()
+        .map(|t| t.to_ascii_lowercase())
+        .collect()
 }
 
 /// Asserts that every block holds exactly the tags its writer wrote: none in a success's
