@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The whole test suite, as README.md gives it: the Rust workspace, then the Node binding, then
+# the Python binding. Needs cargo, node + npm and python3 (with venv); installs the rest from
+# the registries (npm ci from the committed lock file; a venv of its own for pip).
+#
+#   bash tests/all.sh
+#
+# .ci/run installs missing toolchains, runs the lints, then this script, then the fuzzers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+step() { echo "== $* ($(($(date +%s) - start))s)"; }
+
+step "rust workspace (cargo test --workspace)"
+cargo test --workspace
+
+step "node binding (npm ci, napi build from source, node --test)"
+npm ci --prefix bindings/node --no-audit --no-fund
+npm run build --prefix bindings/node
+npm test --prefix bindings/node
+
+step "python binding (venv, pip install ./bindings/python, pytest)"
+# Its own venv; build and install from the registries only, then its tests (the TOON fixtures
+# are read from $TOOLWIRE_TOON_SPEC; the CLI comparisons use target/debug/toolwire from the
+# cargo step above, or build it).
+py_venv="${TOOLWIRE_VENV:-$PWD/target/test-venv}"
+[ -x "$py_venv/bin/python" ] || python3 -m venv "$py_venv"
+"$py_venv/bin/pip" install -q --upgrade pip
+"$py_venv/bin/pip" install -q ./bindings/python pytest hypothesis "toon-format==1.2.*" mcp
+"$py_venv/bin/python" -m pytest -q -p no:cacheprovider bindings/python/tests
+
+step "all tests passed"
