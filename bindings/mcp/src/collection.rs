@@ -10,43 +10,23 @@ use toolwire::Doc;
 use toolwire::escape::write_json_string;
 use toolwire::json::ParseOptions;
 use toolwire::present::{Presenter, PresenterError};
-use toolwire::toon::Delimiter;
 use toolwire::wire::Format;
 
 use crate::{Failure, ServeArgs};
 
-/// The `format` argument's values, in the order the input schema lists them.
-pub(crate) const FORMATS: [&str; 6] = [
-    "pretty",
-    "compact",
-    "toon",
-    "toon-comma",
-    "toon-tab",
-    "auto",
-];
+/// The `format` argument's values, in the order the input schema lists them: the engine's
+/// names (`wire::Format`, the one place they are spelled).
+pub(crate) const FORMATS: [&str; 6] = Format::NAMES;
 
-/// A concrete data format by its presenter-file name (`auto` is resolved by the caller).
+/// A data format by its name (`auto` is resolved by the caller); the names are checked
+/// against [`FORMATS`] before, so an unknown one cannot reach here (pretty if it did).
 pub(crate) fn engine_format(name: &str) -> Format {
-    match name {
-        "compact" => Format::Compact,
-        "toon" => Format::Toon(Delimiter::Pipe),
-        "toon-comma" => Format::Toon(Delimiter::Comma),
-        "toon-tab" => Format::Toon(Delimiter::Tab),
-        "auto" => Format::Auto,
-        _ => Format::Pretty,
-    }
+    name.parse().unwrap_or_default()
 }
 
-/// The presenter-file name of a concrete format.
+/// The name of a format.
 pub(crate) fn format_name(f: Format) -> &'static str {
-    match f {
-        Format::Pretty => "pretty",
-        Format::Compact => "compact",
-        Format::Toon(Delimiter::Pipe) => "toon",
-        Format::Toon(Delimiter::Comma) => "toon-comma",
-        Format::Toon(Delimiter::Tab) => "toon-tab",
-        Format::Auto => "auto",
-    }
+    f.name()
 }
 
 /// Rows a `list` call returns when neither the call nor the presenter sets a limit.
