@@ -491,10 +491,16 @@ impl ToolCall {
         let format = self.overrides.format.unwrap_or_default();
         if let Some(s) = root.as_str() {
             let text = s.to_str().ok_or_else(|| {
-                Error::new(
-                    Category::Encode,
-                    "a string result cannot hold a lone surrogate",
-                )
+                const MESSAGE: &str = "a string result cannot hold a lone surrogate";
+                // Read from JSON text, the root string starts at its first non-blank byte:
+                // the error names that line and column.
+                let src = root.doc().src();
+                match src.iter().position(|b| !b.is_ascii_whitespace()) {
+                    Some(at) if src.get(at) == Some(&b'"') => {
+                        Error::at(Category::Encode, MESSAGE, src, at)
+                    }
+                    _ => Error::new(Category::Encode, MESSAGE),
+                }
             })?;
             let response = wire::response(Data::Text(text)).format(format).build()?;
             return Ok(self.reply(response, None));

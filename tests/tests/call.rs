@@ -123,6 +123,13 @@ fn without_a_presenter_strings_are_text_and_select_picks_root_keys() {
         err.message(),
         "a string result cannot hold a lone surrogate"
     );
+    // Read from JSON text, it names where the string starts (issue #17: it had no position).
+    let prepared = call.read(b"\n  \"ok \\ud800\"").unwrap();
+    let err = call.respond(&prepared).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "2:3: a string result cannot hold a lone surrogate"
+    );
     // A limit without a presenter: truncation and its notice.
     let call = ToolCall::new().limit(1).format(Format::Compact);
     assert_eq!(

@@ -124,7 +124,7 @@ fn malformed_input_exits_3_with_file_line_column() {
     assert_fails(
         &toolwire(&["present"], br#""\ud800""#),
         3,
-        "<stdin>: a string result cannot hold a lone surrogate",
+        "<stdin>:1:1: a string result cannot hold a lone surrogate",
     );
     let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
     assert_fails(
