@@ -319,7 +319,8 @@ impl ToolCall {
 
     /// The agent's `_select` argument as it was sent (any JSON value): with a presenter that
     /// enables select, checked as WIRE.md §4 says (a non-array or a non-string element is a
-    /// `<validation_error>`); otherwise read as a list of names when it is one.
+    /// `<validation_error>`); otherwise read as a list of names when it is one. It is checked
+    /// against the presenter set so far: call it after [`ToolCall::presenter`].
     pub fn select_value(mut self, arg: Value<'_>) -> ToolCall {
         let checked = match &self.presenter {
             Some(p) if p.select_enabled() => match p.parse_select(arg) {
