@@ -27,7 +27,7 @@ use toolwire::frame::{Id, Protocol};
 use toolwire::json::{ParseOptions, Selector, parse, parse_selected, to_vec_compact};
 use toolwire::toon::{DecodeOptions, Delimiter, EncodeOptions};
 use toolwire::wire::{self, Format, Suggestion, ToolError, UiMeta, ui};
-use toolwire::{Category, Doc, DocBuilder, ValueRef};
+use toolwire::{Category, Doc, DocBuilder};
 use toolwire_oracles::{model_eq, rows_in_first_order};
 
 use crate::{check_doc, check_error};
@@ -128,13 +128,13 @@ fn project<'s>(doc: &Doc<'s>, sel: &Selector) -> Doc<'s> {
             for k in sel.keys() {
                 if let Some(x) = o.get(k.as_bytes()) {
                     b.string(k.as_bytes());
-                    copy(b, x);
+                    b.copy_value(x);
                     n += 1;
                 }
             }
             b.end_object(m, n);
         }
-        None => copy(b, v),
+        None => b.copy_value(v),
     };
     match doc.root().as_array() {
         Some(a) => {
@@ -147,32 +147,6 @@ fn project<'s>(doc: &Doc<'s>, sel: &Selector) -> Doc<'s> {
         None => pick(&mut b, doc.root()),
     }
     b.finish()
-}
-
-fn copy(b: &mut DocBuilder<'_>, v: toolwire::Value<'_>) {
-    use toolwire::doc::Number;
-    match v.get() {
-        ValueRef::Null => b.null(),
-        ValueRef::Bool(x) => b.bool(x),
-        ValueRef::Number(Number::Int(l)) => b.int_lexeme(l),
-        ValueRef::Number(Number::Float(x)) => b.float(x),
-        ValueRef::String(s) => b.string(s.as_bytes()),
-        ValueRef::Array(a) => {
-            let m = b.begin_array();
-            for x in a.iter() {
-                copy(b, x);
-            }
-            b.end_array(m, a.len());
-        }
-        ValueRef::Object(o) => {
-            let m = b.begin_object();
-            for (k, x) in o.iter() {
-                b.string(k.as_bytes());
-                copy(b, x);
-            }
-            b.end_object(m, o.len());
-        }
-    }
 }
 
 /// JSON in, TOON out and back: see the module docs.

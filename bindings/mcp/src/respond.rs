@@ -221,33 +221,6 @@ fn key_equals(row: toolwire::Value<'_>, key: &str, id: &Scalar) -> bool {
     }
 }
 
-/// Pushes a copy of `v` (strings scanned for the document flags, so a page's TOON fallback
-/// depends on its own rows only).
-fn push_value(b: &mut DocBuilder<'_>, v: toolwire::Value<'_>) {
-    match v.get() {
-        ValueRef::Null => b.null(),
-        ValueRef::Bool(x) => b.bool(x),
-        ValueRef::Number(Number::Int(l)) => b.int_lexeme(l),
-        ValueRef::Number(Number::Float(x)) => b.float(x),
-        ValueRef::String(s) => b.string(s.as_bytes()),
-        ValueRef::Array(a) => {
-            let m = b.begin_array();
-            for e in a.iter() {
-                push_value(b, e);
-            }
-            b.end_array(m, a.len());
-        }
-        ValueRef::Object(o) => {
-            let m = b.begin_object();
-            for (k, x) in o.iter() {
-                b.string(k.as_bytes());
-                push_value(b, x);
-            }
-            b.end_object(m, o.len());
-        }
-    }
-}
-
 /// The page document: the first `take` of `rows`, then `null`s up to `remaining` elements
 /// (see the module docs: the presenter counts them and never reads them).
 fn window<'r>(
@@ -258,7 +231,7 @@ fn window<'r>(
     let mut b = DocBuilder::with_capacity(b"", remaining + take * 16 + 1, take * 64);
     let m = b.begin_array();
     for r in rows.take(take) {
-        push_value(&mut b, r);
+        b.copy_value(r);
     }
     for _ in take..remaining {
         b.null();

@@ -135,6 +135,34 @@ impl<'s> DocBuilder<'s> {
         self.doc.nodes.push(Node::StrHeap(s));
     }
 
+    /// Pushes a copy of `v`, a value of any document: numbers and literals as they are,
+    /// every string and key copied with [`DocBuilder::string`] (so the flags of this
+    /// document follow the copied values only).
+    pub fn copy_value(&mut self, v: Value<'_>) {
+        match v.get() {
+            ValueRef::Null => self.null(),
+            ValueRef::Bool(x) => self.bool(x),
+            ValueRef::Number(Number::Int(l)) => self.int_lexeme(l),
+            ValueRef::Number(Number::Float(x)) => self.float(x),
+            ValueRef::String(s) => self.string(s.as_bytes()),
+            ValueRef::Array(a) => {
+                let m = self.begin_array();
+                for e in a.iter() {
+                    self.copy_value(e);
+                }
+                self.end_array(m, a.len());
+            }
+            ValueRef::Object(o) => {
+                let m = self.begin_object();
+                for (k, x) in o.iter() {
+                    self.string(k.as_bytes());
+                    self.copy_value(x);
+                }
+                self.end_object(m, o.len());
+            }
+        }
+    }
+
     /// Pushes a string (or key) of WTF-8 bytes copied into the heap, scanning it for
     /// reserved tags and lone surrogates to set the document flags.
     #[inline]
