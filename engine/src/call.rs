@@ -70,6 +70,7 @@ pub struct ToolCall {
     action: Option<String>,
     paging: Option<page::Paging>,
     structured: bool,
+    cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The `_select` of a call, as far as the call is concerned.

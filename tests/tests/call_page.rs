@@ -259,3 +259,27 @@ fn an_item_over_the_cap_is_too_large_and_nothing_is_cut_from_it() {
         .unwrap();
     assert!(reply.problem().is_none());
 }
+
+#[test]
+fn a_set_cancel_flag_stops_the_cut_with_an_error() {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    let src = rows(200);
+    let doc = parse(&src, &ParseOptions::new()).unwrap();
+    let p = Presenter::from_json(PRESENTER).unwrap();
+    let input = Input::value(doc.root());
+    let flag = Arc::new(AtomicBool::new(true));
+    let call = ToolCall::new()
+        .presenter(&p)
+        .limit(200)
+        .cancel_flag(Arc::clone(&flag));
+    let e = call
+        .respond_within(&input, &frame_shape(), 4096)
+        .unwrap_err();
+    assert_eq!(e.classify(), toolwire::error::Category::Io);
+    assert_eq!(e.message(), "the call was cancelled");
+    // Not over the cap: nothing to cut, the flag is not consulted.
+    assert!(call.respond_within(&input, &frame_shape(), 1 << 24).is_ok());
+    flag.store(false, std::sync::atomic::Ordering::Relaxed);
+    assert!(call.respond_within(&input, &frame_shape(), 4096).is_ok());
+}

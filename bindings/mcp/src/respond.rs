@@ -6,6 +6,7 @@
 //! and the message cap as [`ToolCall::respond_within`]. The reply is framed by the engine
 //! straight into the transport's sink. Also: the tool objects of `tools/list`.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
@@ -51,7 +52,7 @@ pub(crate) struct Hooks<'a> {
     /// `(progress, total)` notifications; `None` when the call has no progress token.
     pub(crate) progress: Option<&'a mut (dyn FnMut(u64, u64) + 'a)>,
     /// Set when the call is cancelled (or its connection closed).
-    pub(crate) cancel: &'a AtomicBool,
+    pub(crate) cancel: &'a Arc<AtomicBool>,
 }
 
 impl Hooks<'_> {
@@ -106,7 +107,8 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     let mut front = ToolCall::new()
         .presenter(&coll.presenter)
         .action(format!("{}/{action}", coll.name))
-        .structured(server.structured);
+        .structured(server.structured)
+        .cancel_flag(Arc::clone(hooks.cancel));
     if let Some(f) = call.format {
         front = front.format(f.parse::<Format>().unwrap_or_default());
     }
@@ -187,6 +189,7 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     };
     let reply: Reply<'_> = match reply {
         Ok(r) => r,
+        Err(_) if hooks.cancelled() => return Outcome::Cancelled,
         Err(e) => return write(&internal(&e.to_string()), out),
     };
     if let Some(kept) = reply.response().items().filter(|_| action == "list") {

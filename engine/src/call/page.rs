@@ -25,11 +25,12 @@
 //! ```
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{Input, InputKind, Problem, Reply, Shape, ToolCall};
 use crate::doc::{DocBuilder, Value};
-use crate::error::Result;
-use crate::frame;
+use crate::error::{Category, Error, Result};
+use crate::frame::{self, Id};
 use crate::sink::{CountingSink, Sink};
 use crate::wire::{Structured, ToolError};
 
@@ -102,6 +103,19 @@ impl ToolCall {
         self
     }
 
+    /// [`ToolCall::respond_within`] stops between its probes once `flag` is set (the client
+    /// went away), with an error instead of a reply.
+    pub fn cancel_flag(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.cancel = Some(flag);
+        self
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+
     /// The paging directive and `structuredContent` of a presented response.
     pub(super) fn finish_response(&self, input: &Input<'_>, reply: &mut Reply<'_>) {
         if reply.is_error() {
@@ -127,7 +141,8 @@ impl ToolCall {
     ///
     /// # Errors
     ///
-    /// As [`ToolCall::respond`].
+    /// As [`ToolCall::respond`]; and an error of category `Io` when the
+    /// [`ToolCall::cancel_flag`] was set (nothing is to be written then).
     pub fn respond_within<'d>(
         &self,
         input: &'d Input<'_>,
@@ -135,36 +150,51 @@ impl ToolCall {
         cap: usize,
     ) -> Result<Reply<'d>> {
         let full = self.respond(input)?;
-        let full_len = framed_len(&full, shape, cap);
-        if full_len <= cap {
+        if fits(&full, shape, cap).is_some() {
             return Ok(full);
         }
-        let too_large = || self.too_large(cap);
         let Some(shown) = full.response.items().filter(|_| !full.is_error()) else {
-            return Ok(too_large());
+            return Ok(self.too_large(cap));
         };
-        // `lo` rows fit (0: not yet known), `hi` rows do not. The first probe is where the
-        // bytes per row put the cap; the rest bisect.
-        let (mut lo, mut hi) = (0usize, shown);
+        // `lo` rows fit (`lo_len` bytes; none known yet: `best` is `None`), `hi` do not. The
+        // first probe is where the cheap bound's bytes per row put the cap (under it, as the
+        // bound is over the truth); then the bytes per row of the largest fit so far guess
+        // the next, and a guess that misses is followed by a bisection, so the probes stay
+        // logarithmic even when rows differ wildly in size.
+        let bound = frame::framed_len_bound(&Id::Number("0".into()), &full.response).max(cap + 1);
+        let (mut lo, mut lo_len, mut hi) = (0usize, 0usize, shown);
         let mut best: Option<Reply<'d>> = None;
-        let mut guess = ((shown as u128 * cap as u128) / full_len.max(1) as u128) as usize;
+        let mut guess = ((shown as u128 * cap as u128) / bound as u128) as usize;
+        let mut bisect = false;
         while hi - lo > 1 || best.is_none() {
+            if self.cancelled() {
+                return Err(Error::new(Category::Io, "the call was cancelled"));
+            }
             let k = guess.clamp(lo + usize::from(best.is_some()), hi - 1);
             let reply = self.clone().limit(k).respond(input)?;
-            if framed_len(&reply, shape, cap) <= cap {
-                lo = k;
-                best = Some(reply);
-            } else if k == 0 {
-                return Ok(too_large());
+            let missed = match fits(&reply, shape, cap) {
+                Some(len) => {
+                    (lo, lo_len) = (k, len);
+                    best = Some(reply);
+                    false
+                }
+                None if k == 0 => return Ok(self.too_large(cap)),
+                None => {
+                    hi = k;
+                    true
+                }
+            };
+            guess = if bisect || lo == 0 {
+                lo + (hi - lo) / 2
             } else {
-                hi = k;
-            }
-            guess = lo + (hi - lo) / 2;
+                lo + (cap - lo_len) / lo_len.div_ceil(lo).max(1)
+            };
+            bisect = missed && !bisect;
         }
         match best {
             Some(r) if lo > 0 => Ok(r),
             // Not even one whole item fits.
-            _ => Ok(too_large()),
+            _ => Ok(self.too_large(cap)),
         }
     }
 
@@ -184,16 +214,16 @@ impl ToolCall {
     }
 }
 
-/// The length of `reply` written in `shape`: the cheap bound when it is at most `cap`, else
-/// exact (written into a counting sink).
-fn framed_len(reply: &Reply<'_>, shape: &Shape, cap: usize) -> usize {
+/// The length of `reply` written in `shape` when it is at most `cap` (`None`: over it): the
+/// cheap bound when that is under the cap, else counted, stopping once past the cap.
+fn fits(reply: &Reply<'_>, shape: &Shape, cap: usize) -> Option<usize> {
     if let Shape::Frame { id, .. } = shape {
         let bound = frame::framed_len_bound(id, &reply.response);
         if bound <= cap {
-            return bound;
+            return Some(bound);
         }
     }
-    let mut counter = CountingSink::new();
+    let mut counter = CountingSink::up_to(cap);
     reply.write(shape, &mut counter);
-    counter.written()
+    Some(counter.written()).filter(|&n| n <= cap)
 }
