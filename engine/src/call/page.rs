@@ -9,7 +9,7 @@
 //!
 //! let rows = toolwire::json::parse(br#"[{"id":1},{"id":2},{"id":3},{"id":4}]"#, &Default::default())?;
 //! let all: Vec<_> = rows.root().as_array().unwrap().iter().collect();
-//! let presenter = Presenter::from_json(br#"{"name": "Row", "limit": 2, "format": "toon"}"#)?;
+//! let presenter = Presenter::from_json(br#"{"name": "Row", "limit": 2, "format": "toon-comma"}"#)?;
 //! // Rows 2.. of the collection: the page holds them, the notice counts them all.
 //! let call = ToolCall::new()
 //!     .presenter(&presenter)
