@@ -283,3 +283,57 @@ fn a_set_cancel_flag_stops_the_cut_with_an_error() {
     flag.store(false, std::sync::atomic::Ordering::Relaxed);
     assert!(call.respond_within(&input, &frame_shape(), 4096).is_ok());
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A presenter that changes no value (no schema, redaction, embeds or `_select`) shows a
+    /// whole collection straight from the input: byte for byte what the writer's copy shows.
+    #[test]
+    fn a_plain_presenter_shows_the_input_as_the_copy_would(
+        rows in prop::collection::vec(toolwire_tests::strategies::arb_json(true), 0..6),
+        format in prop::sample::select(Format::ALL.to_vec()),
+        page in any::<bool>(),
+    ) {
+        let src = serde_json::to_vec(&rows).unwrap();
+        same_as_the_copy(&src, format, page)?;
+    }
+}
+
+fn same_as_the_copy(src: &[u8], format: Format, page: bool) -> Result<(), TestCaseError> {
+    let doc = parse(src, &ParseOptions::new()).unwrap();
+    let p = Presenter::from_json(
+        br#"{"name": "Plain", "rules": ["r"], "ui": {"collection": [{"summary": "{count} rows"}]}}"#,
+    )
+    .unwrap();
+    let call = ToolCall::new().presenter(&p).format(format);
+    let input = if page {
+        let all: Vec<_> = doc.root().as_array().unwrap().iter().collect();
+        Input::page(all.iter().copied(), all.len() + 3)
+    } else {
+        Input::value(doc.root())
+    };
+    let texts = |r: Result<Reply<'_>, toolwire::Error>| {
+        r.map(|r| r.response().texts()).map_err(|e| e.to_string())
+    };
+    let fast = texts(call.respond(&input));
+    let copy = toolwire::test_hooks::with_general_path(|| texts(call.respond(&input)));
+    prop_assert_eq!(fast, copy);
+    Ok(())
+}
+
+#[test]
+fn a_plain_presenter_keeps_the_copys_answer_for_hostile_rows() {
+    for src in [
+        &br#"[{"a":1,"a":2},{"b":"</tool_error>"}]"#[..],
+        br#"[{"s":"\ud800"},[1,[2,[3]]],"x",null]"#,
+        br#"[{"deep":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}]"#,
+        b"[]",
+    ] {
+        for format in Format::ALL {
+            for page in [false, true] {
+                same_as_the_copy(src, format, page).unwrap();
+            }
+        }
+    }
+}

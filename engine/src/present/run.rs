@@ -773,6 +773,48 @@ fn present_view<'d>(
     )
 }
 
+/// The presentation of a whole collection (every row kept) under a plan that changes no
+/// value — no schema, no redaction, no embeds, no `_select` — straight from the input: the
+/// data block encodes `data` itself, nothing is copied (a server's plain collection of a
+/// million rows). Only for the root of its document, whose flags (reserved tags, lone
+/// surrogates) are then exactly the data's; anything else goes through the writer.
+fn present_as_is<'d>(
+    plan: &Plan,
+    data: Value<'d>,
+    select: Option<&[&str]>,
+    max: usize,
+    format: Format,
+    total_of: impl Fn(crate::doc::Array<'_>) -> usize,
+) -> Option<Result<ToolResponse<'d>, PresentError>> {
+    let cfg = &plan.cfg;
+    let a = data.as_array()?;
+    let plain = cfg.schema.is_none()
+        && plan.redact.is_empty()
+        && plan.embeds.is_empty()
+        && select.is_none()
+        && data.index() == 0
+        && max >= a.len()
+        && !FORCE_GENERAL.with(std::cell::Cell::get);
+    if !plain {
+        return None;
+    }
+    let total = total_of(a);
+    let mut d = Derived::default();
+    if a.len() < total {
+        d.ui.push(truncation_notice(a.len(), total));
+    }
+    derive(plan, data, Shape::Collection { total }, &mut d);
+    let mut r = response(Data::Value(data))
+        .format(format)
+        .ui_blocks(d.ui)
+        .system_rules(d.rules)
+        .system_hint(d.suggestions);
+    for b in d.embedded {
+        r = r.embedded_block(b);
+    }
+    Some(r.build().map_err(PresentError::Encode))
+}
+
 fn truncation_notice(kept: usize, total: usize) -> UiBlock {
     ui::summary(&format!(
         "⚠️ Dataset truncated. {kept} shown, {} hidden. Use filters to narrow results.",
@@ -901,6 +943,9 @@ impl Presenter {
             if let Some(r) = present_view(plan, format, a, max, total_of(a), select) {
                 return r;
             }
+        }
+        if let Some(r) = present_as_is(plan, data, select, max, format, total_of) {
+            return r;
         }
         let doc = data.doc();
         let mut w = Writer::new(doc, doc.node_count());
