@@ -150,7 +150,10 @@ impl ToolCall {
         cap: usize,
     ) -> Result<Reply<'d>> {
         let full = self.respond(input)?;
-        if fits(&full, shape, cap).is_some() {
+        // The cheap bound (a walk over the data, no encoding) answers most calls; it also
+        // places the first probe when the message does not fit.
+        let bound = frame::framed_len_bound(shape_id(shape), &full.response);
+        if bound <= cap || counted(&full, shape, cap).is_some() {
             return Ok(full);
         }
         let Some(shown) = full.response.items().filter(|_| !full.is_error()) else {
@@ -161,7 +164,7 @@ impl ToolCall {
         // bound is over the truth); then the bytes per row of the largest fit so far guess
         // the next, and a guess that misses is followed by a bisection, so the probes stay
         // logarithmic even when rows differ wildly in size.
-        let bound = frame::framed_len_bound(&Id::Number("0".into()), &full.response).max(cap + 1);
+        let bound = bound.max(cap + 1);
         let (mut lo, mut lo_len, mut hi) = (0usize, 0usize, shown);
         let mut best: Option<Reply<'d>> = None;
         let mut guess = ((shown as u128 * cap as u128) / bound as u128) as usize;
@@ -172,7 +175,7 @@ impl ToolCall {
             }
             let k = guess.clamp(lo + usize::from(best.is_some()), hi - 1);
             let reply = self.clone().limit(k).respond(input)?;
-            let missed = match fits(&reply, shape, cap) {
+            let missed = match counted(&reply, shape, cap) {
                 Some(len) => {
                     (lo, lo_len) = (k, len);
                     best = Some(reply);
@@ -214,15 +217,21 @@ impl ToolCall {
     }
 }
 
-/// The length of `reply` written in `shape` when it is at most `cap` (`None`: over it): the
-/// cheap bound when that is under the cap, else counted, stopping once past the cap.
-fn fits(reply: &Reply<'_>, shape: &Shape, cap: usize) -> Option<usize> {
-    if let Shape::Frame { id, .. } = shape {
-        let bound = frame::framed_len_bound(id, &reply.response);
-        if bound <= cap {
-            return Some(bound);
-        }
+/// The id a message in `shape` carries, for the cheap bound (`0` outside a frame: the bound
+/// of a frame is over the bare result's and the blocks' lengths too).
+fn shape_id(shape: &Shape) -> &Id {
+    static ZERO: std::sync::LazyLock<Id> = std::sync::LazyLock::new(|| Id::Number("0".into()));
+    match shape {
+        Shape::Frame { id, .. } => id,
+        _ => &ZERO,
     }
+}
+
+/// The length of `reply` written in `shape` when it is at most `cap` (`None`: over it),
+/// counted by writing it into a counting sink that stops the encoders once past the cap.
+/// (Probes near the cap skip the cheap bound: it is over the truth, so there it would
+/// rarely decide.)
+fn counted(reply: &Reply<'_>, shape: &Shape, cap: usize) -> Option<usize> {
     let mut counter = CountingSink::up_to(cap);
     reply.write(shape, &mut counter);
     Some(counter.written()).filter(|&n| n <= cap)
