@@ -108,13 +108,20 @@ function invoices(rows) {
   return out;
 }
 
-const FIELDS = ['amount_cents', 'client', 'currency', 'id', 'issued_at', 'status'];
+// Root keys in schema order (`where`), and sorted bytewise (`_select`, WIRE.md §4).
+const FIELDS = ['id', 'client', 'amount_cents', 'currency', 'status', 'issued_at'];
+const SORTED = [...FIELDS].sort();
 const FORMATS = ['pretty', 'compact', 'toon', 'toon-comma', 'toon-tab', 'auto'];
 
 function toolDefinition(rowCount, limit) {
   return {
     name: 'invoices',
-    description: `Query the invoices collection (${rowCount} rows). action: list (rows matching where, paged by offset and limit) or get (one row by id).`,
+    // toolwire's TOON tool description (WIRE.md §6), the same text.
+    description:
+      `Query the invoices collection (${rowCount} rows). Select operation via the \`action\` parameter.\n\n` +
+      '[2|]{action|desc|required}:\n' +
+      '  list|"List invoices rows: filter with where, page with offset and limit"|""\n' +
+      '  get|One invoices row by its id|id',
     inputSchema: {
       type: 'object',
       properties: {
@@ -151,11 +158,13 @@ function toolDefinition(rowCount, limit) {
           type: 'array',
           description:
             '⚡ Context optimization: select only the response fields you need. Omit to receive all fields.',
-          items: { type: 'string', enum: FIELDS },
+          items: { type: 'string', enum: SORTED },
         },
       },
       required: ['action'],
+      additionalProperties: false,
     },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   };
 }
 
