@@ -30,7 +30,7 @@ function start(cmd, args) {
     const timer = setTimeout(() => reject(new Error(`${cmd}: no listening line in 60 s: ${err}`)), 60000);
     child.stderr.on('data', (d) => {
       err += d;
-      const m = /listening on (http:\/\/\S+)/.exec(err);
+      const m = /listening on (http:\/\/\S+)\r?\n/.exec(err);
       if (m) {
         clearTimeout(timer);
         resolve({ child, url: m[1] });
