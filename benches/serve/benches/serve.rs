@@ -128,7 +128,12 @@ fn serve_paths(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Bytes(bytes as u64));
     g.bench_function(BenchmarkId::new("present", ROWS), |b| {
-        b.iter(|| call.respond(&input).expect("presents").response().block_count())
+        b.iter(|| {
+            call.respond(&input)
+                .expect("presents")
+                .response()
+                .block_count()
+        })
     });
     g.finish();
 }

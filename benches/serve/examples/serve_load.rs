@@ -242,7 +242,9 @@ fn big(t: Target, calls: usize, args: String) {
             std::thread::spawn(move || {
                 let mut c = connect(&t);
                 let start = Instant::now();
-                c.get_mut().write_all(&request(&t, &args, i as u64)).unwrap();
+                c.get_mut()
+                    .write_all(&request(&t, &args, i as u64))
+                    .unwrap();
                 let r = read_response(&mut c).unwrap_or_else(|e| die(&format!("call {i}: {e}")));
                 let total = start.elapsed();
                 let ttfb = r.first_body_byte.map_or(total, |f| f - start);
@@ -301,7 +303,10 @@ fn startup(runs: usize, cmd: &[&str]) {
 
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
-    let num = |s: &str| -> f64 { s.parse().unwrap_or_else(|_| die(&format!("not a number: {s}"))) };
+    let num = |s: &str| -> f64 {
+        s.parse()
+            .unwrap_or_else(|_| die(&format!("not a number: {s}")))
+    };
     match a.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["rps", url, clients, seconds, args] => rps(
             parse_url(url),
