@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The serve load bench of issue #13, run by hand (a bench, not a test): `toolwire serve`
+# against the TypeScript SDK anchor (benches/mcp-anchor) on loopback HTTP.
+#
+#   bash benches/serve_load.sh [SECONDS]        (default 10 s per load run)
+#
+# 1. builds the release binary and the load generator (skip with SKIP_BUILD=1), installs the
+#    anchor (npm ci) and checks its answers against toolwire's (check.mjs) before timing;
+# 2. start-up of the default server (spawn → `listening on`);
+# 3. `list` of 50 TOON rows filtered from 100k (where status = overdue) at 16 and 64
+#    concurrent keep-alive clients: requests/s, p50/p99, errors, server RSS (idle and peak,
+#    from /proc/PID/status) — each server started fresh per run;
+# 4. a 1M-row uncapped response (`--max-message-bytes 0`, a collection without a limit):
+#    first body byte and total, alone, then 4 such calls at once with the server's peak RSS.
+#
+# Only 127.0.0.1; every loop is bounded by SECONDS; every server started here is stopped.
+set -euo pipefail
+
+SECONDS_PER_RUN=${1:-10}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+TOOLWIRE=${TOOLWIRE:-$TARGET/release/toolwire}
+LOAD=${LOAD:-$TARGET/release/examples/serve_load}
+ANCHOR=$ROOT/benches/mcp-anchor
+WORK=$(mktemp -d)
+PIDS=()
+
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+if [ -z "${SKIP_BUILD:-}" ]; then
+  cargo build --release -p toolwire-cli
+  cargo build --release -p toolwire-serve-benches --example serve_load
+fi
+[ -d "$ANCHOR/node_modules" ] || npm ci --prefix "$ANCHOR" --no-audit --no-fund
+
+# Starts a server in the background; sets PID and URL (from its first stderr line).
+start() {
+  local log=$WORK/server.$RANDOM.err
+  "$@" 2>"$log" >/dev/null &
+  PID=$!
+  PIDS+=("$PID")
+  for _ in $(seq 600); do
+    if grep -q '^listening on ' "$log"; then
+      URL=$(sed -n 's/^listening on //p' "$log" | head -1)
+      return
+    fi
+    kill -0 "$PID" 2>/dev/null || { cat "$log" >&2; exit 1; }
+    sleep 0.1
+  done
+  echo "no listening line from $*" >&2
+  exit 1
+}
+
+stop() {
+  kill "$PID" 2>/dev/null || true
+  wait "$PID" 2>/dev/null || true
+}
+
+# kB of a /proc/PID/status field (VmRSS, VmHWM).
+mem() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
+
+echo "# machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg); $(uname -r); node $(node --version)"
+
+echo "## outputs checked first"
+node "$ANCHOR/check.mjs" "$TOOLWIRE" | tail -1
+
+echo "## start-up (spawn to listening line), default server"
+"$LOAD" startup 10 "$TOOLWIRE" serve --http 127.0.0.1:0 | sed 's/^/toolwire /'
+"$LOAD" startup 3 node "$ANCHOR/server.mjs" --http 127.0.0.1:0 | sed 's/^/anchor   /'
+
+echo "## list of 50 TOON rows filtered from 100k, ${SECONDS_PER_RUN}s per run"
+ARGS='{"action":"list","where":{"status":"overdue"},"format":"toon"}'
+for clients in 16 64; do
+  for server in toolwire anchor; do
+    if [ "$server" = toolwire ]; then
+      start "$TOOLWIRE" serve --http 127.0.0.1:0
+    else
+      start node "$ANCHOR/server.mjs" --http 127.0.0.1:0
+    fi
+    idle=$(mem "$PID" VmRSS)
+    line=$("$LOAD" rps "$URL" "$clients" "$SECONDS_PER_RUN" "$ARGS")
+    echo "$server $line rss_idle_mib $((idle / 1024)) rss_peak_mib $(($(mem "$PID" VmHWM) / 1024))"
+    stop
+  done
+done
+
+echo "## 1M rows uncapped (TOON), one call, then 4 at once"
+"$TOOLWIRE" demo --rows 1000000 --dump compact >"$WORK/inv1m.json"
+BIG='{"action":"list","limit":1000000,"format":"toon"}'
+start "$TOOLWIRE" serve --http 127.0.0.1:0 --collection "invoices=$WORK/inv1m.json" --max-message-bytes 0
+idle=$(mem "$PID" VmRSS)
+"$LOAD" big "$URL" 1 "$BIG" | sed 's/^/toolwire 1x /'
+"$LOAD" big "$URL" 4 "$BIG" | sed 's/^/toolwire 4x /'
+peak=$(mem "$PID" VmHWM)
+echo "toolwire rss_idle_mib $((idle / 1024)) rss_peak_mib $((peak / 1024)) peak_over_idle_mib $(((peak - idle) / 1024))"
+stop
+start node --max-old-space-size=8192 "$ANCHOR/server.mjs" --http 127.0.0.1:0 --data "$WORK/inv1m.json" --limit 1000000
+idle=$(mem "$PID" VmRSS)
+"$LOAD" big "$URL" 1 "$BIG" | sed 's/^/anchor   1x /'
+echo "anchor rss_idle_mib $((idle / 1024)) rss_peak_mib $(($(mem "$PID" VmHWM) / 1024))"
+stop
