@@ -47,7 +47,7 @@ use serde_json::Value;
 use toolwire::ValueRef;
 use toolwire::frame::Protocol;
 use toolwire::present::{ActionDescription, Presenter, toon_description};
-use toolwire::wire::ToolResponse;
+use toolwire::wire::{Structured, ToolResponse};
 
 pub use rmcp;
 
@@ -96,6 +96,16 @@ fn structured(response: &ToolResponse<'_>, protocol: Protocol) -> Option<Value> 
     // The engine's compact JSON is valid JSON; a failure would be an engine bug, and an
     // absent `structuredContent` is then the honest answer.
     let value: Value = serde_json::from_slice(&json).ok()?;
+    if response.structured() == Some(Structured::Items) {
+        // Always `{"items": [...]}`, one item as a list of one (a presenter's outputSchema).
+        let items = match data.get() {
+            ValueRef::Array(_) => value,
+            _ => Value::Array(vec![value]),
+        };
+        let mut o = serde_json::Map::new();
+        o.insert("items".to_owned(), items);
+        return Some(Value::Object(o));
+    }
     let wrap = match data.get() {
         ValueRef::Object(_) => None,
         _ if protocol == Protocol::Since20260728 => None,

@@ -217,7 +217,18 @@ fn compat_result_is_the_framers_result() {
     let reply = call.respond(&input).unwrap();
     let structured = toolwire::wire::success_structured(doc.root()).unwrap();
     let error = toolwire::wire::error_with_code("NOT_FOUND", "no </tool_error> here");
-    for response in [reply.response(), &structured, &error] {
+    // A presenter's structured items (`ToolCall::structured`): a collection and one item.
+    let items_call = call.clone().structured(true);
+    let items = items_call.respond(&input).unwrap();
+    let row = toolwire::call::Input::value(doc.root().as_array().unwrap().iter().next().unwrap());
+    let item = items_call.respond(&row).unwrap();
+    for response in [
+        reply.response(),
+        &structured,
+        &error,
+        items.response(),
+        item.response(),
+    ] {
         for (rev, protocol) in [
             ("2025-11-25", Protocol::Before20260728),
             ("2026-07-28", Protocol::Since20260728),
