@@ -24,7 +24,11 @@ pub(crate) const DEFAULT_LIST_LIMIT: usize = 100;
 /// One served collection: its tool name, rows and presenter.
 pub(crate) struct Collection {
     pub(crate) name: String,
-    pub(crate) doc: Doc<'static>,
+    pub(crate) doc: &'static Doc<'static>,
+    /// The rows, for access by position (16 bytes a row).
+    pub(crate) rows: Vec<toolwire::Value<'static>>,
+    /// The `where` / `get` indexes, built on first use.
+    pub(crate) indexes: crate::filter::Indexes,
     /// The field `get` looks up.
     pub(crate) key: String,
     /// The schema's root keys (the valid `where` fields), `None` without a schema.
@@ -41,11 +45,21 @@ pub(crate) struct Collection {
 impl Collection {
     /// Rows in the collection.
     pub(crate) fn len(&self) -> usize {
-        self.doc.root().as_array().map_or(0, |a| a.len())
+        self.rows.len()
     }
 
     fn new(name: String, doc: Doc<'static>, key: String, presenter: Presenter) -> Collection {
+        // The collection lives as long as the server: its document is leaked with its
+        // bytes, so rows can be held by position.
+        let doc: &'static Doc<'static> = Box::leak(Box::new(doc));
+        let rows = doc
+            .root()
+            .as_array()
+            .map(|a| a.iter().collect())
+            .unwrap_or_default();
         Collection {
+            rows,
+            indexes: Default::default(),
             root_keys: root_keys(&presenter),
             limit: presenter.limit(),
             format: presenter.format().name(),

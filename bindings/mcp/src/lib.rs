@@ -14,6 +14,7 @@
 //! * [`ServeArgs`] and [`run`]: the command line (`toolwire serve …`) and its entry point.
 //! * `collection`: collections and presenter files, loaded and validated at start-up.
 //! * `args`: the arguments of a `tools/call`, checked into a typed call.
+//! * `filter`: `where` and `get` through an index per field, built on first use.
 //! * `respond`: a `tools/call` checked, its rows picked (`where`, `offset`, `get`'s key), the
 //!   rest through the engine's front door ([`toolwire::call`]: overrides, pages, the
 //!   next-call directive, `structuredContent`, the message cap, framing).
@@ -26,6 +27,7 @@
 mod args;
 mod collection;
 pub mod demo;
+mod filter;
 mod http;
 mod respond;
 mod rpc;

@@ -125,20 +125,21 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     let Some(all) = coll.doc.root().as_array() else {
         return write(&internal("the collection is not an array"), out);
     };
+    let rows = &coll.rows;
     let (front, input) = match &call.action {
         Action::Get { id: key } => {
-            let row = all.iter().find(|r| key_equals(*r, &coll.key, key));
-            let Some(row) = row else {
+            let found = crate::filter::find_key(&coll.indexes, rows, &coll.key, key, key_equals);
+            let Some(i) = found else {
                 return write(&not_found(coll, key), out);
             };
-            (front, Input::value(row))
+            (front, Input::value(rows[i]))
         }
         Action::List {
             filter,
             offset,
             limit,
         } => {
-            let total = all.len();
+            let total = rows.len();
             let limit_of_call = limit
                 .unwrap_or(coll.limit.unwrap_or(DEFAULT_LIST_LIMIT))
                 .min(coll.limit.unwrap_or(usize::MAX));
@@ -146,30 +147,30 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
                 if *offset == 0 {
                     Input::value(all.as_value())
                 } else {
-                    let remaining = total.saturating_sub(*offset);
-                    Input::page(all.iter().skip(*offset).take(limit_of_call), remaining)
+                    let rest = rows.get(*offset..).unwrap_or_default();
+                    Input::page(rest.iter().copied().take(limit_of_call), rest.len())
                 }
             } else {
+                // The first call filtering on a field builds its index (a scan, reported as
+                // progress on large collections); later ones read candidates only.
                 let report = total >= PROGRESS_SCAN_ROWS;
-                let step = (total / 10).max(1);
-                let mut matched = Vec::new();
-                for (i, r) in all.iter().enumerate() {
-                    if i % 4096 == 4095 && hooks.cancelled() {
-                        return Outcome::Cancelled;
+                let mut progress = |done: usize, all: usize| {
+                    if report {
+                        hooks.report(done, all);
                     }
-                    if report && i > 0 && i % step == 0 {
-                        hooks.report(i, total);
-                    }
-                    if filter.iter().all(|(f, v)| field_equals(r, f, v)) {
-                        matched.push(r);
-                    }
-                }
-                if report {
-                    hooks.report(total, total);
-                }
-                let remaining = matched.len().saturating_sub(*offset);
+                };
+                let matched = crate::filter::matching(
+                    &coll.indexes,
+                    rows,
+                    filter,
+                    field_equals,
+                    &mut progress,
+                );
                 let rest = matched.get(*offset..).unwrap_or_default();
-                Input::page(rest.iter().copied().take(limit_of_call), remaining)
+                Input::page(
+                    rest.iter().map(|&i| rows[i]).take(limit_of_call),
+                    rest.len(),
+                )
             };
             let front = front
                 .overrides(Overrides {
@@ -235,7 +236,7 @@ fn not_found(coll: &Collection, key: &Scalar) -> ToolResponse<'static> {
 /// Does the row's field equal the client's scalar? Strings exactly, numbers by value
 /// (integer lexemes digit for digit, else as f64), booleans and null as themselves; a missing
 /// field equals nothing.
-fn field_equals(row: toolwire::Value<'_>, field: &str, want: &Scalar) -> bool {
+pub(crate) fn field_equals(row: toolwire::Value<'_>, field: &str, want: &Scalar) -> bool {
     let Some(v) = row.as_object().and_then(|o| o.get(field.as_bytes())) else {
         return false;
     };
@@ -248,7 +249,7 @@ fn field_equals(row: toolwire::Value<'_>, field: &str, want: &Scalar) -> bool {
     }
 }
 
-fn is_integer_lexeme(s: &str) -> bool {
+pub(crate) fn is_integer_lexeme(s: &str) -> bool {
     let d = s.strip_prefix('-').unwrap_or(s);
     !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) && (d == "0" || !d.starts_with('0'))
 }
@@ -260,12 +261,14 @@ fn number_equals(n: Number<'_>, want: &str) -> bool {
             return lexeme == w.as_bytes();
         }
     }
-    want.parse::<f64>().is_ok_and(|w| n.as_f64() == w)
+    // By value, where both are finite (an integer too long for f64 equals only its digits).
+    want.parse::<f64>()
+        .is_ok_and(|w| w.is_finite() && n.as_f64() == w)
 }
 
 /// `get`'s key match: as `where`, plus a string id equal to an integer key's lexeme and an
 /// integer id equal to a string key's text (agents send ids either way).
-fn key_equals(row: toolwire::Value<'_>, key: &str, id: &Scalar) -> bool {
+pub(crate) fn key_equals(row: toolwire::Value<'_>, key: &str, id: &Scalar) -> bool {
     if field_equals(row, key, id) {
         return true;
     }
@@ -421,5 +424,9 @@ mod tests {
         assert!(number_equals(Number::Int(b"5"), "5.0"));
         assert!(number_equals(Number::Float(2.5), "2.5"));
         assert!(number_equals(Number::Int(b"0"), "-0"));
+        // An integer beyond f64 is not "infinity".
+        let huge = format!("1{}", "0".repeat(400));
+        assert!(number_equals(Number::Int(huge.as_bytes()), &huge));
+        assert!(!number_equals(Number::Int(huge.as_bytes()), "1e400"));
     }
 }
