@@ -25,17 +25,12 @@ const CONF: &str = include_str!("../../mcp/deploy/nginx.conf");
 
 fn nginx_binary() -> Option<PathBuf> {
     let from_env = std::env::var_os("TOOLWIRE_NGINX").map(PathBuf::from);
-    let candidates = from_env.into_iter().chain(
+    let mut candidates = from_env.into_iter().chain(
         ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"]
             .into_iter()
             .map(PathBuf::from),
     );
-    for c in candidates {
-        if c.is_file() {
-            return Some(c);
-        }
-    }
-    None
+    candidates.find(|c| c.is_file())
 }
 
 /// A free TCP port on 127.0.0.1 (bound, read, released).
@@ -69,19 +64,38 @@ impl Nginx {
 fn config(replica_port: u16, port: u16) -> String {
     let mut conf = CONF.to_owned();
     for (from, to) in [
-        ("server 127.0.0.1:8765;", format!("server 127.0.0.1:{replica_port};")),
-        ("server 127.0.0.2:8765;", format!("server 127.0.0.2:{replica_port};")),
-        ("Host localhost:8765;", format!("Host localhost:{replica_port};")),
-        ("listen 127.0.0.1:8080;", format!("listen 127.0.0.1:{port};")),
+        (
+            "server 127.0.0.1:8765;",
+            format!("server 127.0.0.1:{replica_port};"),
+        ),
+        (
+            "server 127.0.0.2:8765;",
+            format!("server 127.0.0.2:{replica_port};"),
+        ),
+        (
+            "Host localhost:8765;",
+            format!("Host localhost:{replica_port};"),
+        ),
+        (
+            "listen 127.0.0.1:8080;",
+            format!("listen 127.0.0.1:{port};"),
+        ),
     ] {
-        assert_eq!(conf.matches(from).count(), 1, "nginx.conf holds `{from}` once");
+        assert_eq!(
+            conf.matches(from).count(),
+            1,
+            "nginx.conf holds `{from}` once"
+        );
         conf = conf.replace(from, &to);
     }
     conf
 }
 
 fn start_nginx(bin: &Path, conf: &str, port: u16) -> Nginx {
-    let prefix = temp_file("placeholder", b"").parent().unwrap().join("nginx");
+    let prefix = temp_file("placeholder", b"")
+        .parent()
+        .unwrap()
+        .join("nginx");
     for d in ["logs", "tmp", "conf"] {
         std::fs::create_dir_all(prefix.join(d)).unwrap();
     }
@@ -136,7 +150,9 @@ fn checked_page(port: u16, id: u64, offset: usize, limit: usize, total: usize) {
     let v: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(v["id"], id);
     let page: Vec<Value> = serde_json::from_str(&texts(&v["result"])[0]).unwrap();
-    let want: Vec<Value> = (offset..(offset + limit).min(total)).map(|i| json!(i)).collect();
+    let want: Vec<Value> = (offset..(offset + limit).min(total))
+        .map(|i| json!(i))
+        .collect();
     let got: Vec<Value> = page.iter().map(|r| r["id"].clone()).collect();
     assert_eq!(got, want, "call {id}");
 }
@@ -205,7 +221,8 @@ async fn two_replicas_behind_nginx_answer_every_call() {
     calls += 1;
     assert_eq!(status, 200);
     assert!(
-        head.to_ascii_lowercase().contains("transfer-encoding: chunked"),
+        head.to_ascii_lowercase()
+            .contains("transfer-encoding: chunked"),
         "{head}"
     );
     let v: Value = serde_json::from_slice(&body).unwrap();
@@ -248,12 +265,14 @@ async fn two_replicas_behind_nginx_answer_every_call() {
     assert_eq!(tools[0].name, "rows");
     for i in 0..6usize {
         let r = client
-            .call_tool(CallToolRequestParams::new("rows").with_arguments(
-                json!({"action": "get", "id": i * 1000 + 1})
-                    .as_object()
-                    .unwrap()
-                    .clone(),
-            ))
+            .call_tool(
+                CallToolRequestParams::new("rows").with_arguments(
+                    json!({"action": "get", "id": i * 1000 + 1})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                ),
+            )
             .await
             .unwrap();
         rmcp_requests += 1;
@@ -289,7 +308,10 @@ async fn two_replicas_behind_nginx_answer_every_call() {
         }
     }
     assert!(on_a + on_b >= calls + rmcp_requests, "{log}");
-    assert!(on_a > 0 && on_b > 0, "both replicas serve: {on_a} and {on_b}");
+    assert!(
+        on_a > 0 && on_b > 0,
+        "both replicas serve: {on_a} and {on_b}"
+    );
     drop(replicas);
 }
 
