@@ -16,9 +16,11 @@ step() { echo "== $* ($(($(date +%s) - start))s)"; }
 step "rust workspace (cargo test --workspace)"
 cargo test --workspace
 
-# The `toolwire` binary the cargo step built: the SDK client tests below run it.
+# The `toolwire` binary the cargo step built (the CLI's integration tests need it): the SDK
+# client tests below run it. (`cargo build -p toolwire-cli` could rebuild it with other
+# features than the workspace's unified set; it is only built here if missing.)
 toolwire_bin="${CARGO_TARGET_DIR:-$PWD/target}/debug/toolwire"
-cargo build -q -p toolwire-cli
+[ -x "$toolwire_bin" ] || cargo build -p toolwire-cli
 export TOOLWIRE_BIN="$toolwire_bin"
 
 step "toolwire serve with the official TypeScript SDK client (npm ci, node --test)"
