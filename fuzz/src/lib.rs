@@ -15,6 +15,7 @@
 //!   strict versus lenient, and later parse versus re-parse).
 
 pub mod engine;
+pub mod serve;
 pub mod toon_model;
 
 use libfuzzer_sys::arbitrary::Unstructured;

@@ -22,12 +22,15 @@
 //!   2025-11-25 and the stateless 2026-07-28).
 //! * `stdio`, `http`: the transports.
 //! * [`demo`]: the built-in `invoices` collection, shared with `toolwire demo`.
+//! * `fuzzing`: the hidden `fuzz_dispatch`, request lines into the dispatcher for the
+//!   `serve_request` fuzz target.
 #![deny(missing_docs)]
 
 mod args;
 mod collection;
 pub mod demo;
 mod filter;
+mod fuzzing;
 mod http;
 mod respond;
 mod rpc;
@@ -35,6 +38,9 @@ mod stdio;
 mod stream;
 
 use std::process::ExitCode;
+
+#[doc(hidden)]
+pub use fuzzing::fuzz_dispatch;
 
 /// `toolwire serve` (SERVE.md §1).
 #[derive(clap::Args, Debug, Clone)]

@@ -223,7 +223,12 @@ pub struct Http {
 
 impl Http {
     pub fn start(args: &[&str]) -> Http {
-        let mut all = vec!["--http", "127.0.0.1:0"];
+        Http::start_at("127.0.0.1:0", args)
+    }
+
+    /// `toolwire serve --http ADDR ARGS` (e.g. another loopback address).
+    pub fn start_at(addr: &str, args: &[&str]) -> Http {
+        let mut all = vec!["--http", addr];
         all.extend_from_slice(args);
         let raw = Raw::start(&all);
         let first = raw.stderr.recv_timeout(WAIT).expect("the listening line");
@@ -232,8 +237,10 @@ impl Http {
             .unwrap_or_else(|| panic!("first stderr line: {first}"))
             .to_owned();
         let port = url
-            .trim_start_matches("http://127.0.0.1:")
             .trim_end_matches("/mcp")
+            .rsplit(':')
+            .next()
+            .unwrap()
             .parse()
             .unwrap();
         Http { raw, url, port }
