@@ -12,7 +12,7 @@ export declare class NativePresenter {
   present(data: Text | undefined | null, args: CallArgs): NativeReply
   /** [`NativePresenter::present`] on the libuv thread pool. */
   presentAsync(data: Text | undefined | null, args: CallArgs): Promise<unknown>
-  /** Streams a framed response through this presenter (see [`start_stream`]). */
+  /** Streams a framed response through this presenter (see `start_stream`). */
   presentStream(data: Text | undefined | null, args: CallArgs, id: string | undefined | null, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
 }
 
@@ -133,7 +133,7 @@ export declare function presentPlain(data: Text | undefined | null, args: CallAr
 /** [`present_plain`] on the libuv thread pool. */
 export declare function presentPlainAsync(data: Text | undefined | null, args: CallArgs): Promise<unknown>
 
-/** Streams a framed response without a presenter (see [`start_stream`]). */
+/** Streams a framed response without a presenter (see `start_stream`). */
 export declare function presentPlainStream(data: Text | undefined | null, args: CallArgs, id: string | undefined | null, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
 
 /** The TOON tool description of WIRE.md §6. */

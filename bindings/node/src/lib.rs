@@ -735,7 +735,7 @@ fn stream_frames(
     Ok(())
 }
 
-/// Streams a framed response without a presenter (see [`start_stream`]).
+/// Streams a framed response without a presenter (see `start_stream`).
 #[napi(catch_unwind)]
 pub fn present_plain_stream(
     data: Option<Text>,
@@ -749,7 +749,7 @@ pub fn present_plain_stream(
 
 #[napi]
 impl NativePresenter {
-    /// Streams a framed response through this presenter (see [`start_stream`]).
+    /// Streams a framed response through this presenter (see `start_stream`).
     #[napi(catch_unwind)]
     pub fn present_stream(
         &self,
