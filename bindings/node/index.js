@@ -699,6 +699,7 @@ function presentStream(data, presenter, opts, frame = {}) {
     },
   });
   const onEvent = (error, chunk, done) => {
+    if (stream.destroyed) return; // the worker was cancelled; what it still sends is dropped
     if (error) {
       stream.destroy(encodeError(new Error(error)));
     } else if (chunk) {
