@@ -54,6 +54,34 @@ export declare function decode(input: string, options?: DecodeOptions): JsonValu
 /** Decodes TOON from pre-split lines. */
 export declare function decodeFromLines(lines: Iterable<string>, options?: DecodeOptions): JsonValue;
 
+/** The events of the streaming decoders (keys in document order). */
+export type JsonStreamEvent =
+  | { type: 'startObject' }
+  | { type: 'endObject' }
+  | { type: 'startArray'; length: number }
+  | { type: 'endArray' }
+  | { type: 'key'; key: string }
+  | { type: 'primitive'; value: JsonPrimitive };
+export interface DecodeStreamOptions {
+  indentSize?: number;
+  indent?: number;
+  strict?: boolean;
+}
+/** TOON lines → JSON events (the document is decoded first: an error comes before any event). */
+export declare function decodeStreamSync(lines: Iterable<string>, options?: DecodeStreamOptions): Iterable<JsonStreamEvent>;
+/** decodeStreamSync over sync or async iterables of lines. */
+export declare function decodeStream(source: AsyncIterable<string> | Iterable<string>, options?: DecodeStreamOptions): AsyncIterable<JsonStreamEvent>;
+
+/** Pre-formatted text emitted verbatim at a primitive value position. */
+export declare class RawString {
+  constructor(value: string);
+  readonly value: string;
+}
+/** Wraps pre-formatted text for verbatim emission (typically from a `replacer`); throws a TypeError for a line starting with `#`. */
+export declare function rawString(value: string): RawString;
+/** Escapes a string as TOON's quoted strings do. */
+export declare function escapeString(value: string): string;
+
 // ---- Fast paths ---------------------------------------------------------------------------------
 
 /** JSON text: a string, Buffer or Uint8Array. */
@@ -199,6 +227,7 @@ declare const toolwire: {
   DELIMITERS: typeof DELIMITERS; DEFAULT_DELIMITER: typeof DEFAULT_DELIMITER; ToonDecodeError: typeof ToonDecodeError;
   encodeJson: typeof encodeJson; encodeJsonAsync: typeof encodeJsonAsync; present: typeof present; presentAsync: typeof presentAsync; presentStream: typeof presentStream;
   toolSchema: typeof toolSchema; wrap: typeof wrap; compilePresenter: typeof compilePresenter; ToolwireError: typeof ToolwireError;
-  META: typeof META;
+  META: typeof META; decodeStream: typeof decodeStream; decodeStreamSync: typeof decodeStreamSync;
+  rawString: typeof rawString; escapeString: typeof escapeString; RawString: typeof RawString;
 };
 export default toolwire;

@@ -96,9 +96,81 @@ function resolveEncodeOptions(options) {
   if (delimiter !== ',' && delimiter !== '\t' && delimiter !== '|') {
     throw new TypeError(`Invalid delimiter ${JSON.stringify(delimiter)}. Valid delimiters are: comma (,), tab (\\t), pipe (|)`);
   }
-  const indent = options?.indentSize ?? options?.indent ?? 2;
-  return { delimiter, indent: indent >>> 0, replacer: options?.replacer };
+  const indentSize = options?.indentSize ?? options?.indent ?? 2;
+  // The engine writes 1…64 spaces per level; any other indentSize is encoded with 1 and
+  // re-indented the way @toon-format/toon indents (`' '.repeat(indentSize * depth)`).
+  const native = Number.isInteger(indentSize) && indentSize >= 1 && indentSize <= 64;
+  return { delimiter, indent: native ? indentSize : 1, indentSize: native ? undefined : indentSize, replacer: options?.replacer };
 }
+
+// Every TOON line is its depth's indentation then content that never starts with a space
+// (a string with a leading space is quoted), so a line of the 1-space encoding starts with
+// exactly `depth` spaces.
+function reindent(text, indentSize) {
+  const pads = [];
+  return text.replace(/^ */gm, (lead) => (pads[lead.length] ??= ' '.repeat(indentSize * lead.length)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// rawString / escapeString (4.4): a RawString is emitted verbatim at a primitive position.
+
+const COMMENT_LINE = /(?:^\uFEFF?|\n) *#/;
+
+/** Pre-formatted text emitted verbatim at a primitive value position (see rawString). */
+class RawString {
+  constructor(value) {
+    if (COMMENT_LINE.test(value)) throw new TypeError(`Raw string must not contain a line starting with "#": ${JSON.stringify(value)}`);
+    this.value = value;
+  }
+
+  // JSON text of a value holding raw strings: each becomes a placeholder of the encode in
+  // progress (replaced by the raw text in the TOON), else its text.
+  toJSON() {
+    return rawSlots ? rawSlots.add(this.value) : this.value;
+  }
+}
+
+/** Wraps pre-formatted text for verbatim emission (typically returned from a `replacer`). */
+function rawString(value) {
+  return new RawString(value);
+}
+
+/** Escapes a string as TOON quoted strings do (`\\`, `\"`, `\n`, `\r`, `\t`, `\uXXXX`). */
+function escapeString(value) {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\r/g, '\\r')
+    .replace(/\t/g, '\\t').replace(/[\u0000-\u001F]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+// The raw strings of the encode in progress. A placeholder is text the engine writes
+// unquoted in every position and delimiter (private-use characters, letters, digits and
+// `_`), with a nonce the data does not contain.
+let rawSlots = null;
+let rawNonce = 0;
+
+class RawSlots {
+  constructor() {
+    this.values = [];
+    this.tag = `\uE000tw${(rawNonce++).toString(36)}${Math.random().toString(36).slice(2, 10)}_`;
+  }
+
+  add(value) {
+    this.values.push(value);
+    return `${this.tag}${this.values.length - 1}\uE001`;
+  }
+
+  // True when every placeholder occurs once in `json` (no data string collides with the tag).
+  unique(json) {
+    let n = 0;
+    for (let i = json.indexOf(this.tag); i !== -1; i = json.indexOf(this.tag, i + 1)) n++;
+    return n === this.values.length;
+  }
+
+  fill(toon) {
+    const re = new RegExp(`${this.tag}(\\d+)\uE001`, 'g');
+    return toon.replace(re, (_, i) => this.values[Number(i)]);
+  }
+}
+
 
 function isPlainObject(v) {
   const p = Object.getPrototypeOf(v);
@@ -156,6 +228,10 @@ function defineOwn(target, key, value) {
 // and non-plain objects → null, own enumerable keys in order).
 function normalize(v) {
   if (v === null) return null;
+  if (v instanceof RawString) {
+    sawRaw = true;
+    return v;
+  }
   if (typeof v === 'object' && typeof v.toJSON === 'function') {
     const next = v.toJSON();
     if (next !== v) return normalize(next);
@@ -191,7 +267,17 @@ function normalize(v) {
 }
 
 function isContainer(v) {
-  return v !== null && typeof v === 'object';
+  return v !== null && typeof v === 'object' && !(v instanceof RawString);
+}
+
+// Set by normalize() when the value holds a RawString (the encode then uses placeholders).
+let sawRaw = false;
+
+// A replacer's RawString only stands in for a primitive: for a container it is ignored and
+// the original container visited.
+function replaced(original, r, replacer, path) {
+  if (r instanceof RawString && isContainer(original)) return visitChildren(original, replacer, path);
+  return visitChildren(normalize(r), replacer, path);
 }
 
 // The replacer of @toon-format/toon: called for the root (key '', path []), every property
@@ -199,7 +285,7 @@ function isContainer(v) {
 // a returned value is normalised, then its children visited.
 function replaceAll(root, replacer) {
   const top = replacer('', root, []);
-  return top === undefined ? visitChildren(root, replacer, []) : visitChildren(normalize(top), replacer, []);
+  return top === undefined ? visitChildren(root, replacer, []) : replaced(root, top, replacer, []);
 }
 
 function visitChildren(v, replacer, path) {
@@ -208,7 +294,7 @@ function visitChildren(v, replacer, path) {
     for (let i = 0; i < v.length; i++) {
       const p = [...path, i];
       const r = replacer(String(i), v[i], p);
-      if (r !== undefined) out.push(visitChildren(normalize(r), replacer, p));
+      if (r !== undefined) out.push(replaced(v[i], r, replacer, p));
     }
     return out;
   }
@@ -217,19 +303,34 @@ function visitChildren(v, replacer, path) {
     for (const [k, x] of Object.entries(v)) {
       const p = [...path, k];
       const r = replacer(k, x, p);
-      if (r !== undefined) defineOwn(out, k, visitChildren(normalize(r), replacer, p));
+      if (r !== undefined) defineOwn(out, k, replaced(x, r, replacer, p));
     }
     return out;
   }
   return v;
 }
 
-/** The JSON text of what @toon-format/toon would encode for `input`. */
+/**
+ * The JSON text of what @toon-format/toon would encode for `input`, and the raw strings in it
+ * (null when there are none).
+ */
 function jsonOf(input, replacer) {
-  if (!replacer && stringifiable(input)) return JSON.stringify(input);
+  if (!replacer && stringifiable(input)) return { json: JSON.stringify(input), raws: null };
+  sawRaw = false;
   let v = normalize(input);
   if (replacer) v = replaceAll(v, replacer);
-  return JSON.stringify(v);
+  if (!sawRaw) return { json: JSON.stringify(v), raws: null };
+  for (;;) {
+    const slots = new RawSlots();
+    rawSlots = slots;
+    let json;
+    try {
+      json = JSON.stringify(v);
+    } finally {
+      rawSlots = null;
+    }
+    if (slots.unique(json)) return { json, raws: slots };
+  }
 }
 
 // The addon hands TOON back in parts of about 1 MiB (made JS strings while encoding); `+`
@@ -240,35 +341,46 @@ function joinParts(parts) {
   return s;
 }
 
+function finish(toon, o) {
+  return o.indentSize === undefined ? toon : reindent(toon, o.indentSize);
+}
+
 /** Encodes a JavaScript value as TOON, exactly as @toon-format/toon 4.4 does. */
 function encode(input, options) {
-  const json = jsonOf(input, options?.replacer);
+  const { json, raws } = jsonOf(input, options?.replacer);
   const o = resolveEncodeOptions(options);
+  let toon;
   try {
-    return joinParts(native.encodeJson(fastText(json), o.delimiter, o.indent));
+    toon = joinParts(native.encodeJson(fastText(json), o.delimiter, o.indent));
   } catch (e) {
     throw encodeError(e);
   }
+  if (raws) toon = raws.fill(toon);
+  return finish(toon, o);
 }
 
 /** TOON of JSON text (a string, Buffer or Uint8Array): no JavaScript value is built. */
 function encodeJson(json, options) {
   const o = resolveEncodeOptions(options);
+  let toon;
   try {
-    return joinParts(native.encodeJson(asText(json), o.delimiter, o.indent));
+    toon = joinParts(native.encodeJson(asText(json), o.delimiter, o.indent));
   } catch (e) {
     throw encodeError(e);
   }
+  return finish(toon, o);
 }
 
 /** encodeJson off the JavaScript thread (the libuv pool): a promise of the TOON text. */
 async function encodeJsonAsync(json, options) {
   const o = resolveEncodeOptions(options);
+  let toon;
   try {
-    return await native.encodeJsonAsync(asText(json), o.delimiter, o.indent);
+    toon = await native.encodeJsonAsync(asText(json), o.delimiter, o.indent);
   } catch (e) {
     throw encodeError(e);
   }
+  return finish(toon, o);
 }
 
 // A large ASCII string goes to the addon as bytes copied by Buffer.from(…, 'latin1') (ASCII is
@@ -315,6 +427,101 @@ function decode(input, options) {
     throw decodeError(e, input);
   }
   return JSON.parse(json);
+}
+
+// The JSON events of @toon-format/toon's streaming decoders, from the engine's compact JSON of
+// the document (keys in document order, which JSON.parse would not keep for integer-like
+// keys). The document is decoded whole first: an error is thrown before the first event.
+function* jsonEvents(json) {
+  let i = 0;
+  const stack = []; // 'o' or 'a' per open container
+  while (i < json.length) {
+    const c = json[i];
+    if (c === ',' || c === ':') {
+      i++;
+    } else if (c === '{') {
+      stack.push('o');
+      yield { type: 'startObject' };
+      i++;
+    } else if (c === '}') {
+      stack.pop();
+      yield { type: 'endObject' };
+      i++;
+    } else if (c === '[') {
+      stack.push('a');
+      const length = arrayLength(json, i);
+      yield { type: 'startArray', length };
+      i++;
+    } else if (c === ']') {
+      stack.pop();
+      yield { type: 'endArray' };
+      i++;
+    } else if (c === '"') {
+      const end = stringEnd(json, i);
+      const value = JSON.parse(json.slice(i, end));
+      i = end;
+      if (stack[stack.length - 1] === 'o' && json[i] === ':') yield { type: 'key', key: value };
+      else yield { type: 'primitive', value };
+    } else {
+      let end = i;
+      while (end < json.length && !',]}'.includes(json[end])) end++;
+      yield { type: 'primitive', value: JSON.parse(json.slice(i, end)) };
+      i = end;
+    }
+  }
+}
+
+function stringEnd(json, i) {
+  let j = i + 1;
+  while (json[j] !== '"') j += json[j] === '\\' ? 2 : 1;
+  return j + 1;
+}
+
+// The element count of the array opening at `i` (a scan to its closing bracket).
+function arrayLength(json, i) {
+  let depth = 0;
+  let n = 0;
+  let any = false;
+  for (let j = i + 1; j < json.length; j++) {
+    const c = json[j];
+    if (c === '"') {
+      j = stringEnd(json, j) - 1;
+      if (depth === 0) any = true;
+    } else if (c === '[' || c === '{') {
+      if (depth === 0) any = true;
+      depth++;
+    } else if (c === ']' || c === '}') {
+      if (depth === 0) return any ? n + 1 : 0;
+      depth--;
+    } else if (c === ',' && depth === 0) {
+      n++;
+    } else if (depth === 0) {
+      any = true;
+    }
+  }
+  return n;
+}
+
+/** Decodes TOON lines into JSON events (startObject, key, primitive, …), as 4.4's decodeStreamSync. */
+function decodeStreamSync(lines, options) {
+  return jsonEvents(decodeJsonText(Array.from(lines).join('\n'), options));
+}
+
+/** decodeStreamSync for async (or sync) iterables of lines: an async iterable of events. */
+async function* decodeStream(source, options) {
+  const lines = [];
+  for await (const line of source) lines.push(line);
+  yield* jsonEvents(decodeJsonText(lines.join('\n'), options));
+}
+
+function decodeJsonText(input, options) {
+  const indent = (options?.indentSize ?? options?.indent ?? 2) >>> 0;
+  const strict = Boolean(options?.strict ?? true);
+  try {
+    return native.decodeToJson(input, indent, strict);
+  } catch (e) {
+    throw decodeError(e, input);
+  }
 }
 
 /** Decodes TOON from pre-split lines (any iterable of strings). */
@@ -468,9 +675,11 @@ async function presentAsync(data, presenter, opts) {
 /**
  * The response as a Node Readable of Buffers: with `frame.id`, the JSON-RPC 2.0 response line
  * (WIRE.md §11, for servers that write the wire themselves); without, the bare CallToolResult
- * line. Written by the engine off the JS thread in 256 KiB chunks, block texts escaped straight
- * into the frame; every check ran before the first byte, so the stream is never half a
- * message (an error is the stream's 'error' event, before any data).
+ * line. Written by the engine on a worker thread in 256 KiB chunks, each pushed as soon as it
+ * is encoded (block texts escaped straight into the frame); the worker waits while the
+ * stream's buffer is full (backpressure) and stops when the stream is destroyed. Every check
+ * runs before the first byte, so the stream is never half a message (an error is the
+ * stream's 'error' event, before any data).
  */
 function presentStream(data, presenter, opts, frame = {}) {
   const { Readable } = require('node:stream');
@@ -479,16 +688,38 @@ function presentStream(data, presenter, opts, frame = {}) {
   const args = callArgs(opts, false);
   const id = frame.id === undefined || frame.id === null ? undefined : String(frame.id);
   const protocol = frame.protocol === undefined ? undefined : String(frame.protocol);
-  const chunks = p ? p.presentFrame(text, args, id, protocol) : native.presentPlainFrame(text, args, id, protocol);
-  return Readable.from((async function* frames() {
-    let all;
-    try {
-      all = await chunks;
-    } catch (e) {
-      throw encodeError(e);
+  let control = null;
+  const stream = new Readable({
+    read() {
+      if (control) control.resume();
+    },
+    destroy(err, cb) {
+      if (control) control.cancel();
+      cb(err);
+    },
+  });
+  const onEvent = (error, chunk, done) => {
+    if (stream.destroyed) return; // the worker was cancelled; what it still sends is dropped
+    if (error) {
+      stream.destroy(encodeError(new Error(error)));
+    } else if (chunk) {
+      const more = stream.push(chunk);
+      control.ack(more);
+    } else if (done) {
+      stream.push(null);
     }
-    yield* all;
-  })(), { objectMode: false });
+  };
+  try {
+    control = p ? p.presentStream(text, args, id, protocol, onEvent) : native.presentPlainStream(text, args, id, protocol, onEvent);
+  } catch (e) {
+    throw encodeError(e);
+  }
+  // The testing side door: how far the engine got (bytes produced, worker finished).
+  Object.defineProperty(stream, META, {
+    get: () => ({ producedBytes: control.produced(), finished: control.finished() }),
+    enumerable: false,
+  });
+  return stream;
 }
 
 /**
@@ -552,6 +783,11 @@ module.exports = {
   DELIMITERS,
   DEFAULT_DELIMITER,
   ToonDecodeError,
+  decodeStream,
+  decodeStreamSync,
+  rawString,
+  escapeString,
+  RawString,
   encodeJson,
   encodeJsonAsync,
   present,

@@ -12,8 +12,25 @@ export declare class NativePresenter {
   present(data: Text | undefined | null, args: CallArgs): NativeReply
   /** [`NativePresenter::present`] on the libuv thread pool. */
   presentAsync(data: Text | undefined | null, args: CallArgs): Promise<unknown>
-  /** [`FrameTask`] through this presenter. */
-  presentFrame(data: Text | undefined | null, args: CallArgs, id?: string | undefined | null, protocol?: string | undefined | null): Promise<unknown>
+  /** Streams a framed response through this presenter (see `start_stream`). */
+  presentStream(data: Text | undefined | null, args: CallArgs, id: string | undefined | null, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
+}
+
+/**
+ * The JS side's handle on a streaming response: `ack` after each chunk (with `push`'s
+ * result), `resume` from `read()`, `cancel` from `destroy()`.
+ */
+export declare class StreamControl {
+  /** A chunk was pushed; `more` is what `Readable.push` returned. */
+  ack(more: boolean): void
+  /** The consumer wants more (`Readable._read`). */
+  resume(): void
+  /** Nobody reads any more (`Readable._destroy`): the worker stops encoding. */
+  cancel(): void
+  /** Bytes of the response the engine has produced so far (the side door of the stream). */
+  produced(): number
+  /** True once the worker is done: the response is complete, failed or cancelled. */
+  finished(): boolean
 }
 
 /** The per-call arguments of a presented response. */
@@ -116,8 +133,8 @@ export declare function presentPlain(data: Text | undefined | null, args: CallAr
 /** [`present_plain`] on the libuv thread pool. */
 export declare function presentPlainAsync(data: Text | undefined | null, args: CallArgs): Promise<unknown>
 
-/** [`FrameTask`] without a presenter. */
-export declare function presentPlainFrame(data: Text | undefined | null, args: CallArgs, id?: string | undefined | null, protocol?: string | undefined | null): Promise<unknown>
+/** Streams a framed response without a presenter (see `start_stream`). */
+export declare function presentPlainStream(data: Text | undefined | null, args: CallArgs, id: string | undefined | null, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
 
 /** The TOON tool description of WIRE.md §6. */
 export declare function toonDescription(toolName: string, description: string, discriminator: string, actions: Array<NativeAction>): string

@@ -11,7 +11,10 @@
 //! own error classes. Every entry point catches panics (`catch_unwind`), so no input can
 //! take the process down.
 
-use napi::bindgen_prelude::{AsyncTask, Buffer, Either, Uint8Array};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Either, FnArgs, Function, Uint8Array};
+use napi::threadsafe_function::{
+    ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode,
+};
 use napi::{Env, Error, JsString, Result, Status, Task};
 use napi_derive::napi;
 use toolwire::call::{Input, Problem, Shape, ToolCall};
@@ -522,88 +525,240 @@ pub fn handler_error(action: String, message: String) -> NativeReply {
     }
 }
 
+/// In-flight chunks a stream's worker may have handed to the JS thread and not yet seen
+/// taken: with [`toolwire::call::CHUNK_BYTES`] chunks, at most 512 KiB waits in the queue.
+const STREAM_WINDOW: usize = 2;
+
+/// Flow control between a stream's worker thread and its JS `Readable`.
+#[derive(Default)]
+struct Flow {
+    /// Chunks sent to the JS thread and not yet acknowledged.
+    in_flight: usize,
+    /// The `Readable`'s buffer is full (`push` returned false): wait for `read()`.
+    paused: bool,
+    /// The stream was destroyed: stop encoding.
+    cancelled: bool,
+    /// Bytes the engine wrote and the worker sent so far.
+    produced: usize,
+    /// The worker is done (complete, failed or cancelled).
+    finished: bool,
+}
+
+/// The flow state of one stream, shared by its worker and its [`StreamControl`].
+#[derive(Default)]
+struct FlowGate {
+    flow: std::sync::Mutex<Flow>,
+    wake: std::sync::Condvar,
+}
+
+impl FlowGate {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Flow> {
+        // A poisoned lock only means a panic elsewhere: the flags are still meaningful.
+        self.flow.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn update(&self, f: impl FnOnce(&mut Flow)) {
+        f(&mut self.lock());
+        self.wake.notify_all();
+    }
+
+    /// Waits until another chunk may be sent; false when the stream was cancelled.
+    fn admit(&self) -> bool {
+        let mut g = self.lock();
+        while !g.cancelled && (g.paused || g.in_flight >= STREAM_WINDOW) {
+            g = self.wake.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+        if g.cancelled {
+            return false;
+        }
+        g.in_flight += 1;
+        true
+    }
+}
+
+/// What a stream's worker hands to the JS thread.
+enum StreamEvent {
+    /// The next bytes of the framed response.
+    Chunk(Vec<u8>),
+    /// The response is complete.
+    End,
+    /// The call failed before any byte (the marked error message).
+    Fail(String),
+}
+
+/// The JS side's handle on a streaming response: `ack` after each chunk (with `push`'s
+/// result), `resume` from `read()`, `cancel` from `destroy()`.
+#[napi]
+pub struct StreamControl {
+    gate: std::sync::Arc<FlowGate>,
+}
+
+#[napi]
+impl StreamControl {
+    /// A chunk was pushed; `more` is what `Readable.push` returned.
+    #[napi]
+    pub fn ack(&self, more: bool) {
+        self.gate.update(|f| {
+            f.in_flight = f.in_flight.saturating_sub(1);
+            f.paused = !more;
+        });
+    }
+
+    /// The consumer wants more (`Readable._read`).
+    #[napi]
+    pub fn resume(&self) {
+        self.gate.update(|f| f.paused = false);
+    }
+
+    /// Nobody reads any more (`Readable._destroy`): the worker stops encoding.
+    #[napi]
+    pub fn cancel(&self) {
+        self.gate.update(|f| f.cancelled = true);
+    }
+
+    /// Bytes of the response the engine has produced so far (the side door of the stream).
+    #[napi]
+    pub fn produced(&self) -> f64 {
+        self.gate.lock().produced as f64
+    }
+
+    /// True once the worker is done: the response is complete, failed or cancelled.
+    #[napi]
+    pub fn finished(&self) -> bool {
+        self.gate.lock().finished
+    }
+}
+
+/// The arguments of a stream's JS callback: `(error, chunk, done)`.
+type StreamArgs = FnArgs<(Option<String>, Option<Buffer>, bool)>;
+
+type StreamCallback = ThreadsafeFunction<StreamEvent, (), StreamArgs, Status, false>;
+
 /// A framed response (a JSON-RPC line when `id` is given, else the bare `CallToolResult`
-/// line), written off the JS thread in chunks of [`toolwire::call::CHUNK_BYTES`].
-pub struct FrameTask {
+/// line) written by a worker thread while it is encoded: each chunk of
+/// [`toolwire::call::CHUNK_BYTES`] goes to `on_event(error, chunk, done)` on the JS thread as
+/// soon as the engine fills it, at most [`STREAM_WINDOW`] ahead of the `Readable`, which
+/// pauses the worker while its buffer is full. Every check runs before the first byte, so an
+/// error is the only event of a failed call.
+fn start_stream(
     presenter: Option<Presenter>,
     data: Option<Text>,
     args: CallArgs,
     id: Option<String>,
     protocol: Option<String>,
+    on_event: Function<'_, StreamArgs, ()>,
+) -> Result<StreamControl> {
+    let tsfn: StreamCallback = on_event
+        .build_threadsafe_function::<StreamEvent>()
+        .callee_handled::<false>()
+        .build_callback(|ctx: ThreadsafeCallContext<StreamEvent>| {
+            Ok(FnArgs::from(match ctx.value {
+                StreamEvent::Chunk(bytes) => (None, Some(Buffer::from(bytes)), false),
+                StreamEvent::End => (None, None, true),
+                StreamEvent::Fail(message) => (Some(message), None, true),
+            }))
+        })?;
+    let gate = std::sync::Arc::new(FlowGate::default());
+    let worker_gate = gate.clone();
+    std::thread::Builder::new()
+        .name("toolwire-stream".into())
+        .spawn(move || {
+            let send = |e: StreamEvent| {
+                tsfn.call(e, ThreadsafeFunctionCallMode::Blocking);
+            };
+            let run = std::panic::AssertUnwindSafe(|| {
+                stream_frames(
+                    presenter.as_ref(),
+                    data.as_ref(),
+                    &args,
+                    id.as_deref(),
+                    protocol.as_deref(),
+                    &worker_gate,
+                    &send,
+                )
+            });
+            let outcome = std::panic::catch_unwind(run);
+            worker_gate.update(|f| f.finished = true);
+            match outcome {
+                Ok(Ok(())) => send(StreamEvent::End),
+                Ok(Err(e)) => send(StreamEvent::Fail(e.reason.clone())),
+                Err(_) => send(StreamEvent::Fail(format!(
+                    "{ERROR_MARK}{{\"category\":\"internal\",\"message\":\"the engine panicked\"}}"
+                ))),
+            }
+        })
+        .map_err(|e| {
+            mark(
+                "internal",
+                &format!("cannot start a stream thread: {e}"),
+                None,
+            )
+        })?;
+    Ok(StreamControl { gate })
 }
 
-impl Task for FrameTask {
-    type Output = Vec<Vec<u8>>;
-    type JsValue = Vec<Buffer>;
-
-    fn compute(&mut self) -> Result<Vec<Vec<u8>>> {
-        let call = call_of(self.presenter.as_ref(), &self.args)?;
-        let input = match &self.data {
-            Some(t) => call.read(bytes_of(t)).map_err(|e| engine_error(&e))?,
-            None => Input::nothing(),
-        };
-        let reply = call.respond(&input).map_err(|e| engine_error(&e))?;
-        let protocol = self
-            .protocol
-            .as_deref()
-            .map(Protocol::from_revision)
-            .unwrap_or_default();
-        let shape = match &self.id {
-            Some(id) => Shape::Frame {
-                id: Id::number_or_string(id),
-                protocol,
-            },
-            None => Shape::Result { protocol },
-        };
-        let mut chunks = Vec::new();
-        let mut sink = toolwire::sink::ChunkedSink::new(toolwire::call::CHUNK_BYTES, |b| {
-            chunks.push(Vec::from(b));
-            true
-        });
-        reply.write(&shape, &mut sink);
-        sink.finish();
-        Ok(chunks)
-    }
-
-    fn resolve(&mut self, _env: Env, output: Vec<Vec<u8>>) -> Result<Vec<Buffer>> {
-        Ok(output.into_iter().map(Buffer::from).collect())
-    }
+/// The worker's part of [`start_stream`]: the front door, then the reply written chunk by
+/// chunk through the flow gate.
+fn stream_frames(
+    presenter: Option<&Presenter>,
+    data: Option<&Text>,
+    args: &CallArgs,
+    id: Option<&str>,
+    protocol: Option<&str>,
+    gate: &FlowGate,
+    send: &dyn Fn(StreamEvent),
+) -> Result<()> {
+    let call = call_of(presenter, args)?;
+    let input = match data {
+        Some(t) => call.read(bytes_of(t)).map_err(|e| engine_error(&e))?,
+        None => Input::nothing(),
+    };
+    let reply = call.respond(&input).map_err(|e| engine_error(&e))?;
+    let protocol = protocol.map(Protocol::from_revision).unwrap_or_default();
+    let shape = match id {
+        Some(id) => Shape::Frame {
+            id: Id::number_or_string(id),
+            protocol,
+        },
+        None => Shape::Result { protocol },
+    };
+    let mut sink = toolwire::sink::ChunkedSink::new(toolwire::call::CHUNK_BYTES, |b| {
+        if !gate.admit() {
+            return false;
+        }
+        gate.update(|f| f.produced += b.len());
+        send(StreamEvent::Chunk(Vec::from(b)));
+        true
+    });
+    reply.write(&shape, &mut sink);
+    sink.finish();
+    Ok(())
 }
 
-/// [`FrameTask`] without a presenter.
+/// Streams a framed response without a presenter (see `start_stream`).
 #[napi(catch_unwind)]
-pub fn present_plain_frame(
+pub fn present_plain_stream(
     data: Option<Text>,
     args: CallArgs,
     id: Option<String>,
     protocol: Option<String>,
-) -> AsyncTask<FrameTask> {
-    AsyncTask::new(FrameTask {
-        presenter: None,
-        data,
-        args,
-        id,
-        protocol,
-    })
+    on_event: Function<'_, StreamArgs, ()>,
+) -> Result<StreamControl> {
+    start_stream(None, data, args, id, protocol, on_event)
 }
 
 #[napi]
 impl NativePresenter {
-    /// [`FrameTask`] through this presenter.
+    /// Streams a framed response through this presenter (see `start_stream`).
     #[napi(catch_unwind)]
-    pub fn present_frame(
+    pub fn present_stream(
         &self,
         data: Option<Text>,
         args: CallArgs,
         id: Option<String>,
         protocol: Option<String>,
-    ) -> AsyncTask<FrameTask> {
-        AsyncTask::new(FrameTask {
-            presenter: Some(self.inner.clone()),
-            data,
-            args,
-            id,
-            protocol,
-        })
+        on_event: Function<'_, StreamArgs, ()>,
+    ) -> Result<StreamControl> {
+        start_stream(Some(self.inner.clone()), data, args, id, protocol, on_event)
     }
 }

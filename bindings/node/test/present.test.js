@@ -180,3 +180,63 @@ test('presentStream: the CLI bytes of `present` and `present --frame ID`', async
   assert.equal(await collect(tw.presentStream([1], null, {}, { id: 1, protocol: '2026-07-28' })), proto);
   await assert.rejects(collect(tw.presentStream(Buffer.from('[1,'), null)), { category: 'eof' });
 });
+
+// A response of many 256 KiB chunks (JSON bytes in, pretty JSON out: about 40 chunks).
+function bigRows() {
+  return Buffer.from(JSON.stringify(Array.from({ length: 100000 }, (_, i) => ({ id: `INV-${i}`, amount_cents: i * 7, status: i % 3 ? 'paid' : 'open' }))));
+}
+const CHUNK = 256 << 10;
+// Lets the worker run ahead if it would (a bounded number of event-loop turns, no timing
+// assertion: the checks below are about counts).
+async function settle(turns = 50) {
+  for (let i = 0; i < turns; i++) await new Promise((r) => setTimeout(r, 2));
+}
+
+test('presentStream pushes chunks while encoding and waits for a slow reader (backpressure)', async () => {
+  const buf = bigRows();
+  const whole = tw.present(buf, null, {}).content[0].text;
+  const stream = tw.presentStream(buf, null, {});
+  const parts = [];
+  let maxBuffered = 0;
+  let maxAhead = 0;
+  for await (const c of stream) {
+    parts.push(c);
+    await settle(3); // a slow consumer: the worker gets every chance to run ahead
+    maxBuffered = Math.max(maxBuffered, stream.readableLength);
+    const got = parts.reduce((n, p) => n + p.length, 0);
+    maxAhead = Math.max(maxAhead, stream[tw.META].producedBytes - got);
+  }
+  const text = Buffer.concat(parts).toString('utf8');
+  assert.equal(JSON.parse(text).content[0].text, whole);
+  assert.ok(parts.length >= 20, `${parts.length} chunks`);
+  // Never more than the window (2 chunks) plus the one being pushed ahead of the reader.
+  assert.ok(maxAhead <= 3 * CHUNK, `engine ran ${maxAhead} bytes ahead of the reader`);
+  assert.ok(maxBuffered <= 3 * CHUNK, `${maxBuffered} bytes buffered`);
+  assert.equal(stream[tw.META].finished, true);
+});
+
+test('presentStream: destroying the stream stops the engine (it never wrote the whole response)', async () => {
+  const buf = bigRows();
+  const total = Buffer.byteLength(JSON.stringify(tw.present(buf, null, {}))) ;
+  const stream = tw.presentStream(buf, null, {});
+  const first = await new Promise((resolve, reject) => {
+    stream.once('data', resolve);
+    stream.once('error', reject);
+  });
+  assert.ok(first.length > 0);
+  stream.destroy();
+  for (let i = 0; i < 5000 && !stream[tw.META].finished; i++) await settle(1);
+  assert.equal(stream[tw.META].finished, true, 'the worker ended');
+  const produced = stream[tw.META].producedBytes;
+  assert.ok(produced > 0 && produced <= 4 * CHUNK, `produced ${produced} of about ${total} bytes`);
+  assert.ok(total > 20 * CHUNK);
+});
+
+test('presentStream: a call error is the only event, before any data', async () => {
+  const stream = tw.presentStream(Buffer.from('[1,2'), null, {});
+  const events = [];
+  stream.on('data', () => events.push('data'));
+  await new Promise((resolve) => stream.on('error', (e) => { events.push(e.category); resolve(); }));
+  assert.deepEqual(events, ['eof']);
+  assert.equal(stream[tw.META].producedBytes, 0);
+});

@@ -15,7 +15,8 @@ test('require and import give the same module', async () => {
   const cjs = require('..');
   const esm = await import('../index.mjs');
   const names = ['encode', 'encodeLines', 'decode', 'decodeFromLines', 'DELIMITERS', 'DEFAULT_DELIMITER', 'ToonDecodeError',
-    'encodeJson', 'encodeJsonAsync', 'present', 'presentAsync', 'presentStream', 'toolSchema', 'wrap', 'compilePresenter', 'ToolwireError', 'META'];
+    'encodeJson', 'encodeJsonAsync', 'present', 'presentAsync', 'presentStream', 'toolSchema', 'wrap', 'compilePresenter', 'ToolwireError', 'META',
+    'decodeStream', 'decodeStreamSync', 'rawString', 'escapeString', 'RawString'];
   for (const n of names) {
     assert.ok(cjs[n] !== undefined, n);
     assert.equal(esm[n], cjs[n], n);

@@ -3,8 +3,13 @@
 import {
   DEFAULT_DELIMITER, DELIMITERS, META, ToonDecodeError, decode, decodeFromLines, encode, encodeJson, encodeJsonAsync,
   encodeLines, present, presentAsync, presentStream, toolSchema, wrap, type CallToolResult, type EncodeOptions, type JsonValue,
-  type PresenterFile, type ToolwireMeta,
+  type PresenterFile, type ToolwireMeta, rawString, escapeString, decodeStreamSync, decodeStream, type JsonStreamEvent,
 } from 'toolwire';
+
+const raw: string = encode({ a: 1 }, { replacer: (_k, v) => (typeof v === 'number' ? rawString(`"${escapeString(String(v))}"`) : v) });
+const events: JsonStreamEvent[] = Array.from(decodeStreamSync(['a: 1']));
+const later2: AsyncIterable<JsonStreamEvent> = decodeStream(['a: 1']);
+void raw; void events; void later2;
 
 const opts: EncodeOptions = { delimiter: DELIMITERS.pipe, indentSize: 4, replacer: (k, v) => (k === 'secret' ? undefined : v) };
 const text: string = encode({ a: 1, when: new Date() }, opts);
