@@ -141,6 +141,13 @@ pub struct BenchArgs {
     /// Seconds any one request may take (the connection and every call).
     #[arg(long, default_value_t = 60.0, value_name = "S", value_parser = seconds)]
     pub timeout: f64,
+    /// Ask for this MCP revision instead of the newest the server offers (2026-07-28 or
+    /// later: stateless only; earlier: the initialize handshake only).
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = revision_date)]
+    pub protocol: Option<String>,
+    /// HTTP: accept only text/event-stream responses (as some clients do).
+    #[arg(long, requires = "http")]
+    pub sse: bool,
 }
 
 impl BenchArgs {
@@ -169,6 +176,8 @@ impl BenchArgs {
             json: self.json,
             report: self.report,
             timeout: std::time::Duration::from_secs_f64(self.timeout),
+            protocol: self.protocol,
+            sse_only: self.sse,
         }
     }
 }
@@ -180,6 +189,11 @@ fn json_object(s: &str) -> Result<serde_json::Value, String> {
         Ok(_) => Err("expected a JSON object".into()),
         Err(e) => Err(format!("not JSON: {e}")),
     }
+}
+
+/// `bench --protocol`: a revision date, kept as written.
+fn revision_date(s: &str) -> Result<String, String> {
+    revision(s).map(|_| s.to_owned())
 }
 
 /// `--timeout`: positive seconds, at most a day.

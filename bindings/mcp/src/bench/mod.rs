@@ -25,7 +25,7 @@ use std::time::Duration;
 use serde_json::Value;
 use toolwire::tokens::{Vocabulary, count_blocks};
 
-use crate::client::{Client, ClientError, Received, Target, describe_error, one_line};
+use crate::client::{Client, ClientError, Options, Received, Target, describe_error, one_line};
 pub use stats::{Summary, summarize};
 
 /// What to measure (the command line, parsed).
@@ -51,6 +51,10 @@ pub struct Config {
     pub report: Option<PathBuf>,
     /// Every request's bound.
     pub timeout: Duration,
+    /// Ask for this protocol revision instead of the newest the server offers.
+    pub protocol: Option<String>,
+    /// HTTP: accept only `text/event-stream` responses.
+    pub sse_only: bool,
 }
 
 /// One measured call.
@@ -178,7 +182,12 @@ fn server_error(phase: &str, e: &ClientError) -> Stop {
 }
 
 async fn measure(config: Config) -> Result<Run, Stop> {
-    let client = Client::connect(&config.target, config.timeout)
+    let options = Options {
+        timeout: config.timeout,
+        protocol: config.protocol.clone(),
+        sse_only: config.sse_only,
+    };
+    let client = Client::connect(&config.target, &options)
         .await
         .map_err(|e| server_error("the server did not start or answer", &e))?;
     let result = measure_with(&client, config).await;

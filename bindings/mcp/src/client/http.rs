@@ -28,10 +28,11 @@ pub(crate) struct Http {
     pool: Pool<HttpConnector, Full<Bytes>>,
     protocol: Option<HeaderValue>,
     session: Mutex<Option<HeaderValue>>,
+    accept: &'static str,
 }
 
 impl Http {
-    pub(crate) fn new(url: &str) -> Result<Http, ClientError> {
+    pub(crate) fn new(url: &str, sse_only: bool) -> Result<Http, ClientError> {
         let uri: Uri = url
             .parse()
             .map_err(|e| ClientError::Transport(format!("--http {url:?}: not a URL ({e})")))?;
@@ -48,6 +49,11 @@ impl Http {
             pool,
             protocol: None,
             session: Mutex::new(None),
+            accept: if sse_only {
+                "text/event-stream"
+            } else {
+                "application/json, text/event-stream"
+            },
         })
     }
 
@@ -67,7 +73,7 @@ impl Http {
             .method(Method::POST)
             .uri(self.uri.clone())
             .header(header::CONTENT_TYPE, "application/json")
-            .header(header::ACCEPT, "application/json, text/event-stream");
+            .header(header::ACCEPT, self.accept);
         if let Some(v) = &self.protocol {
             req = req.header("mcp-protocol-version", v.clone());
         }

@@ -129,6 +129,18 @@ pub struct Client {
     timeout: Duration,
 }
 
+/// How to connect.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Every request's bound.
+    pub timeout: Duration,
+    /// Ask for this revision (`2026-07-28` or later: stateless only; earlier: the handshake
+    /// only) instead of the newest the server offers.
+    pub protocol: Option<String>,
+    /// HTTP: accept only `text/event-stream` responses, as some clients do.
+    pub sse_only: bool,
+}
+
 /// A tool as `tools/list` describes it.
 #[derive(Debug, Clone)]
 pub struct Tool {
@@ -157,10 +169,11 @@ impl Tool {
 impl Client {
     /// Starts or reaches the server and negotiates a revision; every request is bounded by
     /// `timeout`.
-    pub async fn connect(target: &Target, timeout: Duration) -> Result<Client, ClientError> {
+    pub async fn connect(target: &Target, options: &Options) -> Result<Client, ClientError> {
+        let timeout = options.timeout;
         let transport = match target {
             Target::Stdio(cmd) => Transport::Stdio(stdio::Stdio::spawn(cmd)?),
-            Target::Http(url) => Transport::Http(http::Http::new(url)?),
+            Target::Http(url) => Transport::Http(http::Http::new(url, options.sse_only)?),
         };
         let mut client = Client {
             transport,
@@ -169,8 +182,17 @@ impl Client {
             next_id: std::sync::atomic::AtomicU64::new(1),
             timeout,
         };
-        client.set_header_version(Some(STATELESS));
-        let discover = client.request("server/discover", json!({})).await;
+        let asked = options.protocol.as_deref();
+        let try_stateless = asked.is_none_or(|r| r >= STATELESS);
+        if let Some(r) = asked.filter(|_| try_stateless) {
+            client.protocol = r.to_owned();
+        }
+        client.set_header_version(Some(&client.protocol.clone()));
+        let discover = if try_stateless {
+            client.request("server/discover", json!({})).await
+        } else {
+            Err(ClientError::Protocol("the handshake was asked for".into()))
+        };
         let offered = match &discover {
             Ok(r) => r
                 .message
@@ -184,15 +206,25 @@ impl Client {
         if offered {
             return Ok(client);
         }
+        if asked.is_some() && try_stateless {
+            return Err(ClientError::Protocol(format!(
+                "the server does not offer revision {} (server/discover: {})",
+                client.protocol,
+                match &discover {
+                    Ok(r) => one_line(&r.message.to_string(), 200),
+                    Err(e) => e.to_string(),
+                }
+            )));
+        }
         // The handshake era.
         client.stateless = false;
-        client.protocol = HANDSHAKE.to_owned();
+        client.protocol = asked.unwrap_or(HANDSHAKE).to_owned();
         client.set_header_version(None);
         let r = client
             .request(
                 "initialize",
                 json!({
-                    "protocolVersion": HANDSHAKE,
+                    "protocolVersion": client.protocol,
                     "capabilities": {},
                     "clientInfo": {"name": "toolwire-bench", "version": env!("CARGO_PKG_VERSION")},
                 }),
