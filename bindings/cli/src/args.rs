@@ -146,7 +146,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "YYYY-MM-DD", value_parser = revision_date)]
     pub protocol: Option<String>,
     /// HTTP: accept only text/event-stream responses (as some clients do).
-    #[arg(long, requires = "http")]
+    #[arg(long, conflicts_with = "stdio")]
     pub sse: bool,
 }
 

@@ -31,6 +31,8 @@ pub(crate) struct Stdio {
     child: tokio::sync::Mutex<Child>,
     pending: Arc<Mutex<HashMap<u64, Waiter>>>,
     tail: Arc<Mutex<VecDeque<String>>>,
+    /// The task draining stderr: awaited (briefly) so the tail holds the server's last words.
+    drain: tokio::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 /// Splits a command line into words as a POSIX shell does (single and double quotes,
@@ -115,9 +117,10 @@ impl Stdio {
         let stderr = child.stderr.take();
         let pending: Arc<Mutex<HashMap<u64, Waiter>>> = Arc::default();
         let tail: Arc<Mutex<VecDeque<String>>> = Arc::default();
+        let mut drain = None;
         if let Some(err) = stderr {
             let tail = tail.clone();
-            tokio::spawn(async move {
+            drain = Some(tokio::spawn(async move {
                 let mut lines = BufReader::new(err).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
                     let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
@@ -126,7 +129,7 @@ impl Stdio {
                     }
                     t.push_back(line);
                 }
-            });
+            }));
         }
         if let Some(out) = stdout {
             tokio::spawn(read_stdout(out, pending.clone()));
@@ -137,6 +140,7 @@ impl Stdio {
             child: tokio::sync::Mutex::new(child),
             pending,
             tail,
+            drain: tokio::sync::Mutex::new(drain),
         })
     }
 
@@ -184,6 +188,9 @@ impl Stdio {
                 _ => "still running, its stdout closed".to_owned(),
             }
         };
+        if let Some(d) = self.drain.lock().await.take() {
+            let _ = tokio::time::timeout(Duration::from_millis(500), d).await;
+        }
         let last = self
             .tail
             .lock()
