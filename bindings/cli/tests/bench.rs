@@ -390,7 +390,7 @@ fn script(name: &str, lines: usize, then: &str) -> String {
     let path =
         std::env::temp_dir().join(format!("toolwire-bench-{}-{name}.sh", std::process::id()));
     let reads = "IFS= read -r l && printf '%s\\n' \"$l\"; ".repeat(lines);
-    let body = format!("({reads}) | '{BIN}' serve --rows 20\n{then}\n");
+    let body = format!("({reads}sleep 2) | '{BIN}' serve --rows 20\n{then}\n");
     std::fs::write(&path, body).unwrap();
     format!("sh '{}'", path.display())
 }
