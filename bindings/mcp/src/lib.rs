@@ -20,7 +20,7 @@
 //!   2025-11-25 and the stateless 2026-07-28).
 //! * `stdio`, `http`: the transports.
 //! * [`demo`]: the built-in `invoices` collection, shared with `toolwire demo`.
-//! * [`client`] and [`bench`]: `toolwire bench`, the other side of the wire: a minimal MCP
+//! * [`client`] and [`bench`](mod@bench): `toolwire bench`, the other side of the wire: a minimal MCP
 //!   client that times and weighs every response, and the benchmark built on it.
 #![deny(missing_docs)]
 
