@@ -382,3 +382,18 @@ svg .lbl { font-size: 12px; fill: #333; } svg .cheap { font-weight: 700; fill: #
 .foot { color: #667; font-size: .85em; margin-top: 2em; }
 </style>
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::{cut, esc};
+
+    #[test]
+    fn escaping_and_cutting() {
+        assert_eq!(
+            esc(r#"<a href="x">&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;"
+        );
+        assert_eq!(cut("héllo", 2), ("h", 5));
+        assert_eq!(cut("abc", 3), ("abc", 0));
+    }
+}

@@ -301,3 +301,21 @@ pub fn reasons(run: &Run, s: &Summary) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{rank, spread};
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let v: Vec<u32> = (1..=20).collect();
+        assert_eq!(rank(&v, 50.0), 10);
+        assert_eq!(rank(&v, 90.0), 18);
+        assert_eq!(rank(&v, 99.0), 20);
+        assert_eq!(rank(&[7], 50.0), 7);
+        assert_eq!(rank(&[1, 2], 50.0), 1);
+        let s = spread(vec![5, 1, 9, 3]);
+        assert_eq!((s.min, s.median, s.max), (1, 3, 9));
+        assert_eq!(spread(vec![]).max, 0);
+    }
+}

@@ -257,3 +257,59 @@ fn answer(data: Vec<u8>, id: Option<u64>, first: Instant, last: Instant) -> Opti
         last,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::Sse;
+
+    /// Feeds `chunks` (each arriving 1 s after the previous) and returns the answer to id 3:
+    /// its bytes, its message, and which chunk its first byte came in.
+    fn feed(chunks: &[&str]) -> Option<(usize, serde_json::Value, u64)> {
+        let t0 = Instant::now();
+        let mut sse = Sse::default();
+        for (i, c) in chunks.iter().enumerate() {
+            let now = t0 + Duration::from_secs(i as u64);
+            if let Some(a) = sse.feed(c.as_bytes(), now, Some(3)).unwrap() {
+                return Some((a.bytes, a.message, (a.first - t0).as_secs()));
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_answering_event_is_found_and_timed_across_chunks() {
+        let progress = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n";
+        let other = "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n";
+        let (bytes, msg, first) = feed(&[
+            progress,
+            other,
+            ": a comment\r\nevent: message\r\nda",
+            "ta: {\"jsonrpc\":\"2.0\",\"id\":3,",
+            "\"result\":{\"content\":[]}}\r\n\r\n",
+        ])
+        .unwrap();
+        assert_eq!(msg["id"], 3);
+        assert_eq!(
+            bytes,
+            r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#.len()
+        );
+        // The event began in the third chunk (its comment line is part of it).
+        assert_eq!(first, 2);
+        // Several data lines join with LF; an event without the answer is not one.
+        let (bytes, msg, _) = feed(&[
+            "data: {\"jsonrpc\":\"2.0\",\n",
+            "data: \"id\":3,\"result\":{}}\n\n",
+        ])
+        .unwrap();
+        assert_eq!(msg["result"], serde_json::json!({}));
+        assert_eq!(
+            bytes,
+            "{\"jsonrpc\":\"2.0\",\n\"id\":3,\"result\":{}}".len()
+        );
+        assert!(feed(&[progress, other]).is_none());
+        // An unterminated event is not delivered.
+        assert!(feed(&["data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n"]).is_none());
+    }
+}

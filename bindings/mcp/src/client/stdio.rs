@@ -293,3 +293,27 @@ fn deliver(pending: &Mutex<HashMap<u64, Waiter>>, line: Vec<u8>, first: Instant,
         }));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::split_command;
+
+    #[test]
+    fn words_split_as_a_shell_splits_them() {
+        let ok = |s: &str| split_command(s).unwrap();
+        assert_eq!(ok("a b\tc"), ["a", "b", "c"]);
+        assert_eq!(
+            ok("  node  'my server.mjs' --x "),
+            ["node", "my server.mjs", "--x"]
+        );
+        assert_eq!(
+            ok(r#"sh -c "echo \"hi\" \$HOME""#),
+            ["sh", "-c", r#"echo "hi" $HOME"#]
+        );
+        assert_eq!(ok(r#"a\ b "x\y" ''"#), ["a b", r"x\y", ""]);
+        assert_eq!(ok("a'b'\"c\"d"), ["abcd"]);
+        for bad in ["", "   ", "'open", "\"open", "tail\\"] {
+            assert!(split_command(bad).is_err(), "{bad:?}");
+        }
+    }
+}
