@@ -202,8 +202,8 @@ pub fn table(run: &Run, s: &Summary) -> String {
         "latency", l.p50, l.p90, l.p99, l.max
     ));
     t.push_str(&format!(
-        "{:<12} {:>10.3} {:>10} {:>10.3} {:>10}\n\n",
-        "ttfb", s.ttfb.0, "", s.ttfb.1, ""
+        "{:<12} {:>10.3} {:>10} {:>10.3}\n\n",
+        "ttfb", s.ttfb.0, "", s.ttfb.1
     ));
     t.push_str(&format!(
         "{:<12} {:>10} {:>10} {:>10} {:>10}\n",
