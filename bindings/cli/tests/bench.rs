@@ -473,3 +473,51 @@ fn usage_errors_exit_2() {
         assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {}", out.stderr);
     }
 }
+
+#[test]
+fn a_server_that_asks_the_client_something_and_offers_no_formats() {
+    if !has_node() {
+        missing("bench_servers/asks.mjs: no node on PATH");
+        return;
+    }
+    let script = root().join("bindings/cli/tests/bench_servers/asks.mjs");
+    let cmd = format!("node '{}'", script.display());
+    let report =
+        std::env::temp_dir().join(format!("toolwire-bench-asks-{}.html", std::process::id()));
+    let out = toolwire(&[
+        "bench",
+        "--stdio",
+        &cmd,
+        "--tool",
+        "echo",
+        "--args",
+        r#"{"say":"<hi>"}"#,
+        "--calls",
+        "3",
+        "--json",
+        "--timeout",
+        "20",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    // The server answers only after the client replied to its ping and roots/list.
+    assert_eq!(out.code, 0, "{out:?}");
+    let j = out.json();
+    assert_eq!(j["protocol"], "2025-06-18");
+    assert_eq!(j["formats"], json!([]));
+    let text = r#"echo: {"say":"<hi>"}"#;
+    let (o, c) = tiktoken_rs(&[text.to_owned()]);
+    let message = json!({"jsonrpc": "2.0", "id": 4, "result": {
+        "content": [{"type": "text", "text": text}], "isError": false}});
+    assert_uniform(&j, message.to_string().len(), o, c);
+    // Without a format enum the chart shows the median call, and the table has no format part.
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.contains("median call"), "{html}");
+    assert!(
+        html.contains("echo: {&quot;say&quot;:&quot;&lt;hi&gt;&quot;}"),
+        "{html}"
+    );
+    let table = toolwire(&["bench", "--stdio", &cmd, "--tool", "echo", "--calls", "1"]);
+    assert_eq!(table.code, 0, "{table:?}");
+    assert!(!table.stdout.contains("format "), "{}", table.stdout);
+}

@@ -204,7 +204,7 @@ pub fn missing(what: &str) {
     eprintln!("NOT RUN: {what}");
 }
 
-fn has_node() -> bool {
+pub fn has_node() -> bool {
     Command::new("node")
         .arg("--version")
         .stdout(Stdio::null())

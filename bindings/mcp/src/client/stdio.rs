@@ -27,7 +27,7 @@ type Waiter = oneshot::Sender<Result<Arrival, ClientError>>;
 /// A server child process.
 pub(crate) struct Stdio {
     program: String,
-    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
     child: tokio::sync::Mutex<Child>,
     pending: Arc<Mutex<HashMap<u64, Waiter>>>,
     tail: Arc<Mutex<VecDeque<String>>>,
@@ -131,12 +131,13 @@ impl Stdio {
                 }
             }));
         }
+        let stdin = Arc::new(tokio::sync::Mutex::new(child.stdin.take()));
         if let Some(out) = stdout {
-            tokio::spawn(read_stdout(out, pending.clone()));
+            tokio::spawn(read_stdout(out, pending.clone(), stdin.clone()));
         }
         Ok(Stdio {
             program,
-            stdin: tokio::sync::Mutex::new(child.stdin.take()),
+            stdin,
             child: tokio::sync::Mutex::new(child),
             pending,
             tail,
@@ -219,6 +220,7 @@ impl Stdio {
 async fn read_stdout(
     mut out: tokio::process::ChildStdout,
     pending: Arc<Mutex<HashMap<u64, Waiter>>>,
+    stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
 ) {
     let mut line: Vec<u8> = Vec::new();
     let mut first: Option<Instant> = None;
@@ -239,7 +241,15 @@ async fn read_stdout(
                     line.extend_from_slice(&rest[..i]);
                     rest = &rest[i + 1..];
                     let start = first.take().unwrap_or(now);
-                    deliver(&pending, std::mem::take(&mut line), start, now);
+                    if let Some(reply) = deliver(&pending, std::mem::take(&mut line), start, now) {
+                        let stdin = stdin.clone();
+                        tokio::spawn(async move {
+                            if let Some(w) = stdin.lock().await.as_mut() {
+                                let _ = w.write_all(&reply).await;
+                                let _ = w.flush().await;
+                            }
+                        });
+                    }
                 }
                 None => {
                     line.extend_from_slice(rest);
@@ -252,9 +262,17 @@ async fn read_stdout(
     pending.lock().unwrap_or_else(|p| p.into_inner()).clear();
 }
 
-fn deliver(pending: &Mutex<HashMap<u64, Waiter>>, line: Vec<u8>, first: Instant, last: Instant) {
+/// Hands a response line to its waiter. Returns the reply to a request from the server
+/// (`ping` gets `{}`, anything else "method not found": this client offers no capability),
+/// so a server that asks something never waits for an answer that does not come.
+fn deliver(
+    pending: &Mutex<HashMap<u64, Waiter>>,
+    line: Vec<u8>,
+    first: Instant,
+    last: Instant,
+) -> Option<Vec<u8>> {
     if line.iter().all(u8::is_ascii_whitespace) {
-        return;
+        return None;
     }
     let message: Value = match serde_json::from_slice(&line) {
         Ok(v) => v,
@@ -267,18 +285,23 @@ fn deliver(pending: &Mutex<HashMap<u64, Waiter>>, line: Vec<u8>, first: Instant,
             for (_, w) in pending.lock().unwrap_or_else(|p| p.into_inner()).drain() {
                 let _ = w.send(Err(err.clone()));
             }
-            return;
+            return None;
         }
     };
-    let is_response = message.get("method").is_none();
-    let Some(id) = message
-        .get("id")
-        .and_then(Value::as_u64)
-        .filter(|_| is_response)
-    else {
-        // A notification or a request from the server: not measured.
-        return;
-    };
+    if let Some(method) = message.get("method") {
+        // A notification (not measured), or a request from the server.
+        let id = message.get("id")?;
+        let reply = if method.as_str() == Some("ping") {
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}})
+        } else {
+            serde_json::json!({"jsonrpc": "2.0", "id": id,
+                               "error": {"code": -32601, "message": "Method not found"}})
+        };
+        let mut b = serde_json::to_vec(&reply).ok()?;
+        b.push(b'\n');
+        return Some(b);
+    }
+    let id = message.get("id").and_then(Value::as_u64)?;
     let waiter = pending
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -292,6 +315,7 @@ fn deliver(pending: &Mutex<HashMap<u64, Waiter>>, line: Vec<u8>, first: Instant,
             last,
         }));
     }
+    None
 }
 
 #[cfg(test)]
