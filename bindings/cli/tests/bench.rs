@@ -521,3 +521,33 @@ fn a_server_that_asks_the_client_something_and_offers_no_formats() {
     assert_eq!(table.code, 0, "{table:?}");
     assert!(!table.stdout.contains("format "), "{}", table.stdout);
 }
+
+#[test]
+fn an_http_server_that_dies_mid_run_exits_6_naming_the_call() {
+    if !has_node() {
+        missing("bench_servers/dies_http.mjs: no node on PATH");
+        return;
+    }
+    let script = root().join("bindings/cli/tests/bench_servers/dies_http.mjs");
+    let server = HttpServer::start("node", &[script.to_str().unwrap()]);
+    let out = toolwire(&[
+        "bench",
+        "--http",
+        &server.url,
+        "--tool",
+        "t",
+        "--calls",
+        "5",
+    ]);
+    assert_eq!(out.code, 6, "{out:?}");
+    assert_eq!(out.stdout, "");
+    let e = out.stderr.trim_end();
+    assert!(
+        e.starts_with(&format!(
+            "toolwire: bench: call 3 of 5: POST {}: ",
+            server.url
+        )),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1, "{e}");
+}
