@@ -78,6 +78,8 @@ fn stdio_against_toolwire_serve_matches_a_raw_call_and_two_tokenizers() {
         "--json",
     ]);
     assert_eq!(out.code, 0, "{out:?}");
+    // stderr is not a terminal: no progress bar, nothing at all.
+    assert_eq!(out.stderr, "");
     let j = out.json();
     assert_eq!(j["tool"], "invoices");
     assert_eq!(j["transport"], "stdio");
@@ -550,4 +552,37 @@ fn an_http_server_that_dies_mid_run_exits_6_naming_the_call() {
         "{e}"
     );
     assert_eq!(e.lines().count(), 1, "{e}");
+}
+
+#[test]
+fn the_progress_bar_shows_on_a_terminal_only() {
+    // `script` runs the bench on a pseudo-terminal: stderr is a terminal, stdout a file.
+    let has_script = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_script {
+        missing("the progress-bar check: no `script` (util-linux) on PATH");
+        return;
+    }
+    let json = std::env::temp_dir().join(format!("toolwire-bench-tty-{}.json", std::process::id()));
+    let cmd = format!(
+        "'{BIN}' bench --stdio \"'{BIN}' serve --rows 50\" --tool invoices --args '{{\"action\":\"list\"}}' --calls 3 --json > '{}'",
+        json.display()
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script");
+    assert!(out.status.success(), "{out:?}");
+    let tty = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        tty.contains("calls "),
+        "no progress bar on the terminal: {tty:?}"
+    );
+    // stdout stays the one JSON object.
+    let j: Value =
+        serde_json::from_str(std::fs::read_to_string(&json).unwrap().trim_end()).unwrap();
+    assert_eq!(j["calls"], 3);
 }

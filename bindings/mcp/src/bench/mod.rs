@@ -328,6 +328,8 @@ fn progress_bar(len: u64) -> indicatif::ProgressBar {
     {
         pb.set_style(style);
     }
+    // Redrawn while a slow call is in flight, not only when one completes.
+    pb.enable_steady_tick(Duration::from_millis(100));
     pb
 }
 
