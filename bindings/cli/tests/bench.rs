@@ -577,8 +577,9 @@ fn the_progress_bar_shows_on_a_terminal_only() {
         .expect("script");
     assert!(out.status.success(), "{out:?}");
     let tty = String::from_utf8_lossy(&out.stdout);
+    // `calls DONE/9`: 3 measured calls and one per format.
     assert!(
-        tty.contains("calls "),
+        tty.contains("calls ") && tty.contains("/9 "),
         "no progress bar on the terminal: {tty:?}"
     );
     // stdout stays the one JSON object.
