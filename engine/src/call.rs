@@ -46,6 +46,8 @@
 
 use std::io;
 
+mod page;
+
 use crate::doc::{Doc, Value};
 use crate::error::{Category, Error, Result};
 use crate::frame::{self, Id, Protocol};
@@ -66,6 +68,9 @@ pub struct ToolCall {
     select: Option<SelectArg>,
     overrides: Overrides,
     action: Option<String>,
+    paging: Option<page::Paging>,
+    structured: bool,
+    cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The `_select` of a call, as far as the call is concerned.
@@ -90,6 +95,8 @@ enum InputKind<'d> {
     Value(Value<'d>),
     /// JSON text handed to the response as it is (a plain root array).
     Json(&'d [u8]),
+    /// A page of a larger collection ([`Input::page`]): its rows, and the items it stands for.
+    Page { doc: Doc<'d>, total: usize },
     /// "No value" (a handler returned nothing): the data block is `OK`.
     Nothing,
 }
@@ -114,7 +121,7 @@ impl<'d> Input<'d> {
     /// The root value, when the input was parsed (`None` for JSON text kept as it is).
     pub fn root(&self) -> Option<Value<'_>> {
         match &self.0 {
-            InputKind::Doc(d) => Some(d.root()),
+            InputKind::Doc(d) | InputKind::Page { doc: d, .. } => Some(d.root()),
             InputKind::Value(v) => Some(*v),
             InputKind::Json(_) | InputKind::Nothing => None,
         }
@@ -132,6 +139,12 @@ pub enum Problem {
     Output,
     /// The data cannot be encoded in the chosen format (`INTERNAL_ERROR`), with the reason.
     Encode(String),
+    /// Not even one whole item fits in the message cap of
+    /// [`ToolCall::respond_within`] (`TOO_LARGE`).
+    TooLarge {
+        /// The cap, in bytes.
+        cap: usize,
+    },
 }
 
 /// The response of one call, ready to be written, and what went wrong with it, if anything.
@@ -452,7 +465,13 @@ impl ToolCall {
     /// altered), or data that cannot be encoded in the chosen format (nested deeper than the
     /// TOON encoder's limit). Under a presenter such problems are error responses.
     pub fn respond<'d>(&self, input: &'d Input<'_>) -> Result<Reply<'d>> {
-        let root = match &input.0 {
+        let mut reply = self.respond_unfinished(input)?;
+        self.finish_response(input, &mut reply);
+        Ok(reply)
+    }
+
+    fn respond_unfinished<'d>(&self, input: &'d Input<'_>) -> Result<Reply<'d>> {
+        let (root, total) = match &input.0 {
             InputKind::Json(bytes) => {
                 let format = self.overrides.format.unwrap_or_default();
                 let response = wire::response(Data::Json(bytes)).format(format).build()?;
@@ -462,11 +481,12 @@ impl ToolCall {
                 let response = wire::response(Data::None).build()?;
                 return Ok(self.reply(response, None));
             }
-            InputKind::Doc(d) => d.root(),
-            InputKind::Value(v) => *v,
+            InputKind::Doc(d) => (d.root(), None),
+            InputKind::Value(v) => (*v, None),
+            InputKind::Page { doc, total } => (doc.root(), Some(*total)),
         };
         let Some(presenter) = self.effective_presenter() else {
-            return self.respond_plain(root);
+            return self.respond_plain(root, total);
         };
         if let Some(SelectArg::Invalid(problems)) = &self.select {
             if presenter.select_enabled() {
@@ -476,19 +496,21 @@ impl ToolCall {
             }
         }
         let names = self.names();
-        Ok(match presenter.present(root, names.as_deref()) {
-            Ok(r) => self.reply(r, None),
-            Err(e) => {
-                let problem = problem_of(&e);
-                let response = e.into_response(&self.action_for(&presenter));
-                self.reply(response, Some(problem))
-            }
-        })
+        Ok(
+            match presenter.present_counted(root, names.as_deref(), total) {
+                Ok(r) => self.reply(r, None),
+                Err(e) => {
+                    let problem = problem_of(&e);
+                    let response = e.into_response(&self.action_for(&presenter));
+                    self.reply(response, Some(problem))
+                }
+            },
+        )
     }
 
     /// Without a presenter: a root string is a text result; a limit or token budget goes
     /// through an anonymous presenter without schema (truncation and its notice only).
-    fn respond_plain<'d>(&self, root: Value<'d>) -> Result<Reply<'d>> {
+    fn respond_plain<'d>(&self, root: Value<'d>, total: Option<usize>) -> Result<Reply<'d>> {
         let format = self.overrides.format.unwrap_or_default();
         if let Some(s) = root.as_str() {
             let text = s.to_str().ok_or_else(|| {
@@ -506,7 +528,10 @@ impl ToolCall {
             let response = wire::response(Data::Text(text)).format(format).build()?;
             return Ok(self.reply(response, None));
         }
-        if self.overrides.limit.is_none() && self.overrides.token_budget.is_none() {
+        if self.overrides.limit.is_none()
+            && self.overrides.token_budget.is_none()
+            && total.is_none()
+        {
             let response = wire::response(Data::Value(root)).format(format).build()?;
             return Ok(self.reply(response, None));
         }
@@ -514,7 +539,7 @@ impl ToolCall {
             .build()
             .map_err(|e| Error::new(Category::Encode, e.to_string()))?
             .with_overrides(self.overrides);
-        match presenter.present(root, None) {
+        match presenter.present_counted(root, None, total) {
             Ok(r) => Ok(self.reply(r, None)),
             Err(PresentError::Encode(e)) => Err(e),
             Err(e) => {

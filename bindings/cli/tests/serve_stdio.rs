@@ -766,16 +766,11 @@ fn start_up_errors() {
         let (code, _, _) = run(&["--collection", &format!("{name}={}", good.display())]);
         assert_eq!(code, Some(2), "NAME {name:?}");
     }
-    // The default server starts fast (no tokenizer) and answers at once.
-    let t0 = Instant::now();
+    // The default server starts and answers (how fast is the serve bench's figure, not a
+    // test's: these machines are shared).
     let mut s = Raw::start(&[]);
     let r = s.call(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}));
     assert_eq!(r["id"], 1);
-    let took = t0.elapsed();
-    assert!(
-        took < Duration::from_secs(2),
-        "start-up + first answer took {took:?}"
-    );
 }
 
 #[test]

@@ -1,15 +1,15 @@
 //! Collections and presenter files, loaded and validated at start-up (SERVE.md §1).
 //!
 //! A collection's rows live for the whole process: the file's bytes are leaked once and
-//! parsed into one `Doc<'static>` that every call borrows. A presenter is rebuilt per call
-//! with that call's `limit` and `format` (the engine's `Presenter` has no setters): from the
-//! Rust builder for the built-in invoices, or from the presenter file's members rewritten
-//! with the two overrides (a few microseconds: the file is small).
+//! parsed into one `Doc<'static>` that every call borrows. A collection's presenter is built
+//! once (the demo's Invoice presenter, a presenter file, or an anonymous one without a
+//! schema); a call's `limit` and `format` are overrides at the engine's front door.
 
 use toolwire::Doc;
 use toolwire::escape::write_json_string;
 use toolwire::json::ParseOptions;
 use toolwire::present::{Presenter, PresenterError};
+use toolwire::toon::Delimiter;
 use toolwire::wire::Format;
 
 use crate::{Failure, ServeArgs};
@@ -18,35 +18,13 @@ use crate::{Failure, ServeArgs};
 /// names (`wire::Format`, the one place they are spelled).
 pub(crate) const FORMATS: [&str; 6] = Format::NAMES;
 
-/// A data format by its name (`auto` is resolved by the caller); the names are checked
-/// against [`FORMATS`] before, so an unknown one cannot reach here (pretty if it did).
-pub(crate) fn engine_format(name: &str) -> Format {
-    name.parse().unwrap_or_default()
-}
-
-/// The name of a format.
-pub(crate) fn format_name(f: Format) -> &'static str {
-    f.name()
-}
-
 /// Rows a `list` call returns when neither the call nor the presenter sets a limit.
 pub(crate) const DEFAULT_LIST_LIMIT: usize = 100;
-
-/// Where a collection's presenter comes from.
-pub(crate) enum PresenterSource {
-    /// The built-in Invoice presenter ([`crate::demo::invoice_presenter`]).
-    Demo,
-    /// A presenter file.
-    File(PresenterFile),
-    /// No presenter: the rows as they are (no schema), truncated to the call's limit.
-    Plain,
-}
 
 /// One served collection: its tool name, rows and presenter.
 pub(crate) struct Collection {
     pub(crate) name: String,
     pub(crate) doc: Doc<'static>,
-    pub(crate) source: PresenterSource,
     /// The field `get` looks up.
     pub(crate) key: String,
     /// The schema's root keys (the valid `where` fields), `None` without a schema.
@@ -55,7 +33,8 @@ pub(crate) struct Collection {
     pub(crate) limit: Option<usize>,
     /// The presenter's own format name (`auto` included).
     pub(crate) format: &'static str,
-    /// The presenter with its own settings (for descriptions and schemas).
+    /// The presenter, built once; each call's `limit` and `format` are the front door's
+    /// overrides.
     pub(crate) presenter: Presenter,
 }
 
@@ -65,61 +44,16 @@ impl Collection {
         self.doc.root().as_array().map_or(0, |a| a.len())
     }
 
-    /// The presenter for one call: `limit` rows at most, data in `format` (a concrete
-    /// format name, never `auto`).
-    pub(crate) fn presenter(
-        &self,
-        limit: usize,
-        format: &str,
-    ) -> Result<Presenter, PresenterError> {
-        let f = engine_format(format);
-        match &self.source {
-            PresenterSource::Demo => crate::demo::invoice_presenter(Some(limit), f),
-            PresenterSource::File(file) => file.build(Some(limit), Some(format)),
-            PresenterSource::Plain => Presenter::builder(self.name.clone())
-                .limit(limit)
-                .format(f)
-                .build(),
+    fn new(name: String, doc: Doc<'static>, key: String, presenter: Presenter) -> Collection {
+        Collection {
+            root_keys: root_keys(&presenter),
+            limit: presenter.limit(),
+            format: presenter.format().name(),
+            name,
+            doc,
+            key,
+            presenter,
         }
-    }
-}
-
-/// A presenter file, checked, whose `limit` and `format` can be replaced.
-pub(crate) struct PresenterFile {
-    /// Root members other than `key`, `limit` and `format`, as `(key JSON, value JSON)`.
-    members: Vec<(Vec<u8>, Vec<u8>)>,
-}
-
-impl PresenterFile {
-    fn build(
-        &self,
-        limit: Option<usize>,
-        format: Option<&str>,
-    ) -> Result<Presenter, PresenterError> {
-        let mut out = Vec::with_capacity(256);
-        out.push(b'{');
-        for (k, v) in &self.members {
-            if out.len() > 1 {
-                out.push(b',');
-            }
-            out.extend_from_slice(k);
-            out.push(b':');
-            out.extend_from_slice(v);
-        }
-        let mut member = |k: &str, v: String| {
-            if out.len() > 1 {
-                out.push(b',');
-            }
-            out.extend_from_slice(format!("\"{k}\":{v}").as_bytes());
-        };
-        if let Some(n) = limit {
-            member("limit", n.to_string());
-        }
-        if let Some(f) = format {
-            member("format", format!("\"{f}\""));
-        }
-        out.push(b'}');
-        Presenter::from_json(&out)
     }
 }
 
@@ -212,18 +146,14 @@ fn demo_collection(rows: usize) -> Result<Collection, Failure> {
     let src = leak(crate::demo::invoices(rows));
     let doc = toolwire::json::parse(src, &ParseOptions::new())
         .map_err(|e| Failure::data(format!("invoices: {e}")))?;
-    let presenter = crate::demo::invoice_presenter(Some(50), engine_format("toon"))
+    let presenter = crate::demo::invoice_presenter(Some(50), Format::Toon(Delimiter::Pipe))
         .map_err(|e| Failure::presenter(format!("invoices: {e}")))?;
-    Ok(Collection {
-        name: "invoices".into(),
+    Ok(Collection::new(
+        "invoices".into(),
         doc,
-        source: PresenterSource::Demo,
-        key: "id".into(),
-        root_keys: root_keys(&presenter),
-        limit: Some(50),
-        format: "toon",
+        "id".into(),
         presenter,
-    })
+    ))
 }
 
 fn root_keys(p: &Presenter) -> Option<Vec<String>> {
@@ -245,13 +175,13 @@ fn load_collection(
     presenter_file: Option<&str>,
 ) -> Result<Collection, Failure> {
     // The presenter first: a bad presenter file is reported even when the data is bad too.
-    let (source, key, limit, format, presenter) = match presenter_file {
+    let (key, presenter) = match presenter_file {
         Some(pf) => read_presenter(pf)?,
         None => {
             let p = Presenter::builder(name.clone())
                 .build()
                 .map_err(|e| Failure::presenter(format!("{name}: {e}")))?;
-            (PresenterSource::Plain, "id".to_owned(), None, "pretty", p)
+            ("id".to_owned(), p)
         }
     };
     let bytes = std::fs::read(file).map_err(|e| Failure::data(format!("{file}: {e}")))?;
@@ -284,16 +214,7 @@ fn load_collection(
             i + 1
         )));
     }
-    Ok(Collection {
-        root_keys: root_keys(&presenter),
-        name,
-        doc,
-        source,
-        key,
-        limit,
-        format,
-        presenter,
-    })
+    Ok(Collection::new(name, doc, key, presenter))
 }
 
 /// JSON Lines (one object per line; blank lines skipped) as the bytes of one JSON array.
@@ -332,17 +253,9 @@ fn json_lines_to_array(file: &str, bytes: &[u8]) -> Result<Vec<u8>, Failure> {
     Ok(out)
 }
 
-type Loaded = (
-    PresenterSource,
-    String,
-    Option<usize>,
-    &'static str,
-    Presenter,
-);
-
 /// Reads a presenter file: JSON syntax (positioned), the optional `"key"` (a string), then
 /// the engine's check of everything else. Exit 4 on any problem.
-fn read_presenter(path: &str) -> Result<Loaded, Failure> {
+fn read_presenter(path: &str) -> Result<(String, Presenter), Failure> {
     let bytes = std::fs::read(path).map_err(|e| Failure::presenter(format!("{path}: {e}")))?;
     let doc = toolwire::json::parse(&bytes, &ParseOptions::new())
         .map_err(|e| Failure::presenter(positioned(path, &e)))?;
@@ -353,59 +266,28 @@ fn read_presenter(path: &str) -> Result<Loaded, Failure> {
             Ok(_) => Failure::presenter(format!("{path}: expected an object")),
         });
     };
-    let mut members = Vec::new();
-    let mut key = "id".to_owned();
-    let mut limit_member = None;
-    let mut format: Option<String> = None;
-    for (k, v) in root.iter() {
-        match k.as_bytes() {
-            b"key" => match v.as_str().and_then(|s| s.to_str()) {
-                Some(s) if !s.is_empty() => key = s.to_owned(),
-                _ => {
-                    return Err(Failure::presenter(format!(
-                        "{path}: key: expected a non-empty string"
-                    )));
-                }
-            },
-            b"format" if v.as_str().and_then(|s| s.to_str()) == Some("auto") => {
-                format = Some("auto".into());
-            }
-            b"format" if v.is_null() => {}
-            b"format" => {
-                format = v.as_str().and_then(|s| s.to_str()).map(str::to_owned);
-                // Anything else is left to the engine's message.
-                if format.is_none() {
-                    members.push(member(k.as_bytes(), v));
-                }
-            }
-            b"limit" => {
-                limit_member = Some(v);
-                members.push(member(k.as_bytes(), v));
-            }
-            _ => members.push(member(k.as_bytes(), v)),
+    let Some(k) = root.get(b"key") else {
+        return Ok(("id".to_owned(), Presenter::from_json(&bytes).map_err(fail)?));
+    };
+    let key = match k.as_str().and_then(|s| s.to_str()) {
+        Some(s) if !s.is_empty() => s.to_owned(),
+        _ => {
+            return Err(Failure::presenter(format!(
+                "{path}: key: expected a non-empty string"
+            )));
         }
+    };
+    // The file without `key` (the server's own member), as the engine checks it.
+    let mut file = Vec::with_capacity(bytes.len());
+    file.push(b'{');
+    for (k, v) in root.iter().filter(|(k, _)| k.as_bytes() != b"key") {
+        if file.len() > 1 {
+            file.push(b',');
+        }
+        write_json_string(&mut file, k.as_bytes());
+        file.push(b':');
+        file.extend_from_slice(&toolwire::json::to_vec_compact(v));
     }
-    // Check the file as written (minus `key`, `auto`): the engine names bad key paths.
-    let mut file = PresenterFile { members };
-    let checked_format = format.as_deref().filter(|f| *f != "auto");
-    let presenter = file.build(None, checked_format).map_err(fail)?;
-    let limit = match limit_member.map(|v| v.get()) {
-        Some(toolwire::ValueRef::Number(toolwire::doc::Number::Int(d))) => std::str::from_utf8(d)
-            .ok()
-            .and_then(|s| s.parse::<usize>().ok()),
-        _ => None,
-    };
-    file.members.retain(|(k, _)| k != b"\"limit\"");
-    // The file's own format as the engine read it (its aliases `json`, `toon-pipe` included).
-    let format = match format.as_deref() {
-        Some("auto") => "auto",
-        _ => format_name(presenter.format()),
-    };
-    Ok((PresenterSource::File(file), key, limit, format, presenter))
-}
-
-fn member(key: &[u8], v: toolwire::Value<'_>) -> (Vec<u8>, Vec<u8>) {
-    let mut k = Vec::with_capacity(key.len() + 2);
-    write_json_string(&mut k, key);
-    (k, toolwire::json::to_vec_compact(v))
+    file.push(b'}');
+    Ok((key, Presenter::from_json(&file).map_err(fail)?))
 }

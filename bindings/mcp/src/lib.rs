@@ -14,8 +14,9 @@
 //! * [`ServeArgs`] and [`run`]: the command line (`toolwire serve …`) and its entry point.
 //! * `collection`: collections and presenter files, loaded and validated at start-up.
 //! * `args`: the arguments of a `tools/call`, checked into a typed call.
-//! * `respond`: every call into the engine (presenting, framing, the message cap). The
-//!   engine's coming "front door" replaces most of it; its module docs say what it needs.
+//! * `respond`: a `tools/call` checked, its rows picked (`where`, `offset`, `get`'s key), the
+//!   rest through the engine's front door ([`toolwire::call`]: overrides, pages, the
+//!   next-call directive, `structuredContent`, the message cap, framing).
 //! * `rpc`: the JSON-RPC dispatcher shared by both transports (revisions 2025-06-18,
 //!   2025-11-25 and the stateless 2026-07-28).
 //! * `stdio`, `http`: the transports.

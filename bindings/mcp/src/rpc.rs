@@ -77,7 +77,7 @@ impl CallJob {
     /// Writes the result into `out` (nothing when cancelled before the first byte).
     pub(crate) fn run<'a, S: Sink + ?Sized>(
         &self,
-        cancel: &'a AtomicBool,
+        cancel: &'a Arc<AtomicBool>,
         progress: Option<&'a mut (dyn FnMut(u64, u64) + 'a)>,
         out: &mut S,
     ) -> Outcome {

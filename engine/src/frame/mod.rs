@@ -144,7 +144,20 @@ pub fn write_result<W: Sink + ?Sized>(
             b",\"isError\":false"
         });
     }
-    if response.is_structured() {
+    if response.structured() == Some(crate::wire::Structured::Items) {
+        if let Some(v) = response.data() {
+            out.write(b",\"structuredContent\":{\"items\":");
+            let one = v.as_array().is_none();
+            if one {
+                out.write_byte(b'[');
+            }
+            crate::json::write_compact(v, out);
+            if one {
+                out.write_byte(b']');
+            }
+            out.write_byte(b'}');
+        }
+    } else if response.is_structured() {
         if let Some(w) = response.windowed() {
             // A root array: wrapped as `{"items": [...]}` before 2026-07-28.
             out.write(b",\"structuredContent\":");

@@ -61,10 +61,19 @@ pub(crate) fn auto_format(
     select: Option<&[&str]>,
 ) -> Format {
     let sample = max.min(crate::wire::AUTO_SAMPLE_ROWS);
-    match p.present_rows(data, select, sample, Format::Auto) {
+    match p.present_rows(data, select, sample, Format::Auto, None) {
         Ok(r) => r.meta().format,
         Err(_) => crate::wire::choose_auto(data),
     }
+}
+
+/// What [`fit_budget`] fits: at most `max` rows of a collection standing for `total` items
+/// (`None`: its length), `budget` tokens of the data block in `format`.
+pub(crate) struct Fit {
+    pub(crate) max: usize,
+    pub(crate) total: Option<usize>,
+    pub(crate) budget: usize,
+    pub(crate) format: Format,
 }
 
 /// The presentation of the first rows of `a` (at most `max`) whose data block fits `budget`
@@ -73,11 +82,15 @@ pub(crate) fn fit_budget<'d>(
     p: &Presenter,
     data: Value<'d>,
     a: Array<'d>,
-    max: usize,
-    budget: usize,
-    format: Format,
+    fit: Fit,
     select: Option<&[&str]>,
 ) -> Result<ToolResponse<'d>, PresentError> {
+    let Fit {
+        max,
+        total,
+        budget,
+        format,
+    } = fit;
     let keep = super::select::needed_root_keys(&p.plan, None);
     let format = effective(data, format);
     let mut costs = RowCosts::new(a, max, format, keep.as_deref());
@@ -88,7 +101,7 @@ pub(crate) fn fit_budget<'d>(
     let mut over = max + 1;
     let mut jumps = 0;
     loop {
-        let r = p.present_rows(data, select, k, format)?;
+        let r = p.present_rows(data, select, k, format, total)?;
         let mut text = Vec::new();
         r.write_block(0, &mut text);
         let t = measure(&text);
@@ -138,7 +151,7 @@ pub(crate) fn fit_budget<'d>(
     }
     match best {
         Some((_, r)) => Ok(r),
-        None => p.present_rows(data, select, 0, format),
+        None => p.present_rows(data, select, 0, format, total),
     }
 }
 

@@ -742,6 +742,7 @@ fn present_view<'d>(
     format: crate::wire::Format,
     a: crate::doc::Array<'d>,
     kept: usize,
+    total: usize,
     select: Option<&[&str]>,
 ) -> Option<Result<ToolResponse<'d>, PresentError>> {
     let cfg = &plan.cfg;
@@ -749,7 +750,6 @@ fn present_view<'d>(
         return None;
     }
     let view = super::view::validate(plan, a, kept, select)?;
-    let total = a.len();
     let mut d = Derived::default();
     if kept < total {
         d.ui.push(truncation_notice(kept, total));
@@ -771,6 +771,48 @@ fn present_view<'d>(
             .build()
             .map_err(PresentError::Encode),
     )
+}
+
+/// The presentation of a whole collection (every row kept) under a plan that changes no
+/// value — no schema, no redaction, no embeds, no `_select` — straight from the input: the
+/// data block encodes `data` itself, nothing is copied (a server's plain collection of a
+/// million rows). Only for the root of its document, whose flags (reserved tags, lone
+/// surrogates) are then exactly the data's; anything else goes through the writer.
+fn present_as_is<'d>(
+    plan: &Plan,
+    data: Value<'d>,
+    select: Option<&[&str]>,
+    max: usize,
+    format: Format,
+    total_of: impl Fn(crate::doc::Array<'_>) -> usize,
+) -> Option<Result<ToolResponse<'d>, PresentError>> {
+    let cfg = &plan.cfg;
+    let a = data.as_array()?;
+    let plain = cfg.schema.is_none()
+        && plan.redact.is_empty()
+        && plan.embeds.is_empty()
+        && select.is_none()
+        && data.index() == 0
+        && max >= a.len()
+        && !FORCE_GENERAL.with(std::cell::Cell::get);
+    if !plain {
+        return None;
+    }
+    let total = total_of(a);
+    let mut d = Derived::default();
+    if a.len() < total {
+        d.ui.push(truncation_notice(a.len(), total));
+    }
+    derive(plan, data, Shape::Collection { total }, &mut d);
+    let mut r = response(Data::Value(data))
+        .format(format)
+        .ui_blocks(d.ui)
+        .system_rules(d.rules)
+        .system_hint(d.suggestions);
+    for b in d.embedded {
+        r = r.embedded_block(b);
+    }
+    Some(r.build().map_err(PresentError::Encode))
 }
 
 fn truncation_notice(kept: usize, total: usize) -> UiBlock {
@@ -839,6 +881,18 @@ impl Presenter {
         data: Value<'d>,
         select: Option<&[&str]>,
     ) -> Result<ToolResponse<'d>, PresentError> {
+        self.present_counted(data, select, None)
+    }
+
+    /// [`Presenter::present`] of a collection that stands for `total` items (at least its
+    /// length; `None`: its length): a page of a larger one, whose `{count}` and truncation
+    /// notice count the items the page was taken from.
+    pub(crate) fn present_counted<'d>(
+        &self,
+        data: Value<'d>,
+        select: Option<&[&str]>,
+        total: Option<usize>,
+    ) -> Result<ToolResponse<'d>, PresentError> {
         let plan = &*self.plan;
         let cfg = &plan.cfg;
         let select = match select {
@@ -849,7 +903,7 @@ impl Presenter {
         };
         let select = select.as_deref();
         let ValueRef::Array(a) = data.get() else {
-            return self.present_rows(data, select, 0, self.format());
+            return self.present_rows(data, select, 0, self.format(), None);
         };
         // Stage 1 for a collection: `limit`, the format (`Auto` chosen on the data as the
         // block shows it), then `token_budget` in that format (`present::fit`).
@@ -859,26 +913,39 @@ impl Presenter {
             f => f,
         };
         match self.token_budget() {
-            Some(budget) => super::fit::fit_budget(self, data, a, max, budget, format, select),
-            None => self.present_rows(data, select, max, format),
+            Some(budget) => {
+                let fit = super::fit::Fit {
+                    max,
+                    total,
+                    budget,
+                    format,
+                };
+                super::fit::fit_budget(self, data, a, fit, select)
+            }
+            None => self.present_rows(data, select, max, format, total),
         }
     }
 
-    /// Stages 1–8 with `max` rows kept of a collection (ignored for other roots), in `format`,
-    /// `select` already checked.
+    /// Stages 1–8 with `max` rows kept of a collection (ignored for other roots) that stands
+    /// for `total` items (`None`: its length), in `format`, `select` already checked.
     pub(crate) fn present_rows<'d>(
         &self,
         data: Value<'d>,
         select: Option<&[&str]>,
         max: usize,
         format: Format,
+        total: Option<usize>,
     ) -> Result<ToolResponse<'d>, PresentError> {
         let plan = &*self.plan;
         let cfg = &plan.cfg;
+        let total_of = |a: crate::doc::Array<'_>| total.map_or(a.len(), |t| t.max(a.len()));
         if let ValueRef::Array(a) = data.get() {
-            if let Some(r) = present_view(plan, format, a, max, select) {
+            if let Some(r) = present_view(plan, format, a, max, total_of(a), select) {
                 return r;
             }
+        }
+        if let Some(r) = present_as_is(plan, data, select, max, format, total_of) {
+            return r;
         }
         let doc = data.doc();
         let mut w = Writer::new(doc, doc.node_count());
@@ -886,7 +953,7 @@ impl Presenter {
         note_censors(&mut w.b, plan);
         let (shape, kept) = match data.get() {
             ValueRef::Array(a) => {
-                let total = a.len();
+                let total = total_of(a);
                 let m = w.b.begin_array();
                 for (i, el) in a.iter().take(max).enumerate() {
                     w.item = i;

@@ -101,16 +101,37 @@ unsafe impl<F: FnMut(Bytes) -> bool> Sink for ChunkedSink<F> {
 }
 
 /// Counts bytes and keeps none: the exact size of a message without holding it.
-#[derive(Default)]
 pub struct CountingSink {
     n: usize,
     scratch: Vec<u8>,
+    /// Past this many bytes the sink reports itself cancelled (encoders stop early).
+    limit: usize,
+}
+
+impl Default for CountingSink {
+    fn default() -> Self {
+        CountingSink {
+            n: 0,
+            scratch: Vec::new(),
+            limit: usize::MAX,
+        }
+    }
 }
 
 impl CountingSink {
     /// A sink that has counted nothing.
     pub fn new() -> Self {
         CountingSink::default()
+    }
+
+    /// A sink that only needs to know whether a message is over `limit` bytes: once past
+    /// it, [`Sink::cancelled`] says so and encoders stop (the count is then some number over
+    /// `limit`, not the message's size).
+    pub fn up_to(limit: usize) -> Self {
+        CountingSink {
+            limit,
+            ..CountingSink::default()
+        }
     }
 }
 
@@ -134,5 +155,10 @@ unsafe impl Sink for CountingSink {
     #[inline]
     fn written(&self) -> usize {
         self.n
+    }
+
+    #[inline]
+    fn cancelled(&self) -> bool {
+        self.n > self.limit
     }
 }

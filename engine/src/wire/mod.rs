@@ -23,7 +23,7 @@ pub use estimate::{
 pub use format::{Format, UnknownFormat};
 pub(crate) use response::response_view;
 pub use response::{
-    Data, HandlerOutput, Meta, ResponseBuilder, ToolResponse, error, error_with_code,
+    Data, HandlerOutput, Meta, ResponseBuilder, Structured, ToolResponse, error, error_with_code,
     handler_error, required, response, success, success_structured, toon_success, validation_error,
     wrap,
 };

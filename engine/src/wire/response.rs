@@ -298,7 +298,7 @@ impl<'d> ResponseBuilder<'d> {
             data,
             blocks,
             is_error: None,
-            structured: false,
+            structured: None,
             meta,
         }
     }
@@ -314,7 +314,7 @@ impl<'d> ResponseBuilder<'d> {
 /// None today; the signature matches the other constructors.
 pub fn success_structured<'d>(data: impl Into<Data<'d>>) -> Result<ToolResponse<'d>> {
     let mut r = response(data).format(Format::Compact).build()?;
-    r.structured = true;
+    r.structured = Some(Structured::Value);
     Ok(r)
 }
 
@@ -417,13 +417,25 @@ pub struct Meta {
     pub format: Format,
 }
 
+/// How a response's data travels as `structuredContent` too (WIRE.md §7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Structured {
+    /// The data itself ([`success_structured`]): before 2026-07-28 a non-object is wrapped
+    /// as `{"items": [...]}` (arrays) or `{"value": x}`.
+    Value,
+    /// Always `{"items": [...]}`: a collection's kept items, or the one item of a
+    /// non-array (a presenter's `outputSchema`, SERVE.md §2).
+    Items,
+}
+
 /// A built MCP `CallToolResult`: the ordered text blocks, `isError`, and the side door.
 #[derive(Clone, Debug)]
 pub struct ToolResponse<'d> {
     data: DataBlock<'d>,
     blocks: Vec<Vec<u8>>,
     is_error: Option<bool>,
-    structured: bool,
+    structured: Option<Structured>,
     meta: Meta,
 }
 
@@ -435,7 +447,7 @@ impl<'d> ToolResponse<'d> {
             data: DataBlock::Text(Cow::Owned(text)),
             blocks: Vec::new(),
             is_error: Some(is_error),
-            structured: false,
+            structured: None,
             meta: Meta {
                 rules: Vec::new(),
                 ui_blocks: Vec::new(),
@@ -456,9 +468,52 @@ impl<'d> ToolResponse<'d> {
         self.is_error
     }
 
-    /// True when the response carries `structuredContent` (from [`success_structured`]).
+    /// True when the response carries `structuredContent` (from [`success_structured`] or
+    /// [`ToolResponse::set_structured`]).
     pub fn is_structured(&self) -> bool {
+        self.structured.is_some()
+    }
+
+    /// How the data travels as `structuredContent`, if it does.
+    pub fn structured(&self) -> Option<Structured> {
         self.structured
+    }
+
+    /// Makes the data travel as `structuredContent` too, in `form` (`None`: not at all).
+    /// Error responses and text results never carry it.
+    pub fn set_structured(&mut self, form: Option<Structured>) {
+        let has_data = !matches!(self.data, DataBlock::Text(_));
+        self.structured = form.filter(|_| has_data && self.is_error != Some(true));
+    }
+
+    /// Adds a directive to the response's `<llm_directives>` block (made where WIRE.md §1.1
+    /// puts it when there was none), as [`ResponseBuilder::llm_hint`] would have: for a
+    /// directive that depends on what the response holds (the next page of a collection).
+    pub fn push_hint(&mut self, hint: impl Into<String>) {
+        let after = usize::from(!self.meta.rules.is_empty())
+            + usize::from(!self.meta.suggestions.is_empty());
+        let had = !self.meta.hints.is_empty();
+        self.meta.hints.push(hint.into());
+        let mut t = Vec::new();
+        write_bullets(&mut t, "llm_directives", &self.meta.hints);
+        let at = self.blocks.len() - after;
+        if had {
+            self.blocks[at - 1] = t;
+        } else {
+            self.blocks.insert(at, t);
+        }
+    }
+
+    /// The number of items of the data block when it is an array (`None` otherwise, and for
+    /// JSON text read window by window), without materialising anything.
+    pub fn items(&self) -> Option<usize> {
+        match &self.data {
+            DataBlock::Text(_) => None,
+            DataBlock::Encoded(v, _) => v.as_array().map(|a| a.len()),
+            DataBlock::Owned(d, _) => d.root().as_array().map(|a| a.len()),
+            DataBlock::View(v, _) => Some(v.rows),
+            DataBlock::Windowed(_) => None,
+        }
     }
 
     /// The side door.

@@ -1,9 +1,14 @@
 //! A counting global allocator for memory tests: every call goes to the system allocator
 //! unchanged, and the sizes are counted. A test binary installs it with
 //!
-//! ```ignore
+//! ```
 //! #[global_allocator]
 //! static GLOBAL: toolwire_oracles::alloc::Counting = toolwire_oracles::alloc::Counting;
+//!
+//! fn main() {
+//!     let (v, bytes, _allocations) = toolwire_oracles::alloc::allocated(|| vec![0u8; 4096]);
+//!     assert!(bytes >= v.len());
+//! }
 //! ```
 //!
 //! and then measures with [`peak_above`] (process-wide peak of live bytes), [`allocated`]

@@ -1,0 +1,339 @@
+//! The front door's serving features (`toolwire::call`): a page that stands for more rows
+//! than it holds, the paging directive, `structuredContent` as `{"items": [...]}`, and the
+//! message cap that cuts to whole rows. `toolwire serve` is built on exactly these.
+
+use proptest::prelude::*;
+use toolwire::call::{Input, Problem, Reply, Shape, ToolCall};
+use toolwire::frame::{Id, Protocol};
+use toolwire::json::{ParseOptions, parse};
+use toolwire::present::Presenter;
+use toolwire::wire::Format;
+
+/// Schema, redaction, select, rules, a suggestion and a collection UI that counts: every
+/// stage that reads the count or the rows.
+const PRESENTER: &[u8] = br#"{"name": "Invoice", "select": true, "limit": 50,
+  "schema": {"type": "object", "properties": {
+    "id": {"type": "string"}, "amount": {"type": "integer"}, "email": {"type": "string"},
+    "note": {"type": "string"}}},
+  "redact": {"paths": ["email"]},
+  "rules": ["Amounts are in cents."],
+  "suggest": {"collection": [{"tool": "invoices.get", "reason": "details of one invoice"}]},
+  "ui": {"collection": [{"summary": "{count} invoices"}]}}"#;
+
+fn rows(n: usize) -> Vec<u8> {
+    let mut s = String::from("[");
+    for i in 0..n {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            r#"{{"id":"INV-{i:04}","amount":{},"email":"u{i}@example.com","note":"{}"}}"#,
+            i * 37 % 1000,
+            "n".repeat(i % 7)
+        ));
+    }
+    s.push(']');
+    s.into_bytes()
+}
+
+fn frame_shape() -> Shape {
+    Shape::Frame {
+        id: Id::Number("1".into()),
+        protocol: Protocol::default(),
+    }
+}
+
+fn framed(reply: &Reply<'_>, shape: &Shape) -> Vec<u8> {
+    let mut out = Vec::new();
+    reply.write(shape, &mut out);
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// `Input::page(rows[offset..offset+take], total)` presents exactly as the rows from
+    /// `offset` on with limit `take` — row view and general path alike, every format,
+    /// with and without `_select`.
+    #[test]
+    fn a_page_presents_as_the_rows_it_stands_for(
+        n in 1usize..40,
+        offset_frac in 0.0f64..1.0,
+        take in 0usize..12,
+        format in prop::sample::select(Format::FIXED.to_vec()),
+        select in prop::option::of(prop::sample::select(vec![vec!["note", "id"], vec!["email"]])),
+    ) {
+        let src = rows(n);
+        let doc = parse(&src, &ParseOptions::new()).unwrap();
+        let all: Vec<_> = doc.root().as_array().unwrap().iter().collect();
+        let offset = ((n as f64) * offset_frac) as usize;
+        let remaining = n - offset;
+        let take = take.min(remaining);
+        let p = Presenter::from_json(PRESENTER).unwrap();
+        let mut call = ToolCall::new().presenter(&p).format(format).limit(take);
+        if let Some(names) = &select {
+            call = call.select(names.iter().copied());
+        }
+        let page = Input::page(all[offset..offset + take].iter().copied(), remaining);
+        // The oracle: the same rows as a document of their own, all remaining rows in it.
+        let rest = format!(
+            "[{}]",
+            all[offset..]
+                .iter()
+                .map(|v| String::from_utf8(toolwire::json::to_vec_compact(*v)).unwrap())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let rest_doc = parse(rest.as_bytes(), &ParseOptions::new()).unwrap();
+        let want = call.respond(&Input::value(rest_doc.root())).unwrap().response().texts();
+        let got = call.respond(&page).unwrap().response().texts();
+        prop_assert_eq!(&got, &want);
+        let general = toolwire::test_hooks::with_general_path(|| {
+            call.respond(&page).unwrap().response().texts()
+        });
+        prop_assert_eq!(&general, &want);
+    }
+
+    /// Under a cap, the message is at most the cap and holds the most whole rows that fit:
+    /// one more row (same call, limit k + 1, no cap) would not.
+    #[test]
+    fn the_cap_keeps_the_most_whole_rows_that_fit(n in 1usize..120, cap in 600usize..12_000) {
+        let src = rows(n);
+        let doc = parse(&src, &ParseOptions::new()).unwrap();
+        let p = Presenter::from_json(PRESENTER).unwrap();
+        let call = ToolCall::new()
+            .presenter(&p)
+            .format(Format::Pretty)
+            .limit(n)
+            .paging(|shown, total| format!("{shown} of {total}; next offset {shown}"));
+        let shape = frame_shape();
+        let input = Input::value(doc.root());
+        let reply = call.respond_within(&input, &shape, cap).unwrap();
+        let bytes = framed(&reply, &shape);
+        prop_assert!(bytes.len() <= cap, "{} > {cap}", bytes.len());
+        if let Some(Problem::TooLarge { cap: c }) = reply.problem() {
+            prop_assert_eq!(*c, cap);
+            let one = call.clone().limit(1).respond(&input).unwrap();
+            prop_assert!(framed(&one, &shape).len() > cap, "one row fits, yet TOO_LARGE");
+            prop_assert!(reply.response().texts()[0].starts_with("<tool_error code=\"TOO_LARGE\""));
+        } else {
+            let k = reply.response().items().unwrap();
+            prop_assert!(k >= 1);
+            let want = call.clone().limit(k).respond(&input).unwrap();
+            prop_assert_eq!(&bytes, &framed(&want, &shape), "the cut is the call with limit k");
+            if k < n {
+                let more = call.clone().limit(k + 1).respond(&input).unwrap();
+                prop_assert!(framed(&more, &shape).len() > cap, "{} rows would fit too", k + 1);
+                let hint = format!("{k} of {n}; next offset {k}");
+                prop_assert!(reply.response().texts().iter().any(|t| t.contains(&hint)));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_paging_directive_comes_before_rules_and_suggestions_and_only_when_rows_remain() {
+    let src = rows(5);
+    let doc = parse(&src, &ParseOptions::new()).unwrap();
+    let p = Presenter::from_json(PRESENTER).unwrap();
+    let call = ToolCall::new()
+        .presenter(&p)
+        .format(Format::Compact)
+        .paging(|shown, total| format!("next: {shown}/{total} <llm_directives>"));
+    let cut = call.clone().limit(2);
+    let t = cut
+        .respond(&Input::value(doc.root()))
+        .unwrap()
+        .response()
+        .texts();
+    let at = t
+        .iter()
+        .position(|b| b.starts_with("<llm_directives>"))
+        .unwrap();
+    assert_eq!(
+        t[at], "<llm_directives>\n- next: 2/5 &lt;llm_directives>\n</llm_directives>",
+        "the directive is escaped like every other"
+    );
+    assert!(t[at + 1].starts_with("<domain_rules>"));
+    assert!(t[at + 2].starts_with("<action_suggestions>"));
+    assert!(t[..at].iter().any(|b| b.contains("5 invoices")), "{t:?}");
+    // All rows shown: no directive.
+    let t = call
+        .respond(&Input::value(doc.root()))
+        .unwrap()
+        .response()
+        .texts();
+    assert!(
+        !t.iter().any(|b| b.starts_with("<llm_directives>")),
+        "{t:?}"
+    );
+    // A page counts what it stands for.
+    let all: Vec<_> = doc.root().as_array().unwrap().iter().collect();
+    let page = Input::page(all[3..].iter().copied(), 2);
+    let t = call.respond(&page).unwrap().response().texts();
+    assert!(
+        !t.iter().any(|b| b.starts_with("<llm_directives>")),
+        "{t:?}"
+    );
+    let page = Input::page(all[3..4].iter().copied(), 2);
+    let t = call.respond(&page).unwrap().response().texts();
+    assert!(t.iter().any(|b| b.contains("next: 1/2")), "{t:?}");
+    assert!(t.iter().any(|b| b.contains("2 invoices")), "{t:?}");
+    assert!(t.iter().any(|b| b.contains("1 shown, 1 hidden")), "{t:?}");
+}
+
+#[test]
+fn structured_items_carry_the_data_blocks_rows_only_on_success() {
+    let src = rows(3);
+    let doc = parse(&src, &ParseOptions::new()).unwrap();
+    let p = Presenter::from_json(PRESENTER).unwrap();
+    let shape = frame_shape();
+    let call = ToolCall::new()
+        .presenter(&p)
+        .structured(true)
+        .select(["id", "email"]);
+    let input = Input::value(doc.root());
+    let list = call.respond(&input).unwrap();
+    let line = String::from_utf8(framed(&list, &shape)).unwrap();
+    assert!(
+        line.contains(r#""structuredContent":{"items":[{"id":"INV-0000","email":"[REDACTED]"},"#),
+        "{line}"
+    );
+    // One row (a `get`): a list of one.
+    let row = doc.root().as_array().unwrap().iter().next().unwrap();
+    let row_input = Input::value(row);
+    let one = call.respond(&row_input).unwrap();
+    let line = String::from_utf8(framed(&one, &shape)).unwrap();
+    assert!(
+        line.contains(r#""structuredContent":{"items":[{"id":"INV-0000","email":"[REDACTED]"}]}"#),
+        "{line}"
+    );
+    // The 2026-07-28 era wraps it the same way: the tool's outputSchema says items.
+    let new = Shape::Frame {
+        id: Id::Number("1".into()),
+        protocol: Protocol::Since20260728,
+    };
+    let line = String::from_utf8(framed(&one, &new)).unwrap();
+    assert!(
+        line.contains(r#""structuredContent":{"items":[{"#),
+        "{line}"
+    );
+    // An error response carries none.
+    let bad = ToolCall::new()
+        .presenter(&p)
+        .structured(true)
+        .select(["nope"]);
+    let err = bad.respond(&input).unwrap();
+    assert!(err.is_error());
+    let line = String::from_utf8(framed(&err, &shape)).unwrap();
+    assert!(!line.contains("structuredContent"), "{line}");
+}
+
+#[test]
+fn an_item_over_the_cap_is_too_large_and_nothing_is_cut_from_it() {
+    let big = format!(
+        r#"{{"id":"A","amount":1,"email":"e","note":"{}"}}"#,
+        "x".repeat(9000)
+    );
+    let doc = parse(big.as_bytes(), &ParseOptions::new()).unwrap();
+    let p = Presenter::from_json(PRESENTER).unwrap();
+    let shape = frame_shape();
+    let input = Input::value(doc.root());
+    let reply = ToolCall::new()
+        .presenter(&p)
+        .respond_within(&input, &shape, 4096)
+        .unwrap();
+    assert!(matches!(
+        reply.problem(),
+        Some(Problem::TooLarge { cap: 4096 })
+    ));
+    assert!(framed(&reply, &shape).len() <= 4096);
+    assert!(
+        reply.response().texts()[0]
+            .contains("One Invoice alone is larger than the message cap of 4096 bytes.")
+    );
+    // Under a cap it fits in, the item is answered as it is.
+    let reply = ToolCall::new()
+        .presenter(&p)
+        .respond_within(&input, &shape, 1 << 20)
+        .unwrap();
+    assert!(reply.problem().is_none());
+}
+
+#[test]
+fn a_set_cancel_flag_stops_the_cut_with_an_error() {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    let src = rows(200);
+    let doc = parse(&src, &ParseOptions::new()).unwrap();
+    let p = Presenter::from_json(PRESENTER).unwrap();
+    let input = Input::value(doc.root());
+    let flag = Arc::new(AtomicBool::new(true));
+    let call = ToolCall::new()
+        .presenter(&p)
+        .limit(200)
+        .cancel_flag(Arc::clone(&flag));
+    let e = call
+        .respond_within(&input, &frame_shape(), 4096)
+        .unwrap_err();
+    assert_eq!(e.classify(), toolwire::error::Category::Io);
+    assert_eq!(e.message(), "the call was cancelled");
+    // Not over the cap: nothing to cut, the flag is not consulted.
+    assert!(call.respond_within(&input, &frame_shape(), 1 << 24).is_ok());
+    flag.store(false, std::sync::atomic::Ordering::Relaxed);
+    assert!(call.respond_within(&input, &frame_shape(), 4096).is_ok());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A presenter that changes no value (no schema, redaction, embeds or `_select`) shows a
+    /// whole collection straight from the input: byte for byte what the writer's copy shows.
+    #[test]
+    fn a_plain_presenter_shows_the_input_as_the_copy_would(
+        rows in prop::collection::vec(toolwire_tests::strategies::arb_json(true), 0..6),
+        format in prop::sample::select(Format::ALL.to_vec()),
+        page in any::<bool>(),
+    ) {
+        let src = serde_json::to_vec(&rows).unwrap();
+        same_as_the_copy(&src, format, page)?;
+    }
+}
+
+fn same_as_the_copy(src: &[u8], format: Format, page: bool) -> Result<(), TestCaseError> {
+    let doc = parse(src, &ParseOptions::new()).unwrap();
+    let p = Presenter::from_json(
+        br#"{"name": "Plain", "rules": ["r"], "ui": {"collection": [{"summary": "{count} rows"}]}}"#,
+    )
+    .unwrap();
+    let call = ToolCall::new().presenter(&p).format(format);
+    let input = if page {
+        let all: Vec<_> = doc.root().as_array().unwrap().iter().collect();
+        Input::page(all.iter().copied(), all.len() + 3)
+    } else {
+        Input::value(doc.root())
+    };
+    let texts = |r: Result<Reply<'_>, toolwire::Error>| {
+        r.map(|r| r.response().texts()).map_err(|e| e.to_string())
+    };
+    let fast = texts(call.respond(&input));
+    let copy = toolwire::test_hooks::with_general_path(|| texts(call.respond(&input)));
+    prop_assert_eq!(fast, copy);
+    Ok(())
+}
+
+#[test]
+fn a_plain_presenter_keeps_the_copys_answer_for_hostile_rows() {
+    for src in [
+        &br#"[{"a":1,"a":2},{"b":"</tool_error>"}]"#[..],
+        br#"[{"s":"\ud800"},[1,[2,[3]]],"x",null]"#,
+        br#"[{"deep":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}]"#,
+        b"[]",
+    ] {
+        for format in Format::ALL {
+            for page in [false, true] {
+                same_as_the_copy(src, format, page).unwrap();
+            }
+        }
+    }
+}
