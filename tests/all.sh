@@ -13,6 +13,12 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 step() { echo "== $* ($(($(date +%s) - start))s)"; }
 
+step "npm ci for the bench tests (the TypeScript SDK anchor server, the js-tiktoken oracle)"
+# bindings/cli/tests/bench*.rs run `toolwire bench` against the SDK anchor server and check
+# token counts with js-tiktoken; both install from their committed lock files.
+npm ci --prefix benches/mcp-anchor --no-audit --no-fund
+npm ci --prefix bindings/cli/tests/js-tiktoken --no-audit --no-fund
+
 step "rust workspace (cargo test --workspace)"
 cargo test --workspace
 

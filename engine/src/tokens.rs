@@ -84,6 +84,20 @@ pub fn count(v: Vocabulary, text: &str) -> usize {
     walk(text, false, &mut |seg| bpe.encode_ordinary(seg).len())
 }
 
+/// What a response of several text blocks costs an agent in `v`: each block counted on its
+/// own (the agent receives them as separate content items, so no piece of one block merges
+/// with the next), summed. `toolwire budget` and `toolwire bench` both count this way.
+///
+/// ```
+/// use toolwire::tokens::{count, count_blocks, Vocabulary};
+/// let blocks = ["hello", " world"];
+/// assert_eq!(count_blocks(Vocabulary::O200k, blocks), 2);
+/// assert_eq!(count(Vocabulary::O200k, "hello world"), 2);
+/// ```
+pub fn count_blocks<'a>(v: Vocabulary, blocks: impl IntoIterator<Item = &'a str>) -> usize {
+    blocks.into_iter().map(|b| count(v, b)).sum()
+}
+
 /// An upper bound of [`count`]'s exact value (the unchunked tiktoken count), equal to
 /// [`count`] for text without a run longer than [`RUN_LIMIT`] bytes: what a token budget
 /// checks against.

@@ -89,6 +89,119 @@ pub enum Command {
     },
     /// Serve collections to agents as an MCP server (stdio, or streamable HTTP with --http).
     Serve(toolwire_mcp::ServeArgs),
+    /// Measure what one tool of any MCP server costs an agent: tokens, bytes, latency.
+    ///
+    /// Connects as an MCP client (the stateless 2026-07-28 revision when the server offers
+    /// it, else the initialize handshake), calls the tool --calls times with --concurrency
+    /// calls in flight (each --args in turn), then once per value of the tool's `format`
+    /// enum with the first --args. Per call: latency, time to first byte, message bytes,
+    /// isError, tokens (o200k_base and cl100k_base, each text block on its own).
+    ///
+    /// Exit codes: 0; 5 when a call failed or exceeded a budget (the reason on stderr);
+    /// 2 usage (also a --tool the server lacks); 6 the server would not start or could not
+    /// be reached, died, broke the protocol, or did not answer within --timeout.
+    Bench(BenchArgs),
+}
+
+/// `toolwire bench` (CLI.md).
+#[derive(clap::Args, Debug)]
+#[command(group = clap::ArgGroup::new("server").required(true).args(["stdio", "http"]))]
+pub struct BenchArgs {
+    /// Start this command and speak MCP on its stdin/stdout ("CMD ARGS…", split as a shell
+    /// splits words, without expansions).
+    #[arg(long, value_name = "CMD")]
+    pub stdio: Option<String>,
+    /// Speak MCP streamable HTTP to this endpoint (http://HOST:PORT/PATH).
+    #[arg(long, value_name = "URL")]
+    pub http: Option<String>,
+    /// The tool to call.
+    #[arg(long)]
+    pub tool: String,
+    /// The arguments of a call, a JSON object; repeat to use several in turn.
+    #[arg(long = "args", value_name = "JSON", value_parser = json_object)]
+    pub args: Vec<serde_json::Value>,
+    /// Number of measured calls.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub calls: u64,
+    /// Calls in flight at once.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub concurrency: u64,
+    /// A call over this many tokens (o200k_base or cl100k_base) is over budget.
+    #[arg(long, default_value_t = 25_000, value_name = "T")]
+    pub budget_tokens: usize,
+    /// A call whose message is over this many bytes is over budget.
+    #[arg(long, default_value_t = 8_388_608, value_name = "B")]
+    pub budget_bytes: usize,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a self-contained HTML report page.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<std::path::PathBuf>,
+    /// Seconds any one request may take (the connection and every call).
+    #[arg(long, default_value_t = 60.0, value_name = "S", value_parser = seconds)]
+    pub timeout: f64,
+    /// Ask for this MCP revision instead of the newest the server offers (2026-07-28 or
+    /// later: stateless only; earlier: the initialize handshake only).
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = revision_date)]
+    pub protocol: Option<String>,
+    /// HTTP: accept only text/event-stream responses (as some clients do).
+    #[arg(long, conflicts_with = "stdio")]
+    pub sse: bool,
+}
+
+impl BenchArgs {
+    /// The bench's settings.
+    pub fn config(self) -> toolwire_mcp::bench::Config {
+        use toolwire_mcp::client::Target;
+        let target = match (self.stdio, self.http) {
+            (Some(cmd), _) => Target::Stdio(cmd),
+            (None, Some(url)) => Target::Http(url),
+            // clap's group requires one of them.
+            (None, None) => Target::Stdio(String::new()),
+        };
+        let args = if self.args.is_empty() {
+            vec![serde_json::Value::Object(Default::default())]
+        } else {
+            self.args
+        };
+        toolwire_mcp::bench::Config {
+            target,
+            tool: self.tool,
+            args,
+            calls: self.calls as usize,
+            concurrency: self.concurrency as usize,
+            budget_tokens: self.budget_tokens,
+            budget_bytes: self.budget_bytes,
+            json: self.json,
+            report: self.report,
+            timeout: std::time::Duration::from_secs_f64(self.timeout),
+            protocol: self.protocol,
+            sse_only: self.sse,
+        }
+    }
+}
+
+/// `--args`: a JSON object.
+fn json_object(s: &str) -> Result<serde_json::Value, String> {
+    match serde_json::from_str::<serde_json::Value>(s) {
+        Ok(v @ serde_json::Value::Object(_)) => Ok(v),
+        Ok(_) => Err("expected a JSON object".into()),
+        Err(e) => Err(format!("not JSON: {e}")),
+    }
+}
+
+/// `bench --protocol`: a revision date, kept as written.
+fn revision_date(s: &str) -> Result<String, String> {
+    revision(s).map(|_| s.to_owned())
+}
+
+/// `--timeout`: positive seconds, at most a day.
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= 86_400.0 => Ok(x),
+        _ => Err(format!("'{s}' is not a number of seconds in (0, 86400]")),
+    }
 }
 
 #[derive(Subcommand, Debug)]

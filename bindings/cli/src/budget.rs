@@ -15,7 +15,7 @@ use toolwire::wire::Format;
 use crate::args::ShapeArgs;
 use crate::input::{Failure, Input, write_stdout};
 use crate::present::{error_line, tool_call};
-use crate::tokens::{Vocabulary, count};
+use crate::tokens::{Vocabulary, count_blocks};
 
 /// One line of the table.
 struct Line {
@@ -65,13 +65,14 @@ pub fn run(path: &str, shape: &ShapeArgs) -> Result<(), Failure> {
             cl100k: 0,
             time: best,
         };
-        for b in &blocks {
-            let text =
-                std::str::from_utf8(b).map_err(|_| Failure::internal("a block is not UTF-8"))?;
-            line.bytes += b.len();
-            line.o200k += count(Vocabulary::O200k, text);
-            line.cl100k += count(Vocabulary::Cl100k, text);
-        }
+        let texts = blocks
+            .iter()
+            .map(|b| std::str::from_utf8(b))
+            .collect::<Result<Vec<&str>, _>>()
+            .map_err(|_| Failure::internal("a block is not UTF-8"))?;
+        line.bytes = texts.iter().map(|t| t.len()).sum();
+        line.o200k = count_blocks(Vocabulary::O200k, texts.iter().copied());
+        line.cl100k = count_blocks(Vocabulary::Cl100k, texts.iter().copied());
         lines.push(line);
     }
     write_stdout(render(&lines).as_bytes())

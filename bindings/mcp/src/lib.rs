@@ -24,9 +24,13 @@
 //! * [`demo`]: the built-in `invoices` collection, shared with `toolwire demo`.
 //! * `fuzzing`: the hidden `fuzz_dispatch`, request lines into the dispatcher for the
 //!   `serve_request` fuzz target.
+//! * [`client`] and [`bench`](mod@bench): `toolwire bench`, the other side of the wire: a minimal MCP
+//!   client that times and weighs every response, and the benchmark built on it.
 #![deny(missing_docs)]
 
 mod args;
+pub mod bench;
+pub mod client;
 mod collection;
 pub mod demo;
 mod filter;
