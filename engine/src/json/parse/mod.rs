@@ -230,15 +230,52 @@ pub(crate) struct Parser<'s, 'o> {
     pub(crate) b: DocBuilder<'s>,
     stack: Vec<Frame>,
     pub(crate) scratch: Vec<u8>,
+    /// The block kernel, or `None` for the bytewise path (the old parser, kept as the
+    /// oracle of the differential tests).
+    classify: Option<fn(&[u8; scan::BLOCK]) -> scan::Raw>,
+    /// The start of the block whose masks are in `blk` (`usize::MAX`: none yet).
+    blk_at: usize,
+    blk: scan::Raw,
 }
 
 mod number;
+pub(crate) mod scan;
 mod swar;
 #[cfg(test)]
 mod tests;
 
 use number::float_value;
+use scan::Kernel;
 use swar::*;
+
+thread_local! {
+    /// The kernel a test or bench forced on this thread (`Some(None)`: the bytewise path).
+    static FORCED: std::cell::Cell<Option<Option<Kernel>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with every parser on this thread using `kernel` (`None`: the bytewise path
+/// without block masks); `None` when this CPU cannot run `kernel`.
+pub(crate) fn with_kernel<T>(kernel: Option<Kernel>, f: impl FnOnce() -> T) -> Option<T> {
+    if kernel.is_some_and(|k| !k.is_available()) {
+        return None;
+    }
+    struct Restore(Option<Option<Kernel>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            FORCED.set(self.0);
+        }
+    }
+    let _restore = Restore(FORCED.replace(Some(kernel)));
+    Some(f())
+}
+
+/// The block classifier parsers use on this thread.
+fn classifier() -> Option<fn(&[u8; scan::BLOCK]) -> scan::Raw> {
+    match FORCED.get() {
+        Some(k) => k.map(Kernel::classifier),
+        None => Some(Kernel::detected().classifier()),
+    }
+}
 
 impl<'s, 'o> Parser<'s, 'o> {
     /// Checks the input limit and prepares a builder with room for about `nodes` nodes.
@@ -259,6 +296,9 @@ impl<'s, 'o> Parser<'s, 'o> {
             b: DocBuilder::with_capacity(src, nodes + 1, 0),
             stack: Vec::new(),
             scratch: Vec::new(),
+            classify: classifier(),
+            blk_at: usize::MAX,
+            blk: scan::Raw::default(),
         };
         p.skip_ws();
         if p.pos == src.len() {
@@ -289,6 +329,9 @@ impl<'s, 'o> Parser<'s, 'o> {
             b,
             stack: Vec::new(),
             scratch,
+            classify: classifier(),
+            blk_at: usize::MAX,
+            blk: scan::Raw::default(),
         }
     }
 
@@ -372,12 +415,77 @@ impl<'s, 'o> Parser<'s, 'o> {
 
     #[inline(always)]
     pub(crate) fn skip_ws(&mut self) {
+        if let Some(b' ' | b'\n' | b'\r' | b'\t') = self.src.get(self.pos) {
+            match self.classify {
+                Some(_) => self.skip_ws_blocks(),
+                None => self.skip_ws_bytes(),
+            }
+        }
+    }
+
+    /// [`Parser::skip_ws`] byte by byte.
+    fn skip_ws_bytes(&mut self) {
         while let Some(&b) = self.src.get(self.pos) {
             if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
                 break;
             }
             self.pos += 1;
         }
+    }
+
+    /// The masks of the 64-byte block that holds `at` (`at < src.len()`), classified when
+    /// the parser first gets there. Blocks start at multiples of 64 in the input.
+    #[inline(always)]
+    fn block(
+        &mut self,
+        at: usize,
+        classify: fn(&[u8; scan::BLOCK]) -> scan::Raw,
+    ) -> (usize, scan::Raw) {
+        let base = at & !(scan::BLOCK - 1);
+        if base != self.blk_at {
+            self.blk = scan::classify_at(classify, self.src, base);
+            self.blk_at = base;
+        }
+        (base, self.blk)
+    }
+
+    /// [`Parser::skip_ws`] with the whitespace masks of the blocks: the position moves to
+    /// the first byte that is not whitespace, or to the end.
+    fn skip_ws_blocks(&mut self) {
+        let Some(classify) = self.classify else {
+            return self.skip_ws_bytes();
+        };
+        let mut at = self.pos;
+        while at < self.src.len() {
+            let (base, raw) = self.block(at, classify);
+            // The padding past the end is spaces, so a set bit is a byte of the input.
+            let rest = !raw.ws >> (at - base);
+            if rest != 0 {
+                self.pos = at + rest.trailing_zeros() as usize;
+                return;
+            }
+            at = base + scan::BLOCK;
+        }
+        self.pos = self.src.len();
+    }
+
+    /// Where the string whose bytes start at `start` ends, when it is plain: no byte
+    /// before its closing quote is a backslash, a control byte, ≥ 0x80 or `<` (so it needs
+    /// no unescaping, UTF-8 check or tag check). `None` otherwise, or without a kernel.
+    #[inline(always)]
+    fn plain_string_end(&mut self, start: usize) -> Option<usize> {
+        let classify = self.classify?;
+        let mut at = start;
+        while at < self.src.len() {
+            let (base, raw) = self.block(at, classify);
+            let stop = (raw.quote | raw.special) >> (at - base);
+            if stop != 0 {
+                let i = at + stop.trailing_zeros() as usize;
+                return (raw.quote >> (i - base) & 1 != 0).then_some(i);
+            }
+            at = base + scan::BLOCK;
+        }
+        None
     }
 
     #[inline(always)]
@@ -518,6 +626,16 @@ impl<'s, 'o> Parser<'s, 'o> {
     pub(crate) fn lex_string(&mut self) -> Result<StrTok> {
         let src = self.src;
         let start = self.pos + 1;
+        if let Some(i) = self.plain_string_end(start) {
+            if i - start > self.opts.max_string_bytes {
+                return Err(self.string_too_long(start));
+            }
+            self.pos = i + 1;
+            return Ok(StrTok::Src {
+                start,
+                len: i - start,
+            });
+        }
         let (i, hi, lt) = scan_run(src, start);
         match src.get(i) {
             Some(b'"') => {
