@@ -7,11 +7,25 @@
 //! escapes such as `"\ud800"` (valid JSON; we keep them as WTF-8), and its tape cannot skip
 //! unselected subtrees without materialising them (WIRE.md §4 pushes `_select` into the
 //! parser). So this is a small scanner on byte dispatch, writing straight into a
-//! [`DocBuilder`](crate::doc::DocBuilder). The end of a string is found 16 bytes at a time
-//! with SSE2 on x86_64 (baseline there, so no runtime detection) and 8 bytes at a time with
-//! portable SWAR words elsewhere and for tails; the two are tested against each other.
-//! Measured on 100k flat invoice rows (17 MB, a shared 2-core machine, noisy): SSE2 took
-//! skipping from 7.4 to 6.2 ms and the full parse from about 12 to 11.5 ms.
+//! [`DocBuilder`](crate::doc::DocBuilder).
+//!
+//! # The block kernels
+//!
+//! [`scan`] classifies the input 64 bytes at a time (quotes, backslashes, `{}[]:,`,
+//! whitespace, and the bytes a string must look at: backslash, control, ≥ 0x80, `<`), with
+//! the best kernel the CPU runs (AVX2, SSE2, NEON, or portable words), chosen once at run
+//! time. The parser keeps the masks of the block under its position: a run of whitespace
+//! ends at the first clear bit of the whitespace mask, and a string whose bytes hold none of
+//! the special ones ends at the first quote bit, with no per-byte work, no UTF-8 check and no
+//! tag check (it has no byte ≥ 0x80 and no `<`). Any other string (escapes, non-ASCII, `<`,
+//! control bytes, the end of the input) takes the bytewise lexer below, which finds its end
+//! 16 bytes at a time with SSE2 on x86_64 and 8 at a time with SWAR words elsewhere. Because
+//! those masks need no string context, a parser can start at any position (the windowed
+//! reader resumes one per window, the selection rereads members). The same kernels also build
+//! a simdjson-style structural index (escape runs, in-string mask, pseudo-structural
+//! characters), which the parser does not walk: building that index alone costs more
+//! instructions than this whole parse (docs/DECISIONS.md). The bytewise parser is kept
+//! (`test_hooks::with_kernel(None, ..)`) as the oracle of the differential tests.
 //!
 //! # How it works
 //!
@@ -233,9 +247,11 @@ pub(crate) struct Parser<'s, 'o> {
     /// The block kernel, or `None` for the bytewise path (the old parser, kept as the
     /// oracle of the differential tests).
     classify: Option<fn(&[u8; scan::BLOCK]) -> scan::Raw>,
-    /// The start of the block whose masks are in `blk` (`usize::MAX`: none yet).
+    /// The kernel's string classifier (`None` with `classify`).
+    classify_str: Option<fn(&[u8; scan::BLOCK]) -> scan::Str>,
+    /// The start of the block whose string masks are in `blk` (`usize::MAX`: none yet).
     blk_at: usize,
-    blk: scan::Raw,
+    blk: scan::Str,
 }
 
 mod number;
@@ -269,12 +285,20 @@ pub(crate) fn with_kernel<T>(kernel: Option<Kernel>, f: impl FnOnce() -> T) -> O
     Some(f())
 }
 
+/// The kernel parsers use on this thread (`None`: the bytewise path).
+fn kernel() -> Option<Kernel> {
+    FORCED.get().unwrap_or_else(|| Some(Kernel::detected()))
+}
+
 /// The block classifier parsers use on this thread.
 fn classifier() -> Option<fn(&[u8; scan::BLOCK]) -> scan::Raw> {
-    match FORCED.get() {
-        Some(k) => k.map(Kernel::classifier),
-        None => Some(Kernel::detected().classifier()),
-    }
+    kernel().map(Kernel::classifier)
+}
+
+/// The string classifier parsers use on this thread (the portable one without a kernel;
+/// then it is not used).
+fn str_classifier() -> fn(&[u8; scan::BLOCK]) -> scan::Str {
+    kernel().unwrap_or(Kernel::Fallback).str_classifier()
 }
 
 impl<'s, 'o> Parser<'s, 'o> {
@@ -297,8 +321,9 @@ impl<'s, 'o> Parser<'s, 'o> {
             stack: Vec::new(),
             scratch: Vec::new(),
             classify: classifier(),
+            classify_str: classifier().map(|_| str_classifier()),
             blk_at: usize::MAX,
-            blk: scan::Raw::default(),
+            blk: scan::Str::default(),
         };
         p.skip_ws();
         if p.pos == src.len() {
@@ -330,8 +355,9 @@ impl<'s, 'o> Parser<'s, 'o> {
             stack: Vec::new(),
             scratch,
             classify: classifier(),
+            classify_str: classifier().map(|_| str_classifier()),
             blk_at: usize::MAX,
-            blk: scan::Raw::default(),
+            blk: scan::Str::default(),
         }
     }
 
@@ -416,31 +442,37 @@ impl<'s, 'o> Parser<'s, 'o> {
     #[inline(always)]
     pub(crate) fn skip_ws(&mut self) {
         if let Some(b' ' | b'\n' | b'\r' | b'\t') = self.src.get(self.pos) {
-            match self.classify {
-                Some(_) => self.skip_ws_blocks(),
-                None => self.skip_ws_bytes(),
-            }
+            self.skip_ws_run();
         }
     }
 
-    /// [`Parser::skip_ws`] byte by byte.
-    fn skip_ws_bytes(&mut self) {
+    /// [`Parser::skip_ws`] past the first whitespace byte: byte by byte for a short run
+    /// (a classified block costs more than a few bytes), then with the block masks.
+    fn skip_ws_run(&mut self) {
+        let stop = match self.classify {
+            Some(_) => self.pos + 16,
+            None => usize::MAX,
+        };
         while let Some(&b) = self.src.get(self.pos) {
             if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
-                break;
+                return;
             }
             self.pos += 1;
+            if self.pos == stop {
+                return self.skip_ws_blocks();
+            }
         }
     }
 
-    /// The masks of the 64-byte block that holds `at` (`at < src.len()`), classified when
-    /// the parser first gets there. Blocks start at multiples of 64 in the input.
+    /// The string masks of the 64-byte block that holds `at` (`at < src.len()`),
+    /// classified when the parser first gets there. Blocks start at multiples of 64 in the
+    /// input.
     #[inline(always)]
     fn block(
         &mut self,
         at: usize,
-        classify: fn(&[u8; scan::BLOCK]) -> scan::Raw,
-    ) -> (usize, scan::Raw) {
+        classify: fn(&[u8; scan::BLOCK]) -> scan::Str,
+    ) -> (usize, scan::Str) {
         let base = at & !(scan::BLOCK - 1);
         if base != self.blk_at {
             self.blk = scan::classify_at(classify, self.src, base);
@@ -453,39 +485,46 @@ impl<'s, 'o> Parser<'s, 'o> {
     /// the first byte that is not whitespace, or to the end.
     fn skip_ws_blocks(&mut self) {
         let Some(classify) = self.classify else {
-            return self.skip_ws_bytes();
+            return;
         };
         let mut at = self.pos;
         while at < self.src.len() {
-            let (base, raw) = self.block(at, classify);
+            // Blocks from the position (whitespace needs no context).
+            let raw = scan::classify_at(classify, self.src, at);
             // The padding past the end is spaces, so a set bit is a byte of the input.
-            let rest = !raw.ws >> (at - base);
-            if rest != 0 {
-                self.pos = at + rest.trailing_zeros() as usize;
+            if raw.ws != u64::MAX {
+                self.pos = at + (!raw.ws).trailing_zeros() as usize;
                 return;
             }
-            at = base + scan::BLOCK;
+            at += scan::BLOCK;
         }
         self.pos = self.src.len();
     }
 
-    /// Where the string whose bytes start at `start` ends, when it is plain: no byte
-    /// before its closing quote is a backslash, a control byte, ≥ 0x80 or `<` (so it needs
-    /// no unescaping, UTF-8 check or tag check). `None` otherwise, or without a kernel.
+    /// The first quote or special byte (backslash, control, ≥ 0x80, `<`) at or after
+    /// `start`, from the block masks: `Ok(i)` when it is a quote (the string from `start` is
+    /// plain: no unescaping, UTF-8 or tag check needed), `Err(i)` when it is a special byte or
+    /// the end of the input (`src[start..i]` is plain). Without a kernel, `Err(start)`.
     #[inline(always)]
-    fn plain_string_end(&mut self, start: usize) -> Option<usize> {
-        let classify = self.classify?;
+    fn plain_run(&mut self, start: usize) -> std::result::Result<usize, usize> {
+        let Some(classify) = self.classify_str else {
+            return Err(start);
+        };
         let mut at = start;
         while at < self.src.len() {
             let (base, raw) = self.block(at, classify);
             let stop = (raw.quote | raw.special) >> (at - base);
             if stop != 0 {
                 let i = at + stop.trailing_zeros() as usize;
-                return (raw.quote >> (i - base) & 1 != 0).then_some(i);
+                return if raw.quote >> (i - base) & 1 != 0 {
+                    Ok(i)
+                } else {
+                    Err(i)
+                };
             }
             at = base + scan::BLOCK;
         }
-        None
+        Err(self.src.len())
     }
 
     #[inline(always)]
@@ -626,17 +665,22 @@ impl<'s, 'o> Parser<'s, 'o> {
     pub(crate) fn lex_string(&mut self) -> Result<StrTok> {
         let src = self.src;
         let start = self.pos + 1;
-        if let Some(i) = self.plain_string_end(start) {
-            if i - start > self.opts.max_string_bytes {
-                return Err(self.string_too_long(start));
+        let clean = match self.plain_run(start) {
+            Ok(i) => {
+                if i - start > self.opts.max_string_bytes {
+                    return Err(self.string_too_long(start));
+                }
+                self.pos = i + 1;
+                return Ok(StrTok::Src {
+                    start,
+                    len: i - start,
+                });
             }
-            self.pos = i + 1;
-            return Ok(StrTok::Src {
-                start,
-                len: i - start,
-            });
-        }
-        let (i, hi, lt) = scan_run(src, start);
+            Err(clean) => clean,
+        };
+        // `src[start..clean]` holds no quote and no special byte, so scanning from `clean`
+        // finds the same stop and the same flags as scanning from `start`.
+        let (i, hi, lt) = scan_run(src, clean);
         match src.get(i) {
             Some(b'"') => {
                 if hi {

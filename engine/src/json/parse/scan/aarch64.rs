@@ -4,7 +4,7 @@
 
 use std::arch::aarch64::*;
 
-use super::Raw;
+use super::{Raw, Str};
 
 /// Bit `i` of the result is set when lane `i % 16` of vector `i / 16` is all ones.
 #[inline(always)]
@@ -57,5 +57,15 @@ pub(super) fn classify_neon(block: &[u8; 64]) -> Raw {
             ws: all(3),
             special: all(4),
         }
+    }
+}
+
+/// The string masks of one block with NEON.
+#[inline(always)]
+pub(super) fn classify_str_neon(block: &[u8; 64]) -> Str {
+    let r = classify_neon(block);
+    Str {
+        quote: r.quote,
+        special: r.special,
     }
 }

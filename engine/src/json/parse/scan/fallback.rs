@@ -2,7 +2,7 @@
 //! targets without a vector kernel and as the reference the vector kernels are tested
 //! against.
 
-use super::Raw;
+use super::{Raw, Str};
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
@@ -66,4 +66,19 @@ pub(super) fn prefix_xor(mut x: u64) -> u64 {
     x ^= x << 16;
     x ^= x << 32;
     x
+}
+
+/// The string masks of one block.
+#[inline(always)]
+pub(super) fn classify_str(block: &[u8; 64]) -> Str {
+    let mut r = Str::default();
+    for (w, chunk) in block.chunks_exact(8).enumerate() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let v = u64::from_le_bytes(word);
+        let special = eq_bytes(v, b'\\') | lt_0x20(v) | (v & HIGHS) | eq_bytes(v, b'<');
+        r.quote |= gather(eq_bytes(v, b'"')) << (8 * w);
+        r.special |= gather(special) << (8 * w);
+    }
+    r
 }

@@ -45,6 +45,16 @@ pub(crate) struct Raw {
     pub(crate) special: u64,
 }
 
+/// The two masks a string needs, for the parser's string lexer: [`Raw::quote`] and
+/// [`Raw::special`] (computed alone, as they are needed for every string).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Str {
+    /// `"`.
+    pub(crate) quote: u64,
+    /// `\`, bytes below 0x20 or ≥ 0x80, `<`.
+    pub(crate) special: u64,
+}
+
 /// A block kernel: which instructions classify the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
@@ -108,6 +118,28 @@ impl Kernel {
     }
 }
 
+impl Kernel {
+    /// The string classifier of this kernel (the portable one when the CPU lacks it).
+    #[inline]
+    pub(crate) fn str_classifier(self) -> fn(&[u8; BLOCK]) -> Str {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => x86::classify_str_sse2,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 if avx2_available() => classify_str_avx2,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => aarch64::classify_str_neon,
+            _ => fallback::classify_str,
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn classify_str_avx2(block: &[u8; BLOCK]) -> Str {
+    // SAFETY: only handed out by `Kernel::str_classifier` after `avx2_available()`.
+    unsafe { x86::classify_str_avx2(block) }
+}
+
 #[cfg(target_arch = "x86_64")]
 fn avx2_available() -> bool {
     // The standard library caches the CPUID answer.
@@ -125,9 +157,9 @@ fn classify_avx2(block: &[u8; BLOCK]) -> Raw {
     unsafe { x86::classify_avx2(block) }
 }
 
-/// The raw masks of the block at `at` (`src[at..at + 64]`, padded with spaces past the end).
+/// The masks of the block at `at` (`src[at..at + 64]`, padded with spaces past the end).
 #[inline]
-pub(crate) fn classify_at(classify: fn(&[u8; BLOCK]) -> Raw, src: &[u8], at: usize) -> Raw {
+pub(crate) fn classify_at<T>(classify: fn(&[u8; BLOCK]) -> T, src: &[u8], at: usize) -> T {
     match src.get(at..at + BLOCK) {
         Some(b) => {
             let b: &[u8; BLOCK] = b.try_into().unwrap_or(&[b' '; BLOCK]);
@@ -322,7 +354,14 @@ pub(crate) fn compare_blocks(src: &[u8], kernel: Kernel) -> Vec<((Raw, Block), (
         .map(|(n, r)| {
             let raw = classify_at(classify, src, n * BLOCK);
             let pxor = |x: u64| prefix_xor_of(kernel, x);
-            (r, (raw, carry.step(raw, pxor)))
+            let mut blk = carry.step(raw, pxor);
+            // The string classifier must agree with the full one; a disagreement shows as
+            // a corrupted quote mask.
+            let s = classify_at(kernel.str_classifier(), src, n * BLOCK);
+            if (s.quote, s.special) != (raw.quote, raw.special) {
+                blk.quote = !blk.quote;
+            }
+            (r, (raw, blk))
         })
         .collect()
 }

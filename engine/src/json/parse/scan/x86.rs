@@ -4,7 +4,7 @@
 
 use std::arch::x86_64::*;
 
-use super::Raw;
+use super::{Raw, Str};
 
 /// The quote, backslash, structural, whitespace and special masks of 16 bytes.
 ///
@@ -138,4 +138,64 @@ pub(super) unsafe fn prefix_xor_clmul(x: u64) -> u64 {
         let b = _mm_set1_epi8(-1);
         _mm_cvtsi128_si64(_mm_clmulepi64_si128(a, b, 0)) as u64
     }
+}
+
+/// The string masks of one block with SSE2.
+#[inline(always)]
+pub(super) fn classify_str_sse2(block: &[u8; 64]) -> Str {
+    let mut r = Str::default();
+    for k in 0..4 {
+        // SAFETY: `16 * k + 16 <= 64`, so the unaligned load reads only bytes of `block`;
+        // SSE2 is baseline on x86-64.
+        let (q, sp) = unsafe {
+            let x = _mm_loadu_si128(block.as_ptr().add(16 * k).cast::<__m128i>());
+            let eq = |c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
+            let control = _mm_cmplt_epi8(
+                _mm_xor_si128(x, _mm_set1_epi8(i8::MIN)),
+                _mm_set1_epi8((0x20u8 ^ 0x80) as i8),
+            );
+            let special = _mm_or_si128(_mm_or_si128(eq(b'\\'), control), _mm_or_si128(eq(b'<'), x));
+            (
+                _mm_movemask_epi8(eq(b'"')) as u32,
+                _mm_movemask_epi8(special) as u32,
+            )
+        };
+        r.quote |= (q as u64) << (16 * k);
+        r.special |= (sp as u64) << (16 * k);
+    }
+    r
+}
+
+/// The string masks of one block with AVX2.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn classify_str_avx2(block: &[u8; 64]) -> Str {
+    let mut r = Str::default();
+    for k in 0..2 {
+        // SAFETY: `32 * k + 32 <= 64`, so the unaligned load reads only bytes of `block`;
+        // the caller guarantees AVX2.
+        let (q, sp) = unsafe {
+            let x = _mm256_loadu_si256(block.as_ptr().add(32 * k).cast::<__m256i>());
+            let eq = |c: u8| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(c as i8));
+            let control = _mm256_cmpeq_epi8(
+                _mm256_max_epu8(x, _mm256_set1_epi8(0x1F)),
+                _mm256_set1_epi8(0x1F),
+            );
+            let special = _mm256_or_si256(
+                _mm256_or_si256(eq(b'\\'), control),
+                _mm256_or_si256(eq(b'<'), x),
+            );
+            (
+                _mm256_movemask_epi8(eq(b'"')) as u32,
+                _mm256_movemask_epi8(special) as u32,
+            )
+        };
+        r.quote |= (q as u64) << (32 * k);
+        r.special |= (sp as u64) << (32 * k);
+    }
+    r
 }
