@@ -642,7 +642,10 @@ pub fn json_kernels(data: &[u8]) {
         let want = with_kernel(None, || outcome(select)).expect("bytewise path");
         for &k in &kernels {
             let got = with_kernel(Some(k), || outcome(select)).expect("available");
-            assert_eq!(got, want, "{k:?} (select {select}) against the bytewise parser");
+            assert_eq!(
+                got, want,
+                "{k:?} (select {select}) against the bytewise parser"
+            );
         }
     }
 }

@@ -312,7 +312,7 @@ pub(crate) fn reference_blocks(src: &[u8]) -> Vec<(Raw, Block)> {
             if is_ws {
                 raw.ws |= bit;
             }
-            if b == b'\\' || b < 0x20 || b >= 0x80 || b == b'<' {
+            if b == b'\\' || !(0x20..0x80).contains(&b) || b == b'<' {
                 raw.special |= bit;
             }
             let escaped = escaped_next;
