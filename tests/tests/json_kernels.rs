@@ -123,7 +123,6 @@ fn whitespace_runs_and_long_strings_cross_blocks() {
     for i in 0..40 {
         doc.extend(std::iter::repeat_n(b' ', i * 7 % 150));
         doc.extend_from_slice(format!("\"k{i}\"\n\t:\r").as_bytes());
-        doc.extend(std::iter::repeat_n(b'x', 0));
         doc.push(b'"');
         doc.extend(std::iter::repeat_n(b'v', i * 13 % 200));
         doc.extend_from_slice(b"\",");
