@@ -1,12 +1,18 @@
 //! JSON parse (full and with a 2-field select) and write (pretty, compact), toolwire against
 //! serde_json (Value and typed), sonic-rs and simd-json in the same groups. Outputs are
 //! verified before timing; throughput is bytes of JSON input per second.
+//!
+//! `json_parse_kernel/{flat,nested}`: the parser with each block kernel this CPU runs
+//! (forced through `toolwire::test_hooks::with_kernel`; `bytewise` is the parser without
+//! block masks, as it was before the kernels) and with select pushdown, beside serde_json and
+//! sonic-rs.
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde::{Deserialize, Serialize};
 use toolwire::json::{
     ParseOptions, Selector, parse, parse_selected, to_vec_compact, to_vec_pretty,
 };
+use toolwire::test_hooks::{Kernel, with_kernel};
 use toolwire_benches::{Shape, invoices_json};
 
 #[derive(Serialize, Deserialize)]
@@ -125,10 +131,74 @@ fn write_group(c: &mut Criterion, rows: usize) {
     g.finish();
 }
 
+fn kernel_group(c: &mut Criterion, rows: usize, shape: Shape) {
+    let json = invoices_json(rows, shape);
+    let opts = ParseOptions::default();
+    let select = Selector::new(["id", "amount_cents"]);
+    let name = |k: Option<Kernel>| match k {
+        None => "bytewise".to_string(),
+        Some(k) => format!("{k:?}").to_lowercase(),
+    };
+    let mut kernels = vec![None];
+    kernels.extend(Kernel::available().into_iter().map(Some));
+
+    // Verify: every kernel parses (and selects) exactly what the bytewise parser does, and
+    // that is what serde_json reads.
+    let want = with_kernel(None, || to_vec_compact(parse(&json, &opts).unwrap().root())).unwrap();
+    let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(want, serde_json::to_vec(&value).unwrap());
+    let want_sel = with_kernel(None, || {
+        to_vec_compact(parse_selected(&json, &select, &opts).unwrap().root())
+    })
+    .unwrap();
+    for &k in &kernels {
+        let got = with_kernel(k, || to_vec_compact(parse(&json, &opts).unwrap().root())).unwrap();
+        assert_eq!(got, want, "{}", name(k));
+        let got = with_kernel(k, || {
+            to_vec_compact(parse_selected(&json, &select, &opts).unwrap().root())
+        })
+        .unwrap();
+        assert_eq!(got, want_sel, "{} select", name(k));
+    }
+
+    let shape_name = if shape == Shape::Flat {
+        "flat"
+    } else {
+        "nested"
+    };
+    let mut g = c.benchmark_group(format!("json_parse_kernel/{shape_name}"));
+    g.sample_size(20);
+    g.throughput(Throughput::Bytes(json.len() as u64));
+    for &k in &kernels {
+        g.bench_function(
+            BenchmarkId::new(format!("toolwire_{}", name(k)), rows),
+            |b| b.iter(|| with_kernel(k, || parse(&json, &opts).unwrap()).unwrap()),
+        );
+        g.bench_function(
+            BenchmarkId::new(format!("toolwire_{}_select_2", name(k)), rows),
+            |b| {
+                b.iter(|| {
+                    with_kernel(k, || parse_selected(&json, &select, &opts).unwrap()).unwrap()
+                })
+            },
+        );
+    }
+    g.bench_function(BenchmarkId::new("serde_json_value", rows), |b| {
+        b.iter(|| serde_json::from_slice::<serde_json::Value>(&json).unwrap())
+    });
+    g.bench_function(BenchmarkId::new("sonic_rs_value", rows), |b| {
+        b.iter(|| sonic_rs::from_slice::<sonic_rs::Value>(&json).unwrap())
+    });
+    g.finish();
+}
+
 fn benches(c: &mut Criterion) {
     for rows in [10_000, 100_000] {
         parse_group(c, rows);
         write_group(c, rows);
+    }
+    for shape in [Shape::Flat, Shape::Nested] {
+        kernel_group(c, 100_000, shape);
     }
 }
 

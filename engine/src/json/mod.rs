@@ -13,6 +13,7 @@ mod windows;
 pub mod write;
 
 pub use parse::{ParseOptions, parse};
+pub(crate) use parse::{scan, with_kernel};
 pub use select::{Selector, parse_selected};
 pub(crate) use windows::RowWindows;
 pub(crate) use write::write_leaf;

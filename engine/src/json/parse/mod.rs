@@ -7,11 +7,25 @@
 //! escapes such as `"\ud800"` (valid JSON; we keep them as WTF-8), and its tape cannot skip
 //! unselected subtrees without materialising them (WIRE.md §4 pushes `_select` into the
 //! parser). So this is a small scanner on byte dispatch, writing straight into a
-//! [`DocBuilder`](crate::doc::DocBuilder). The end of a string is found 16 bytes at a time
-//! with SSE2 on x86_64 (baseline there, so no runtime detection) and 8 bytes at a time with
-//! portable SWAR words elsewhere and for tails; the two are tested against each other.
-//! Measured on 100k flat invoice rows (17 MB, a shared 2-core machine, noisy): SSE2 took
-//! skipping from 7.4 to 6.2 ms and the full parse from about 12 to 11.5 ms.
+//! [`DocBuilder`](crate::doc::DocBuilder).
+//!
+//! # The block kernels
+//!
+//! [`scan`] classifies the input 64 bytes at a time (quotes, backslashes, `{}[]:,`,
+//! whitespace, and the bytes a string must look at: backslash, control, ≥ 0x80, `<`), with
+//! the best kernel the CPU runs (AVX2, SSE2, NEON, or portable words), chosen once at run
+//! time. The parser keeps the masks of the block under its position: a run of whitespace
+//! ends at the first clear bit of the whitespace mask, and a string whose bytes hold none of
+//! the special ones ends at the first quote bit, with no per-byte work, no UTF-8 check and no
+//! tag check (it has no byte ≥ 0x80 and no `<`). Any other string (escapes, non-ASCII, `<`,
+//! control bytes, the end of the input) takes the bytewise lexer below, which finds its end
+//! 16 bytes at a time with SSE2 on x86_64 and 8 at a time with SWAR words elsewhere. Because
+//! those masks need no string context, a parser can start at any position (the windowed
+//! reader resumes one per window, the selection rereads members). The same kernels also build
+//! a simdjson-style structural index (escape runs, in-string mask, pseudo-structural
+//! characters), which the parser does not walk: building that index alone costs more
+//! instructions than this whole parse (docs/DECISIONS.md). The bytewise parser is kept
+//! (`test_hooks::with_kernel(None, ..)`) as the oracle of the differential tests.
 //!
 //! # How it works
 //!
@@ -230,15 +244,62 @@ pub(crate) struct Parser<'s, 'o> {
     pub(crate) b: DocBuilder<'s>,
     stack: Vec<Frame>,
     pub(crate) scratch: Vec<u8>,
+    /// The block kernel, or `None` for the bytewise path (the old parser, kept as the
+    /// oracle of the differential tests).
+    classify: Option<fn(&[u8; scan::BLOCK]) -> scan::Raw>,
+    /// The kernel's string classifier (`None` with `classify`).
+    classify_str: Option<fn(&[u8; scan::BLOCK]) -> scan::Str>,
+    /// The start of the block whose string masks are in `blk` (`usize::MAX`: none yet).
+    blk_at: usize,
+    blk: scan::Str,
 }
 
 mod number;
+pub(crate) mod scan;
 mod swar;
 #[cfg(test)]
 mod tests;
 
 use number::float_value;
+use scan::Kernel;
 use swar::*;
+
+thread_local! {
+    /// The kernel a test or bench forced on this thread (`Some(None)`: the bytewise path).
+    static FORCED: std::cell::Cell<Option<Option<Kernel>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with every parser on this thread using `kernel` (`None`: the bytewise path
+/// without block masks); `None` when this CPU cannot run `kernel`.
+pub(crate) fn with_kernel<T>(kernel: Option<Kernel>, f: impl FnOnce() -> T) -> Option<T> {
+    if kernel.is_some_and(|k| !k.is_available()) {
+        return None;
+    }
+    struct Restore(Option<Option<Kernel>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            FORCED.set(self.0);
+        }
+    }
+    let _restore = Restore(FORCED.replace(Some(kernel)));
+    Some(f())
+}
+
+/// The kernel parsers use on this thread (`None`: the bytewise path).
+fn kernel() -> Option<Kernel> {
+    FORCED.get().unwrap_or_else(|| Some(Kernel::detected()))
+}
+
+/// The block classifier parsers use on this thread.
+fn classifier() -> Option<fn(&[u8; scan::BLOCK]) -> scan::Raw> {
+    kernel().map(Kernel::classifier)
+}
+
+/// The string classifier parsers use on this thread (the portable one without a kernel;
+/// then it is not used).
+fn str_classifier() -> fn(&[u8; scan::BLOCK]) -> scan::Str {
+    kernel().unwrap_or(Kernel::Fallback).str_classifier()
+}
 
 impl<'s, 'o> Parser<'s, 'o> {
     /// Checks the input limit and prepares a builder with room for about `nodes` nodes.
@@ -259,6 +320,10 @@ impl<'s, 'o> Parser<'s, 'o> {
             b: DocBuilder::with_capacity(src, nodes + 1, 0),
             stack: Vec::new(),
             scratch: Vec::new(),
+            classify: classifier(),
+            classify_str: classifier().map(|_| str_classifier()),
+            blk_at: usize::MAX,
+            blk: scan::Str::default(),
         };
         p.skip_ws();
         if p.pos == src.len() {
@@ -289,6 +354,10 @@ impl<'s, 'o> Parser<'s, 'o> {
             b,
             stack: Vec::new(),
             scratch,
+            classify: classifier(),
+            classify_str: classifier().map(|_| str_classifier()),
+            blk_at: usize::MAX,
+            blk: scan::Str::default(),
         }
     }
 
@@ -372,12 +441,90 @@ impl<'s, 'o> Parser<'s, 'o> {
 
     #[inline(always)]
     pub(crate) fn skip_ws(&mut self) {
+        if let Some(b' ' | b'\n' | b'\r' | b'\t') = self.src.get(self.pos) {
+            self.skip_ws_run();
+        }
+    }
+
+    /// [`Parser::skip_ws`] past the first whitespace byte: byte by byte for a short run
+    /// (a classified block costs more than a few bytes), then with the block masks.
+    fn skip_ws_run(&mut self) {
+        let stop = match self.classify {
+            Some(_) => self.pos + 16,
+            None => usize::MAX,
+        };
         while let Some(&b) = self.src.get(self.pos) {
             if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
-                break;
+                return;
             }
             self.pos += 1;
+            if self.pos == stop {
+                return self.skip_ws_blocks();
+            }
         }
+    }
+
+    /// The string masks of the 64-byte block that holds `at` (`at < src.len()`),
+    /// classified when the parser first gets there. Blocks start at multiples of 64 in the
+    /// input.
+    #[inline(always)]
+    fn block(
+        &mut self,
+        at: usize,
+        classify: fn(&[u8; scan::BLOCK]) -> scan::Str,
+    ) -> (usize, scan::Str) {
+        let base = at & !(scan::BLOCK - 1);
+        if base != self.blk_at {
+            self.blk = scan::classify_at(classify, self.src, base);
+            self.blk_at = base;
+        }
+        (base, self.blk)
+    }
+
+    /// [`Parser::skip_ws`] with the whitespace masks of the blocks: the position moves to
+    /// the first byte that is not whitespace, or to the end.
+    fn skip_ws_blocks(&mut self) {
+        let Some(classify) = self.classify else {
+            return;
+        };
+        let mut at = self.pos;
+        while at < self.src.len() {
+            // Blocks from the position (whitespace needs no context).
+            let raw = scan::classify_at(classify, self.src, at);
+            // The padding past the end is spaces, so a set bit is a byte of the input.
+            if raw.ws != u64::MAX {
+                self.pos = at + (!raw.ws).trailing_zeros() as usize;
+                return;
+            }
+            at += scan::BLOCK;
+        }
+        self.pos = self.src.len();
+    }
+
+    /// The first quote or special byte (backslash, control, ≥ 0x80, `<`) at or after
+    /// `start`, from the block masks: `Ok(i)` when it is a quote (the string from `start` is
+    /// plain: no unescaping, UTF-8 or tag check needed), `Err(i)` when it is a special byte or
+    /// the end of the input (`src[start..i]` is plain). Without a kernel, `Err(start)`.
+    #[inline(always)]
+    fn plain_run(&mut self, start: usize) -> std::result::Result<usize, usize> {
+        let Some(classify) = self.classify_str else {
+            return Err(start);
+        };
+        let mut at = start;
+        while at < self.src.len() {
+            let (base, raw) = self.block(at, classify);
+            let stop = (raw.quote | raw.special) >> (at - base);
+            if stop != 0 {
+                let i = at + stop.trailing_zeros() as usize;
+                return if raw.quote >> (i - base) & 1 != 0 {
+                    Ok(i)
+                } else {
+                    Err(i)
+                };
+            }
+            at = base + scan::BLOCK;
+        }
+        Err(self.src.len())
     }
 
     #[inline(always)]
@@ -518,7 +665,22 @@ impl<'s, 'o> Parser<'s, 'o> {
     pub(crate) fn lex_string(&mut self) -> Result<StrTok> {
         let src = self.src;
         let start = self.pos + 1;
-        let (i, hi, lt) = scan_run(src, start);
+        let clean = match self.plain_run(start) {
+            Ok(i) => {
+                if i - start > self.opts.max_string_bytes {
+                    return Err(self.string_too_long(start));
+                }
+                self.pos = i + 1;
+                return Ok(StrTok::Src {
+                    start,
+                    len: i - start,
+                });
+            }
+            Err(clean) => clean,
+        };
+        // `src[start..clean]` holds no quote and no special byte, so scanning from `clean`
+        // finds the same stop and the same flags as scanning from `start`.
+        let (i, hi, lt) = scan_run(src, clean);
         match src.get(i) {
             Some(b'"') => {
                 if hi {

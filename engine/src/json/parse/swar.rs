@@ -1,6 +1,6 @@
 //! The word-at-a-time (SWAR) kernels of the parser: eight bytes per step for string runs,
 //! digit runs and short compares. Kept apart from the grammar, as memchr keeps its
-//! architecture code apart; a SIMD structural scanner will sit beside it.
+//! architecture code apart; the SIMD block kernels sit beside it in `scan`.
 
 pub(super) const ONES: u64 = 0x0101_0101_0101_0101;
 pub(super) const HIGHS: u64 = 0x8080_8080_8080_8080;

@@ -1,0 +1,378 @@
+//! The structural scanner: the parser's SIMD kernel, in the style of simdjson's first stage.
+//!
+//! A kernel classifies 64 input bytes at a time into bit masks ([`Raw`]: quotes,
+//! backslashes, the structural characters `{}[]:,`, whitespace, and the bytes a string must
+//! look at twice: backslash, control, ≥ 0x80 and `<`). [`Carry::step`] then turns the raw
+//! masks of consecutive blocks into string-aware ones ([`Block`]): quotes escaped by an
+//! odd-length run of backslashes are dropped (the run may cross blocks), the in-string mask
+//! is the prefix XOR of the remaining quotes (one carry-less multiply with PCLMULQDQ, six
+//! shifts otherwise), and the structural bits are the structural characters outside
+//! strings, every unescaped quote, and the first byte of each scalar (simdjson's
+//! pseudo-structural characters). [`structural_index`] flattens those bits into positions.
+//!
+//! Kernels, as memchr keeps its architecture code apart: [`fallback`] (portable 8-byte
+//! words; also the reference the others are tested against), `x86` (SSE2, baseline on
+//! x86-64, and AVX2, detected once at run time with `is_x86_feature_detected!` and cached),
+//! `aarch64` (NEON, baseline there). `unsafe` is confined to the vector kernels.
+//!
+//! The parser (see its module documentation and docs/DECISIONS.md for the measurement) uses
+//! the raw masks of the block under its position ([`Blocks`]): whitespace runs and plain
+//! strings end where a mask says, with no per-byte work.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
+mod fallback;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+/// Bytes classified per step.
+pub(crate) const BLOCK: usize = 64;
+
+/// The raw classes of one 64-byte block: bit `i` stands for byte `i`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Raw {
+    /// `"`.
+    pub(crate) quote: u64,
+    /// `\`.
+    pub(crate) backslash: u64,
+    /// `{`, `}`, `[`, `]`, `:`, `,`.
+    pub(crate) op: u64,
+    /// Space, tab, line feed, carriage return.
+    pub(crate) ws: u64,
+    /// What a plain string cannot hold unchecked: `\`, bytes below 0x20 or ≥ 0x80, `<`.
+    pub(crate) special: u64,
+}
+
+/// The two masks a string needs, for the parser's string lexer: [`Raw::quote`] and
+/// [`Raw::special`] (computed alone, as they are needed for every string).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Str {
+    /// `"`.
+    pub(crate) quote: u64,
+    /// `\`, bytes below 0x20 or ≥ 0x80, `<`.
+    pub(crate) special: u64,
+}
+
+/// A block kernel: which instructions classify the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// Portable 8-byte words.
+    Fallback,
+    /// SSE2, 16 bytes per instruction (x86-64).
+    Sse2,
+    /// AVX2, 32 bytes per instruction, and PCLMULQDQ for the prefix XOR (x86-64).
+    Avx2,
+    /// NEON, 16 bytes per instruction (aarch64).
+    Neon,
+}
+
+/// The detected kernel, cached: 0 = not detected yet, else `1 + index in ALL`.
+static DETECTED: AtomicU8 = AtomicU8::new(0);
+
+const ALL: [Kernel; 4] = [Kernel::Fallback, Kernel::Sse2, Kernel::Avx2, Kernel::Neon];
+
+impl Kernel {
+    /// Every kernel this CPU can run, the portable one first.
+    pub fn available() -> Vec<Kernel> {
+        ALL.into_iter().filter(|k| k.is_available()).collect()
+    }
+
+    /// True when this CPU can run the kernel.
+    pub fn is_available(self) -> bool {
+        match self {
+            Kernel::Fallback => true,
+            Kernel::Sse2 => cfg!(target_arch = "x86_64"),
+            Kernel::Avx2 => avx2_available(),
+            Kernel::Neon => cfg!(target_arch = "aarch64"),
+        }
+    }
+
+    /// The fastest kernel this CPU runs (detected once).
+    #[inline]
+    pub fn detected() -> Kernel {
+        match DETECTED.load(Ordering::Relaxed) {
+            0 => {
+                let k = *Kernel::available().last().unwrap_or(&Kernel::Fallback);
+                let i = ALL.iter().position(|&a| a == k).unwrap_or(0);
+                DETECTED.store(1 + i as u8, Ordering::Relaxed);
+                k
+            }
+            n => ALL[(n - 1) as usize % ALL.len()],
+        }
+    }
+
+    /// The block classifier of this kernel (the portable one when the CPU lacks it).
+    #[inline]
+    pub(crate) fn classifier(self) -> fn(&[u8; BLOCK]) -> Raw {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => x86::classify_sse2,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 if avx2_available() => classify_avx2,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => aarch64::classify_neon,
+            _ => fallback::classify,
+        }
+    }
+}
+
+impl Kernel {
+    /// The string classifier of this kernel (the portable one when the CPU lacks it).
+    #[inline]
+    pub(crate) fn str_classifier(self) -> fn(&[u8; BLOCK]) -> Str {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => x86::classify_str_sse2,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 if avx2_available() => classify_str_avx2,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => aarch64::classify_str_neon,
+            _ => fallback::classify_str,
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn classify_str_avx2(block: &[u8; BLOCK]) -> Str {
+    // SAFETY: only handed out by `Kernel::str_classifier` after `avx2_available()`.
+    unsafe { x86::classify_str_avx2(block) }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn avx2_available() -> bool {
+    // The standard library caches the CPUID answer.
+    is_x86_feature_detected!("avx2") && is_x86_feature_detected!("pclmulqdq")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn avx2_available() -> bool {
+    false
+}
+
+#[cfg(target_arch = "x86_64")]
+fn classify_avx2(block: &[u8; BLOCK]) -> Raw {
+    // SAFETY: only handed out by `Kernel::classifier` after `avx2_available()`.
+    unsafe { x86::classify_avx2(block) }
+}
+
+/// The masks of the block at `at` (`src[at..at + 64]`, padded with spaces past the end).
+#[inline]
+pub(crate) fn classify_at<T>(classify: fn(&[u8; BLOCK]) -> T, src: &[u8], at: usize) -> T {
+    match src.get(at..at + BLOCK) {
+        Some(b) => {
+            let b: &[u8; BLOCK] = b.try_into().unwrap_or(&[b' '; BLOCK]);
+            classify(b)
+        }
+        None => {
+            let mut pad = [b' '; BLOCK];
+            let rest = &src[at.min(src.len())..];
+            pad[..rest.len()].copy_from_slice(rest);
+            classify(&pad)
+        }
+    }
+}
+
+/// Alternating bits, set at even positions.
+const EVEN: u64 = 0x5555_5555_5555_5555;
+
+/// What one block hands the next: whether its first byte is escaped, whether it starts
+/// inside a string, whether the byte before it was part of a scalar.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Carry {
+    escaped: u64,
+    in_string: u64,
+    scalar: u64,
+}
+
+/// The string-aware masks of one block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Block {
+    /// Unescaped quotes.
+    pub(crate) quote: u64,
+    /// Bytes inside strings: each opening quote and the string's bytes, not its closing
+    /// quote.
+    pub(crate) in_string: u64,
+    /// Characters escaped by a backslash.
+    pub(crate) escaped: u64,
+    /// `{}[]:,` outside strings, every unescaped quote, the first byte of every other token
+    /// (scalars, and any stray byte that follows whitespace or a structural character).
+    pub(crate) structural: u64,
+}
+
+impl Carry {
+    /// The string-aware masks of the next block, given its raw masks.
+    #[inline(always)]
+    pub(crate) fn step(&mut self, r: Raw, prefix_xor: impl Fn(u64) -> u64) -> Block {
+        // Escapes: a character is escaped when the run of backslashes before it is odd.
+        // Adding each run's start bit to the run carries out of it; only runs starting at
+        // odd positions are added, so after the shift the parity of the run's end relative to
+        // the even bits says whether its length was odd. A run reaching the top carries out
+        // exactly when it started at an odd position, i.e. when it is odd-length there.
+        let bs = r.backslash & !self.escaped;
+        let follows = (bs << 1) | self.escaped;
+        let odd_starts = bs & !EVEN & !follows;
+        let (runs, overflow) = odd_starts.overflowing_add(bs);
+        self.escaped = overflow as u64;
+        let escaped = (EVEN ^ (runs << 1)) & follows;
+        let quote = r.quote & !escaped;
+        let in_string = prefix_xor(quote) ^ self.in_string;
+        self.in_string = ((in_string as i64) >> 63) as u64;
+        let outside = !(in_string | quote);
+        let scalar = !(r.op | r.ws) & outside;
+        let starts = scalar & !((scalar << 1) | self.scalar);
+        self.scalar = scalar >> 63;
+        Block {
+            quote,
+            in_string,
+            escaped,
+            structural: (r.op & outside) | quote | starts,
+        }
+    }
+}
+
+/// The positions of the structural characters of `src` (see [`Block::structural`]), found
+/// with `kernel` (the portable one when the CPU lacks it).
+pub(crate) fn structural_index(src: &[u8], kernel: Kernel) -> Vec<u32> {
+    let mut out = Vec::with_capacity(src.len() / 4 + 1);
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Kernel::Avx2 && avx2_available() {
+        // SAFETY: AVX2 and PCLMULQDQ were detected just above.
+        unsafe { index_avx2(src, &mut out) };
+        return out;
+    }
+    build(src, &mut out, kernel.classifier(), fallback::prefix_xor);
+    out
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,pclmulqdq")]
+unsafe fn index_avx2(src: &[u8], out: &mut Vec<u32>) {
+    build(
+        src,
+        out,
+        // SAFETY: this function only runs where AVX2 and PCLMULQDQ are available.
+        |b| unsafe { x86::classify_avx2(b) },
+        // SAFETY: as above.
+        |x| unsafe { x86::prefix_xor_clmul(x) },
+    );
+}
+
+#[inline(always)]
+fn build(
+    src: &[u8],
+    out: &mut Vec<u32>,
+    classify: impl Fn(&[u8; BLOCK]) -> Raw,
+    prefix_xor: impl Fn(u64) -> u64,
+) {
+    let mut carry = Carry::default();
+    let mut at = 0;
+    while at < src.len() {
+        let raw = match src.get(at..at + BLOCK) {
+            Some(b) => classify(b.try_into().unwrap_or(&[b' '; BLOCK])),
+            None => {
+                let mut pad = [b' '; BLOCK];
+                pad[..src.len() - at].copy_from_slice(&src[at..]);
+                classify(&pad)
+            }
+        };
+        let mut bits = carry.step(raw, &prefix_xor).structural;
+        out.reserve(BLOCK);
+        while bits != 0 {
+            out.push((at + bits.trailing_zeros() as usize) as u32);
+            bits &= bits - 1;
+        }
+        at += BLOCK;
+    }
+}
+
+/// The block masks of `src`, one block at a time, by the slowest possible method: the
+/// definitions, byte by byte. The oracle of the kernels' tests.
+pub(crate) fn reference_blocks(src: &[u8]) -> Vec<(Raw, Block)> {
+    let mut out = Vec::new();
+    let (mut in_string, mut escaped_next, mut prev_scalar) = (false, false, false);
+    for chunk in src.chunks(BLOCK) {
+        let mut raw = Raw::default();
+        let mut blk = Block::default();
+        for i in 0..BLOCK {
+            let b = chunk.get(i).copied().unwrap_or(b' ');
+            let bit = 1u64 << i;
+            let is_op = matches!(b, b'{' | b'}' | b'[' | b']' | b':' | b',');
+            let is_ws = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+            if b == b'"' {
+                raw.quote |= bit;
+            }
+            if b == b'\\' {
+                raw.backslash |= bit;
+            }
+            if is_op {
+                raw.op |= bit;
+            }
+            if is_ws {
+                raw.ws |= bit;
+            }
+            if b == b'\\' || !(0x20..0x80).contains(&b) || b == b'<' {
+                raw.special |= bit;
+            }
+            let escaped = escaped_next;
+            escaped_next = b == b'\\' && !escaped;
+            if escaped {
+                blk.escaped |= bit;
+            }
+            let quote = b == b'"' && !escaped;
+            if quote {
+                blk.quote |= bit;
+                in_string = !in_string;
+                if in_string {
+                    blk.in_string |= bit;
+                }
+            } else if in_string {
+                blk.in_string |= bit;
+            }
+            let outside = !in_string && !quote;
+            let scalar = outside && !is_op && !is_ws;
+            if (outside && is_op) || quote || (scalar && !prev_scalar) {
+                blk.structural |= bit;
+            }
+            prev_scalar = scalar;
+        }
+        out.push((raw, blk));
+    }
+    out
+}
+
+/// [`reference_blocks`] and [`Carry::step`] over `kernel`'s raw masks, block by block, for
+/// the tests: `(reference, kernel)` per block.
+pub(crate) fn compare_blocks(src: &[u8], kernel: Kernel) -> Vec<((Raw, Block), (Raw, Block))> {
+    let classify = kernel.classifier();
+    let mut carry = Carry::default();
+    let reference = reference_blocks(src);
+    reference
+        .into_iter()
+        .enumerate()
+        .map(|(n, r)| {
+            let raw = classify_at(classify, src, n * BLOCK);
+            let pxor = |x: u64| prefix_xor_of(kernel, x);
+            let mut blk = carry.step(raw, pxor);
+            // The string classifier must agree with the full one; a disagreement shows as
+            // a corrupted quote mask.
+            let s = classify_at(kernel.str_classifier(), src, n * BLOCK);
+            if (s.quote, s.special) != (raw.quote, raw.special) {
+                blk.quote = !blk.quote;
+            }
+            (r, (raw, blk))
+        })
+        .collect()
+}
+
+/// The prefix XOR as `kernel` computes it.
+fn prefix_xor_of(kernel: Kernel, x: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Kernel::Avx2 && avx2_available() {
+        // SAFETY: PCLMULQDQ was detected just above.
+        return unsafe { x86::prefix_xor_clmul(x) };
+    }
+    let _ = kernel;
+    fallback::prefix_xor(x)
+}

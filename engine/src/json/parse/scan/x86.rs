@@ -1,0 +1,201 @@
+//! The x86-64 kernels: SSE2 (part of the x86-64 baseline, always available) and AVX2 with
+//! PCLMULQDQ (detected at run time). Each classifies one 64-byte block into the masks of
+//! [`Raw`]; the AVX2 kernel also computes the prefix XOR with one carry-less multiply.
+
+use std::arch::x86_64::*;
+
+use super::{Raw, Str};
+
+/// The quote, backslash, structural, whitespace and special masks of 16 bytes.
+///
+/// # Safety
+///
+/// SSE2 must be available (it is on every x86-64 CPU).
+#[inline(always)]
+unsafe fn sse2_masks(x: __m128i) -> [u32; 5] {
+    // SAFETY: SSE2 intrinsics on register values only; SSE2 is baseline on x86-64.
+    unsafe {
+        let eq = |c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
+        let lower = _mm_or_si128(x, _mm_set1_epi8(0x20));
+        let op = _mm_or_si128(
+            _mm_or_si128(
+                _mm_cmpeq_epi8(lower, _mm_set1_epi8(b'{' as i8)),
+                _mm_cmpeq_epi8(lower, _mm_set1_epi8(b'}' as i8)),
+            ),
+            _mm_or_si128(eq(b':'), eq(b',')),
+        );
+        let ws = _mm_or_si128(
+            _mm_or_si128(eq(b' '), eq(b'\n')),
+            _mm_or_si128(eq(b'\r'), eq(b'\t')),
+        );
+        let backslash = eq(b'\\');
+        // Unsigned `x < 0x20`, as a signed compare with both sides' top bit flipped.
+        let control = _mm_cmplt_epi8(
+            _mm_xor_si128(x, _mm_set1_epi8(i8::MIN)),
+            _mm_set1_epi8((0x20u8 ^ 0x80) as i8),
+        );
+        // Bytes ≥ 0x80 are the sign bits of `x` itself.
+        let special = _mm_or_si128(_mm_or_si128(backslash, control), _mm_or_si128(eq(b'<'), x));
+        [
+            _mm_movemask_epi8(eq(b'"')) as u32,
+            _mm_movemask_epi8(backslash) as u32,
+            _mm_movemask_epi8(op) as u32,
+            _mm_movemask_epi8(ws) as u32,
+            _mm_movemask_epi8(special) as u32,
+        ]
+    }
+}
+
+/// Classifies one block with SSE2, 16 bytes at a time.
+#[inline(always)]
+pub(super) fn classify_sse2(block: &[u8; 64]) -> Raw {
+    let mut r = Raw::default();
+    for k in 0..4 {
+        // SAFETY: `16 * k + 16 <= 64`, so the unaligned load reads only bytes of `block`;
+        // SSE2 is baseline on x86-64.
+        let m = unsafe {
+            let x = _mm_loadu_si128(block.as_ptr().add(16 * k).cast::<__m128i>());
+            sse2_masks(x)
+        };
+        let s = 16 * k;
+        r.quote |= (m[0] as u64) << s;
+        r.backslash |= (m[1] as u64) << s;
+        r.op |= (m[2] as u64) << s;
+        r.ws |= (m[3] as u64) << s;
+        r.special |= (m[4] as u64) << s;
+    }
+    r
+}
+
+/// Classifies one block with AVX2, 32 bytes at a time.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn classify_avx2(block: &[u8; 64]) -> Raw {
+    let mut r = Raw::default();
+    for k in 0..2 {
+        // SAFETY: `32 * k + 32 <= 64`, so the unaligned load reads only bytes of `block`;
+        // the caller guarantees AVX2.
+        let m: [u32; 5] = unsafe {
+            let x = _mm256_loadu_si256(block.as_ptr().add(32 * k).cast::<__m256i>());
+            let eq = |c: u8| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(c as i8));
+            let lower = _mm256_or_si256(x, _mm256_set1_epi8(0x20));
+            let op = _mm256_or_si256(
+                _mm256_or_si256(
+                    _mm256_cmpeq_epi8(lower, _mm256_set1_epi8(b'{' as i8)),
+                    _mm256_cmpeq_epi8(lower, _mm256_set1_epi8(b'}' as i8)),
+                ),
+                _mm256_or_si256(eq(b':'), eq(b',')),
+            );
+            let ws = _mm256_or_si256(
+                _mm256_or_si256(eq(b' '), eq(b'\n')),
+                _mm256_or_si256(eq(b'\r'), eq(b'\t')),
+            );
+            let backslash = eq(b'\\');
+            // Unsigned `x < 0x20`: `max(x, 0x1F) == 0x1F`.
+            let control = _mm256_cmpeq_epi8(
+                _mm256_max_epu8(x, _mm256_set1_epi8(0x1F)),
+                _mm256_set1_epi8(0x1F),
+            );
+            let special = _mm256_or_si256(
+                _mm256_or_si256(backslash, control),
+                _mm256_or_si256(eq(b'<'), x),
+            );
+            [
+                _mm256_movemask_epi8(eq(b'"')) as u32,
+                _mm256_movemask_epi8(backslash) as u32,
+                _mm256_movemask_epi8(op) as u32,
+                _mm256_movemask_epi8(ws) as u32,
+                _mm256_movemask_epi8(special) as u32,
+            ]
+        };
+        let s = 32 * k;
+        r.quote |= (m[0] as u64) << s;
+        r.backslash |= (m[1] as u64) << s;
+        r.op |= (m[2] as u64) << s;
+        r.ws |= (m[3] as u64) << s;
+        r.special |= (m[4] as u64) << s;
+    }
+    r
+}
+
+/// Prefix XOR with one carry-less multiply by all ones.
+///
+/// # Safety
+///
+/// The CPU must support PCLMULQDQ (and SSE2).
+#[inline]
+#[target_feature(enable = "pclmulqdq")]
+pub(super) unsafe fn prefix_xor_clmul(x: u64) -> u64 {
+    // SAFETY: register-only intrinsics; the caller guarantees PCLMULQDQ. (Newer compilers
+    // call these safe inside a `target_feature` function; 1.85, the MSRV, does not.)
+    #[allow(unused_unsafe)]
+    unsafe {
+        let a = _mm_set_epi64x(0, x as i64);
+        let b = _mm_set1_epi8(-1);
+        _mm_cvtsi128_si64(_mm_clmulepi64_si128(a, b, 0)) as u64
+    }
+}
+
+/// The string masks of one block with SSE2.
+#[inline(always)]
+pub(super) fn classify_str_sse2(block: &[u8; 64]) -> Str {
+    let mut r = Str::default();
+    for k in 0..4 {
+        // SAFETY: `16 * k + 16 <= 64`, so the unaligned load reads only bytes of `block`;
+        // SSE2 is baseline on x86-64.
+        let (q, sp) = unsafe {
+            let x = _mm_loadu_si128(block.as_ptr().add(16 * k).cast::<__m128i>());
+            let eq = |c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
+            let control = _mm_cmplt_epi8(
+                _mm_xor_si128(x, _mm_set1_epi8(i8::MIN)),
+                _mm_set1_epi8((0x20u8 ^ 0x80) as i8),
+            );
+            let special = _mm_or_si128(_mm_or_si128(eq(b'\\'), control), _mm_or_si128(eq(b'<'), x));
+            (
+                _mm_movemask_epi8(eq(b'"')) as u32,
+                _mm_movemask_epi8(special) as u32,
+            )
+        };
+        r.quote |= (q as u64) << (16 * k);
+        r.special |= (sp as u64) << (16 * k);
+    }
+    r
+}
+
+/// The string masks of one block with AVX2.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn classify_str_avx2(block: &[u8; 64]) -> Str {
+    let mut r = Str::default();
+    for k in 0..2 {
+        // SAFETY: `32 * k + 32 <= 64`, so the unaligned load reads only bytes of `block`;
+        // the caller guarantees AVX2.
+        let (q, sp) = unsafe {
+            let x = _mm256_loadu_si256(block.as_ptr().add(32 * k).cast::<__m256i>());
+            let eq = |c: u8| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(c as i8));
+            let control = _mm256_cmpeq_epi8(
+                _mm256_max_epu8(x, _mm256_set1_epi8(0x1F)),
+                _mm256_set1_epi8(0x1F),
+            );
+            let special = _mm256_or_si256(
+                _mm256_or_si256(eq(b'\\'), control),
+                _mm256_or_si256(eq(b'<'), x),
+            );
+            (
+                _mm256_movemask_epi8(eq(b'"')) as u32,
+                _mm256_movemask_epi8(special) as u32,
+            )
+        };
+        r.quote |= (q as u64) << (32 * k);
+        r.special |= (sp as u64) << (32 * k);
+    }
+    r
+}
