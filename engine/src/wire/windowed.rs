@@ -18,8 +18,8 @@ use super::Format;
 use super::response::data_len_bound;
 use crate::doc::{Doc, DocBuilder};
 use crate::error::Result;
-use crate::json::windowed::{self, Facts};
-pub(crate) use crate::json::windowed::{WINDOW_BYTES, WINDOWED_ABOVE};
+use crate::json::windowed::{self, Facts, Kept, Reading};
+pub(crate) use crate::json::windowed::{KEEP_TAPE, WINDOW_BYTES, WINDOWED_ABOVE};
 use crate::json::{CompactFormatter, Formatter, ParseOptions, PrettyFormatter, parse, write_with};
 use crate::sink::Sink;
 use crate::toon::{EncodeOptions, RootForm, ToonFacts, write_windows};
@@ -37,6 +37,8 @@ pub(crate) struct Windowed<'d> {
     rows: usize,
     len_bound: usize,
     window: usize,
+    /// The windows of the first reading, when they fit in the budget: the input is read once.
+    kept: Option<Kept<'d>>,
     /// The side door's document, parsed whole on first use (tests). It owns its strings: a
     /// cell of a type with `'d` in it would make every response invariant in `'d`.
     side: OnceLock<Option<Doc<'static>>>,
@@ -44,14 +46,20 @@ pub(crate) struct Windowed<'d> {
 
 /// Reads `src` window by window and decides how its data block is written in `format`
 /// (pretty, compact or TOON; never `Auto`). `None` when `src` is not a JSON array: the caller
-/// parses it whole.
+/// parses it whole. The windows are kept for writing while their tapes total at most `keep`
+/// bytes ([`windowed::read`]).
 ///
 /// # Errors
 ///
 /// The first error of the input, exactly as [`parse`] reports it; then the TOON encoder's
 /// depth error, as [`ResponseBuilder::build`](super::ResponseBuilder::build) gives it for a
 /// parsed document.
-pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Option<Windowed<'_>>> {
+pub(crate) fn analyse(
+    src: &[u8],
+    format: Format,
+    window: usize,
+    keep: usize,
+) -> Result<Option<Windowed<'_>>> {
     let toon = match format {
         Format::Toon(d) => Some(EncodeOptions::new().delimiter(d)),
         _ => None,
@@ -62,8 +70,8 @@ pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Optio
         len_bound: 2,
         toon: toon.as_ref().map(|o| ToonFacts::new(o, continuing)),
     };
-    let Some((facts, rows)) =
-        windowed::read(src, window, toon.is_some(), facts(false), facts(true))?
+    let Some(Reading { facts, rows, kept }) =
+        windowed::read(src, window, toon.is_some(), facts(false), facts(true), keep)?
     else {
         return Ok(None);
     };
@@ -81,6 +89,7 @@ pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Optio
         rows,
         len_bound: facts.len_bound,
         window,
+        kept,
         side: OnceLock::new(),
     }))
 }
@@ -128,6 +137,11 @@ impl<'d> Windowed<'d> {
         self.len_bound
     }
 
+    /// True when the first reading kept its windows (the input is read once).
+    pub(crate) fn read_once(&self) -> bool {
+        self.kept.is_some()
+    }
+
     /// The whole document, parsed on first use (the side door).
     pub(crate) fn doc(&self) -> Option<&Doc<'static>> {
         self.side
@@ -152,6 +166,7 @@ impl<'d> Windowed<'d> {
             Format::Toon(_) => {
                 write_windows(
                     self.src,
+                    self.kept.as_ref(),
                     self.window,
                     &self.form,
                     self.rows,
@@ -172,8 +187,8 @@ impl<'d> Windowed<'d> {
         }
         fmt.begin_array(out);
         let mut first = true;
-        windowed::each_window(self.src, self.window, out, |arr, out| {
-            for v in arr {
+        windowed::each_window(self.src, self.kept.as_ref(), self.window, out, |arr, skip, out| {
+            for v in arr.iter().skip(skip) {
                 fmt.begin_array_value(out, std::mem::take(&mut first));
                 write_with(v, out, fmt);
             }
