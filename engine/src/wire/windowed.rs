@@ -1,16 +1,19 @@
 //! JSON text as the data block, read window by window ([`Data::Json`](super::Data::Json)).
 //!
 //! A root array larger than [`WINDOWED_ABOVE`] is never parsed whole. [`analyse`] reads it
-//! once, window by window (a few MiB of tape, reused): that validates every byte, collects the
-//! document flags, the nesting depth, the size bound of the size cap and, for TOON, the
-//! array's form and row count; nothing is kept but those. Writing the block reads it again the
-//! same way and encodes each window as it is parsed. Both readings parse the next window on
-//! another thread while the current one is analysed or encoded, and the first reading reads
-//! the array's second half on another thread from a guessed row start ([`split_point`]),
-//! kept only when the reading of the first half stops exactly there. The text is byte for
-//! byte what the whole document would give (`tests/tests/windowed.rs`, the `json_windows`
-//! fuzz target), and the peak heap is the input plus a few windows' tapes and the encoder's
-//! buffers, whatever the row count (8.5 MB at 300k and at 1M rows, `tests/tests/memory.rs`).
+//! once, window by window: that validates every byte, collects the document flags, the
+//! nesting depth, the size bound of the size cap and, for TOON, the array's form and row
+//! count. When the windows' tapes fit in the budget ([`KEEP_TAPE`], plus the input's size
+//! when it is off the heap) they are kept and writing the block walks them: the input is read
+//! once. Otherwise nothing is kept but the facts, and writing the block reads the input again
+//! the same way and encodes each window as it is parsed. Both readings parse the next window
+//! on another thread while the current one is analysed or encoded, and the first reading
+//! reads the array's second half on another thread from a guessed row start
+//! (`split_point`), kept only when the reading of the first half stops exactly there. The
+//! text is byte for byte what the whole document would give (`tests/tests/windowed.rs`, the
+//! `json_windows` fuzz target), and the peak heap is the input plus the kept tapes or a few
+//! windows' tapes and the encoder's buffers (8.5 MB at 300k and at 1M rows read twice,
+//! `tests/tests/memory.rs`).
 
 use std::sync::OnceLock;
 
