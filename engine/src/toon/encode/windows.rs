@@ -230,12 +230,11 @@ pub(crate) fn write_root_window<W: Sink + ?Sized>(
             }
         }
         RootForm::List => {
-            for (i, v) in window.iter().skip(skip).enumerate() {
-                if i & 0x3FF == 0x3FF && out.cancelled() {
-                    return;
-                }
-                enc.list_item(out, v, 1);
+            let mut items = window.iter();
+            for _ in 0..skip {
+                items.next();
             }
+            enc.list_items(out, items, 1);
         }
     }
 }
