@@ -252,7 +252,11 @@ fn ours_json(json: &[u8], format: Format, off_heap: bool) -> Vec<u8> {
 fn bytes_to_framed(c: &mut Criterion) {
     let toon = Format::Toon(Delimiter::Pipe);
     for shape in [Shape::Flat, Shape::Nested] {
-        let name = if shape == Shape::Flat { "flat" } else { "nested" };
+        let name = if shape == Shape::Flat {
+            "flat"
+        } else {
+            "nested"
+        };
         let mut g = c.benchmark_group(format!("bytes_to_framed/{name}"));
         g.sample_size(10);
         for rows in [10_000, 100_000, 1_000_000] {

@@ -538,7 +538,12 @@ fn large_inputs_read_once_equal_the_whole_document_and_a_small_budget_reads_twic
         .build()
         .unwrap();
     let mut framed = Vec::new();
-    frame(&Id::Number("1".into()), &w, Protocol::default(), &mut framed);
+    frame(
+        &Id::Number("1".into()),
+        &w,
+        Protocol::default(),
+        &mut framed,
+    );
     assert_eq!(streamed, framed);
     // Off the heap, the input's size is added to the default budget: a 9 MiB table is read
     // once; on the heap, twice.

@@ -132,7 +132,8 @@ pub(crate) fn read<'d, F: Facts>(
         first.add(&doc);
         let doc = doc.shrunk();
         // The tape of the whole input, predicted from this window's tape per input byte.
-        let predicted = (doc.held_bytes() as u128 * src.len() as u128) / windows.pos().max(1) as u128;
+        let predicted =
+            (doc.held_bytes() as u128 * src.len() as u128) / windows.pos().max(1) as u128;
         if predicted > keep as u128 {
             keeper.stop();
         }

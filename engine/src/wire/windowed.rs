@@ -190,12 +190,18 @@ impl<'d> Windowed<'d> {
         }
         fmt.begin_array(out);
         let mut first = true;
-        windowed::each_window(self.src, self.kept.as_ref(), self.window, out, |arr, skip, out| {
-            for v in arr.iter().skip(skip) {
-                fmt.begin_array_value(out, std::mem::take(&mut first));
-                write_with(v, out, fmt);
-            }
-        });
+        windowed::each_window(
+            self.src,
+            self.kept.as_ref(),
+            self.window,
+            out,
+            |arr, skip, out| {
+                for v in arr.iter().skip(skip) {
+                    fmt.begin_array_value(out, std::mem::take(&mut first));
+                    write_with(v, out, fmt);
+                }
+            },
+        );
         fmt.end_array(out);
     }
 }

@@ -130,12 +130,17 @@ fn parallel_list_items_equal_the_sequential_encoding() {
         let src = format!(r#"[{0}]"#, rows.join(","));
         let nested = format!(r#"{{"data":[{0}],"more":[{0}]}}"#, rows.join(","));
         for src in [src, nested] {
-            let doc = crate::json::parse(src.as_bytes(), &crate::json::ParseOptions::new()).unwrap();
+            let doc =
+                crate::json::parse(src.as_bytes(), &crate::json::ParseOptions::new()).unwrap();
             let seq = to_vec(doc.root(), &EncodeOptions::new().parallel(false)).unwrap();
             for threshold in [1, 2, 3, 8, 100] {
                 let opts = EncodeOptions::new().parallel_threshold(threshold);
                 let par = to_vec(doc.root(), &opts).unwrap();
-                assert_eq!(String::from_utf8_lossy(&par), String::from_utf8_lossy(&seq), "{n} rows, threshold {threshold}");
+                assert_eq!(
+                    String::from_utf8_lossy(&par),
+                    String::from_utf8_lossy(&seq),
+                    "{n} rows, threshold {threshold}"
+                );
                 let mut esc = Vec::new();
                 let mut sink = crate::escape::EscapingSink::new(&mut esc);
                 encode(doc.root(), &opts, &mut sink).unwrap();
