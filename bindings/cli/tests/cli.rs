@@ -777,16 +777,18 @@ fn a_mapped_file_gives_the_bytes_and_errors_of_the_same_input_on_stdin() {
         .collect();
     let good = format!("[{}]", rows.join(",")).into_bytes();
     assert!(good.len() > 8 << 20);
+    // A row near the end with a member missing its value.
     let mut bad = good.clone();
-    let at = bad.len() - 10;
-    bad[at] = b'}';
+    let at = bad.len() - 60;
+    let colon = at + bad[at..].iter().position(|&b| b == b':').unwrap();
+    bad.insert(colon + 1, b',');
     for (name, bytes) in [("good.json", &good), ("bad.json", &bad)] {
         let f = dir.join(name);
         std::fs::write(&f, bytes).unwrap();
         let path = f.to_str().unwrap();
         for args in [
             vec!["toon", "encode", path, "--delimiter", "comma"],
-            vec!["present", path, "--format", "toon-pipe", "--frame", "1"],
+            vec!["present", path, "--format", "toon-comma", "--frame", "1"],
             vec!["present", path, "--format", "pretty"],
         ] {
             let mapped = toolwire(&args, b"");
