@@ -19,8 +19,9 @@ CALLGRIND=${CALLGRIND:-1}
 
 cargo build --release -q -p toolwire-cli
 cargo build --release -q -p toolwire-benches --example anchor
-tw=$PWD/target/release/toolwire
-anchor=$PWD/target/release/examples/anchor
+target=${CARGO_TARGET_DIR:-$PWD/target}
+tw=$target/release/toolwire
+anchor=$target/release/examples/anchor
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$anchor" gen 100000 "$work/100k.json"

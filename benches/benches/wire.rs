@@ -2,8 +2,10 @@
 //! the composition a user would write today (serde_json parse + toon-format encode / serde_json
 //! pretty + serde_json framing). Also the framing overhead over the unframed text, and the time
 //! to the first streamed chunk against the whole stream for 1M rows, from a parsed document
-//! and from JSON bytes (read window by window, or parsed whole). Outputs are verified (the
-//! anchor's frame parses to the same block text) before timing; throughput is bytes of JSON input.
+//! and from JSON bytes (read window by window, or parsed whole); and JSON bytes → framed TOON
+//! and pretty on 10k/100k/1M flat and nested rows as the CLI and server run it (issue #12).
+//! Outputs are verified (the anchor's frame parses to the same block text) before timing;
+//! throughput is bytes of JSON input.
 
 use std::time::{Duration, Instant};
 
@@ -231,7 +233,72 @@ fn first_chunk_from_bytes(c: &mut Criterion) {
     g.finish();
 }
 
+/// Bytes → framed line as the CLI and the server run it (`Data::Json`, the default budget:
+/// read once when the window tapes fit, else twice), and off the heap as the CLI's mapped
+/// files (`input_off_heap`: the input's size added to the budget).
+fn ours_json(json: &[u8], format: Format, off_heap: bool) -> Vec<u8> {
+    let r = wire::response(Data::Json(json))
+        .format(format)
+        .input_off_heap(off_heap)
+        .build()
+        .unwrap();
+    framed_line(json, &r)
+}
+
+/// The issue #12 groups: JSON bytes → framed TOON and framed pretty JSON on 10k, 100k and 1M
+/// flat and nested rows, against serde_json + toon-format / serde_json pretty (up to 100k
+/// rows: the anchors take seconds at 1M). Outputs verified first: the same bytes as through
+/// the whole parsed document, the same block text as the anchor's frame.
+fn bytes_to_framed(c: &mut Criterion) {
+    let toon = Format::Toon(Delimiter::Pipe);
+    for shape in [Shape::Flat, Shape::Nested] {
+        let name = if shape == Shape::Flat {
+            "flat"
+        } else {
+            "nested"
+        };
+        let mut g = c.benchmark_group(format!("bytes_to_framed/{name}"));
+        g.sample_size(10);
+        for rows in [10_000, 100_000, 1_000_000] {
+            let json = invoices_json(rows, shape);
+            let anchors = rows <= 100_000;
+            for format in [toon, Format::Pretty] {
+                let expect = ours(&json, format);
+                assert!(ours_json(&json, format, false) == expect, "{name} {rows}");
+                assert!(ours_json(&json, format, true) == expect, "{name} {rows}");
+            }
+            if anchors {
+                assert_eq!(text_of(&ours(&json, toon)), text_of(&anchor_toon(&json)));
+                assert_eq!(
+                    text_of(&ours(&json, Format::Pretty)),
+                    text_of(&anchor_pretty(&json))
+                );
+            }
+            g.throughput(Throughput::Bytes(json.len() as u64));
+            for (label, format) in [("toon", toon), ("pretty", Format::Pretty)] {
+                g.bench_function(BenchmarkId::new(format!("toolwire_{label}"), rows), |b| {
+                    b.iter(|| ours_json(&json, format, false))
+                });
+                g.bench_function(
+                    BenchmarkId::new(format!("toolwire_{label}_off_heap"), rows),
+                    |b| b.iter(|| ours_json(&json, format, true)),
+                );
+            }
+            if anchors {
+                g.bench_function(BenchmarkId::new("serde_json+toon_format", rows), |b| {
+                    b.iter(|| anchor_toon(&json))
+                });
+                g.bench_function(BenchmarkId::new("serde_json_pretty", rows), |b| {
+                    b.iter(|| anchor_pretty(&json))
+                });
+            }
+        }
+        g.finish();
+    }
+}
+
 fn benches(c: &mut Criterion) {
+    bytes_to_framed(c);
     framed(c, 100_000, true);
     framed(c, 1_000_000, false);
     first_chunk(c);

@@ -93,8 +93,9 @@ enum InputKind<'d> {
     Doc(Doc<'d>),
     /// A value of a document the caller holds.
     Value(Value<'d>),
-    /// JSON text handed to the response as it is (a plain root array).
-    Json(&'d [u8]),
+    /// JSON text handed to the response as it is (a plain root array), and whether it is
+    /// off the heap (a mapped file: see [`ToolCall::read_off_heap`]).
+    Json(&'d [u8], bool),
     /// A page of a larger collection ([`Input::page`]): its rows, and the items it stands for.
     Page { doc: Doc<'d>, total: usize },
     /// "No value" (a handler returned nothing): the data block is `OK`.
@@ -123,7 +124,7 @@ impl<'d> Input<'d> {
         match &self.0 {
             InputKind::Doc(d) | InputKind::Page { doc: d, .. } => Some(d.root()),
             InputKind::Value(v) => Some(*v),
-            InputKind::Json(_) | InputKind::Nothing => None,
+            InputKind::Json(..) | InputKind::Nothing => None,
         }
     }
 }
@@ -426,9 +427,23 @@ impl ToolCall {
         if plain {
             // Needs no document up front: a large array is read window by window (the same
             // bytes out as through the parsed document).
-            return Ok(Input(InputKind::Json(bytes)));
+            return Ok(Input(InputKind::Json(bytes, false)));
         }
         self.parse(bytes)
+    }
+
+    /// [`ToolCall::read`] for bytes that are not on the heap (a memory-mapped file): JSON text
+    /// kept as it is may then use the heap contract's share for the input to be read once
+    /// ([`wire::ResponseBuilder::input_off_heap`]). The same reply either way.
+    ///
+    /// # Errors
+    ///
+    /// See [`ToolCall::read`].
+    pub fn read_off_heap<'d>(&self, bytes: &'d [u8]) -> Result<Input<'d>> {
+        Ok(match self.read(bytes)?.0 {
+            InputKind::Json(bytes, _) => Input(InputKind::Json(bytes, true)),
+            other => Input(other),
+        })
     }
 
     /// Parses JSON `bytes` into a document, through the presenter's selector (or, without a
@@ -472,9 +487,12 @@ impl ToolCall {
 
     fn respond_unfinished<'d>(&self, input: &'d Input<'_>) -> Result<Reply<'d>> {
         let (root, total) = match &input.0 {
-            InputKind::Json(bytes) => {
+            InputKind::Json(bytes, off_heap) => {
                 let format = self.overrides.format.unwrap_or_default();
-                let response = wire::response(Data::Json(bytes)).format(format).build()?;
+                let response = wire::response(Data::Json(bytes))
+                    .format(format)
+                    .input_off_heap(*off_heap)
+                    .build()?;
                 return Ok(self.reply(response, None));
             }
             InputKind::Nothing => {

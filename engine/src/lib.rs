@@ -66,9 +66,10 @@
 //!
 //! A handler that already has JSON text (a database's JSON column, an upstream API) hands the
 //! bytes over as they are. Above 8 MiB a root array is validated and analysed window by
-//! window, then parsed again and encoded a window at a time as the response is written or
-//! streamed: the peak heap is the input plus a few MiB (8.5 MB for a million rows), and the
-//! bytes are exactly those of the parsed document.
+//! window, then encoded a window at a time as the response is written or streamed: from the
+//! windows of the first reading when their tapes fit in 11 MiB (read once), else parsed
+//! again. The peak heap is the input plus at most 16 MiB (8.5 MB for a million rows), and
+//! the bytes are exactly those of the parsed document.
 //!
 //! ```
 //! use toolwire::toon::Delimiter;

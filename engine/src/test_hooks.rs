@@ -35,7 +35,23 @@ pub fn encode_json_windows<W: Sink + ?Sized>(
     window: usize,
     out: &mut W,
 ) -> crate::Result<()> {
-    crate::toon::encode_json_windows(json, opts, window, out)
+    crate::toon::encode_json_windows(json, opts, window, 0, out)
+}
+
+/// [`encode_json_windows`] keeping up to `keep` bytes of window tapes, so that the input is
+/// read once when they fit.
+///
+/// # Errors
+///
+/// See [`crate::toon::encode_json`].
+pub fn encode_json_windows_kept<W: Sink + ?Sized>(
+    json: &[u8],
+    opts: &EncodeOptions,
+    window: usize,
+    keep: usize,
+    out: &mut W,
+) -> crate::Result<()> {
+    crate::toon::encode_json_windows(json, opts, window, keep, out)
 }
 
 /// Hooks on [`ResponseBuilder`].
@@ -43,11 +59,17 @@ pub trait BuilderHooks {
     /// Reads `Data::Json` longer than `n` bytes in windows of `n` bytes (defaults: windows of
     /// 1 MiB above 8 MiB), so small inputs are cut into many windows.
     fn window_bytes(self, n: usize) -> Self;
+    /// Keeps up to `n` bytes of window tapes to read `Data::Json` once (after
+    /// `window_bytes`, which keeps none).
+    fn keep_tape(self, n: usize) -> Self;
 }
 
 impl BuilderHooks for ResponseBuilder<'_> {
     fn window_bytes(self, n: usize) -> Self {
         self.set_window_bytes(n)
+    }
+    fn keep_tape(self, n: usize) -> Self {
+        self.set_keep_tape(n)
     }
 }
 
@@ -58,6 +80,9 @@ pub trait ResponseHooks {
     fn data_is_view(&self) -> bool;
     /// True when the data block is JSON text read window by window (`Data::Json`).
     fn data_is_windowed(&self) -> bool;
+    /// True when the data block is JSON text read window by window, once (the first reading
+    /// kept its windows for the writing).
+    fn data_is_read_once(&self) -> bool;
 }
 
 impl ResponseHooks for ToolResponse<'_> {
@@ -66,6 +91,9 @@ impl ResponseHooks for ToolResponse<'_> {
     }
     fn data_is_windowed(&self) -> bool {
         self.is_windowed()
+    }
+    fn data_is_read_once(&self) -> bool {
+        self.is_read_once()
     }
 }
 

@@ -16,8 +16,9 @@
 //! * [`wire_tags`]: hostile strings in every builder field: the output holds exactly the
 //!   builder's own tags (WIRE.md §2).
 //! * [`frame`]: the framed line is one JSON-RPC line whose block texts equal the unframed build.
-//! * [`json_windows`]: JSON text read window by window (`Data::Json`, windows of 1 to 64
-//!   bytes) gives the same texts, format and frames as its whole parse, or the same error;
+//! * [`json_windows`]: JSON text read window by window, twice and once (`Data::Json`, windows
+//!   of 1 to 64 bytes) gives the same texts, format and frames as its whole parse, or the
+//!   same error;
 //!   so does `toon::encode_json` against `toon::encode` of the parse.
 //! * [`present`]: arbitrary presenter files (or files made by [`generated_file`] from a
 //!   program: nested embeds, redaction reaching into them) and data give a response or an
@@ -567,6 +568,18 @@ pub fn json_windows(data: &[u8]) {
         Ok(doc) => wire::response(wire::Data::Doc(doc)).format(format).build(),
     });
     assert_eq!(windowed, whole, "windows of {window} bytes, {format:?}");
+    // Read once: the first reading's windows kept for the writing (an unbounded budget).
+    let once = observe(
+        wire::response(wire::Data::Json(json))
+            .format(format)
+            .window_bytes(window)
+            .keep_tape(usize::MAX)
+            .build(),
+    );
+    assert_eq!(
+        once, whole,
+        "read once, windows of {window} bytes, {format:?}"
+    );
     // Plain TOON text (`toon::encode_json`): no fallback, the encoder's own errors.
     if let Format::Toon(d) = format {
         let opts = EncodeOptions::new().delimiter(d);
@@ -593,6 +606,18 @@ pub fn json_windows(data: &[u8]) {
         assert_eq!(
             windowed, whole,
             "toon::encode_json, windows of {window} bytes"
+        );
+        let mut out = Vec::new();
+        let once = match encode_json_windows_kept(json, &opts, window, usize::MAX, &mut out) {
+            Ok(()) => Ok(out),
+            Err(e) => {
+                assert!(out.is_empty(), "nothing is written on error");
+                Err(e.to_string())
+            }
+        };
+        assert_eq!(
+            once, whole,
+            "toon::encode_json read once, windows of {window} bytes"
         );
     }
 }

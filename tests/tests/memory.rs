@@ -80,6 +80,54 @@ fn peak_heap_stays_within_the_contracts() {
         input.len()
     );
     drop(input);
+
+    // Read once (docs/DECISIONS.md, "Read once"): a root array above 8 MiB whose window
+    // tapes fit in the budget keeps them for the writing instead of parsing again. Rows of
+    // one number and one 60-byte string: 9 MiB of input, about as much tape; the peak above
+    // the input stays within 16 MiB all the same.
+    let rows: Vec<String> = (0..120_000)
+        .map(|i| format!(r#"{{"id":{i},"t":"{:060}"}}"#, i))
+        .collect();
+    let input = format!("[{}]", rows.join(",")).into_bytes();
+    assert!(input.len() > 8 * MIB);
+    let (peak, output) = peak_of(|| {
+        let r = wire::response(wire::Data::Json(&input))
+            .format(Format::Toon(Delimiter::Pipe))
+            .build()
+            .unwrap();
+        assert!(r.data_is_read_once(), "the window tapes fit: read once");
+        stream(&r)
+    });
+    eprintln!(
+        "read once: input {} B, output {output} B, peak heap above the input {peak} B",
+        input.len()
+    );
+    assert!(output > input.len() / 3, "the whole response was streamed");
+    assert!(peak <= 16 * MIB, "read once: peak {peak} > 16 MiB");
+    drop(input);
+    // Off the heap (the CLI's mapped files), the input's share of the contract is free for
+    // the kept tapes: 100k flat invoices (24 MB of tape) are read once, and the peak stays
+    // within the input's size + 16 MiB (the output not even counted).
+    let input = toolwire_benches::invoices_json(100_000, toolwire_benches::Shape::Flat);
+    let (peak, output) = peak_of(|| {
+        let r = wire::response(wire::Data::Json(&input))
+            .format(Format::Toon(Delimiter::Pipe))
+            .input_off_heap(true)
+            .build()
+            .unwrap();
+        assert!(r.data_is_read_once(), "off the heap: read once");
+        stream(&r)
+    });
+    eprintln!(
+        "read once off the heap: input {} B, output {output} B, peak heap {peak} B",
+        input.len()
+    );
+    assert!(
+        peak <= input.len() + 16 * MIB,
+        "off the heap: peak {peak} > input + 16 MiB"
+    );
+    drop(input);
+
     let input = toolwire_benches::invoices_json(100_000, toolwire_benches::Shape::Flat);
 
     // A document already parsed (`Data::Doc`, `Data::Value`): streaming its framed TOON

@@ -473,3 +473,133 @@ async fn stream_frame_of_windowed_json() {
     assert_eq!(items.len(), 1);
     assert_eq!(items[0].as_ref().unwrap_err().to_string(), expect_err);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Read once: the first reading keeps its windows for the writing when their tapes fit in the
+// budget (docs/DECISIONS.md, "Read once"). The same bytes as the whole document and as the
+// two-pass reading, on every window size; a budget too small reads twice.
+
+/// The response of `json` in `format`, windowed with `window` bytes per window, keeping up to
+/// `keep` bytes of window tapes; asserts whether it was read once.
+fn read_once(json: &[u8], format: Format, window: usize, keep: usize, once: bool) -> String {
+    let r = wire::response(Data::Json(json))
+        .format(format)
+        .llm_hint("hint")
+        .window_bytes(window)
+        .keep_tape(keep)
+        .build();
+    if let Ok(r) = &r {
+        let windowed = json.len() > window && json.trim_ascii_start().first() == Some(&b'[');
+        assert_eq!(r.data_is_windowed(), windowed);
+        assert_eq!(r.data_is_read_once(), windowed && once, "read once");
+    }
+    observe(r)
+}
+
+/// `toon::encode_json` in windows of `window` bytes keeping every window's tape.
+fn toon_read_once(json: &[u8], opts: &toolwire::toon::EncodeOptions, window: usize) -> String {
+    let mut out = Vec::new();
+    match encode_json_windows_kept(json, opts, window, usize::MAX, &mut out) {
+        Ok(()) => String::from_utf8(out).unwrap(),
+        Err(e) => {
+            assert!(out.is_empty(), "nothing is written on error");
+            format!("error: {e}")
+        }
+    }
+}
+
+#[test]
+fn large_inputs_read_once_equal_the_whole_document_and_a_small_budget_reads_twice() {
+    let json = toolwire_benches::invoices_json(20_000, toolwire_benches::Shape::Nested);
+    let doc = parse(&json, &ParseOptions::default()).unwrap();
+    for format in FORMATS {
+        let expect = whole(&json, format);
+        // 64 KiB windows (tens of them, the second half read on another thread), all kept.
+        assert_eq!(read_once(&json, format, 64 << 10, usize::MAX, true), expect);
+        // A budget of a few windows: nothing is kept, the input is parsed again.
+        assert_eq!(read_once(&json, format, 64 << 10, 256 << 10, false), expect);
+    }
+    let r = wire::response(Data::Json(&json))
+        .format(Format::Toon(Delimiter::Pipe))
+        .window_bytes(64 << 10)
+        .keep_tape(usize::MAX)
+        .build()
+        .unwrap();
+    assert!(r.data_is_read_once());
+    let mut streamed = Vec::new();
+    let mut sink = ChunkedSink::new(16 << 10, |c| {
+        streamed.extend_from_slice(&c);
+        true
+    });
+    frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+    assert!(sink.finish());
+    let w = wire::response(Data::Doc(doc))
+        .format(Format::Toon(Delimiter::Pipe))
+        .build()
+        .unwrap();
+    let mut framed = Vec::new();
+    frame(
+        &Id::Number("1".into()),
+        &w,
+        Protocol::default(),
+        &mut framed,
+    );
+    assert_eq!(streamed, framed);
+    // Off the heap, the input's size is added to the default budget: a 9 MiB table is read
+    // once; on the heap, twice.
+    let json = toolwire_benches::invoices_json(75_000, toolwire_benches::Shape::Flat);
+    assert!(json.len() > 8 << 20);
+    let w = wire::response(Data::Doc(parse(&json, &ParseOptions::default()).unwrap()))
+        .format(Format::Toon(Delimiter::Comma))
+        .build()
+        .unwrap();
+    for off_heap in [false, true] {
+        let r = wire::response(Data::Json(&json))
+            .format(Format::Toon(Delimiter::Comma))
+            .input_off_heap(off_heap)
+            .build()
+            .unwrap();
+        assert_eq!(r.data_is_read_once(), off_heap, "off heap: {off_heap}");
+        // Windows of 1 MiB: each cut into parallel chunks, the repeated first row skipped.
+        assert!(r.texts() == w.texts(), "off heap: {off_heap}");
+    }
+    let mut once = Vec::new();
+    let opts = toolwire::toon::EncodeOptions::new();
+    toolwire::toon::encode_json_off_heap(&json, &opts, &mut once).unwrap();
+    assert!(once == toolwire::toon::to_vec(w.data().unwrap(), &opts).unwrap());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn read_once_equals_whole(json in array_text(), window in 1usize..300) {
+        for format in FORMATS {
+            prop_assert_eq!(
+                read_once(json.as_bytes(), format, window, usize::MAX, true),
+                whole(json.as_bytes(), format)
+            );
+        }
+        for indent in 1..3 {
+            for d in [Delimiter::Comma, Delimiter::Pipe, Delimiter::Tab] {
+                let opts = toolwire::toon::EncodeOptions::new().delimiter(d).indent(indent);
+                prop_assert_eq!(toon_read_once(json.as_bytes(), &opts, window), toon_whole(json.as_bytes(), &opts));
+            }
+        }
+    }
+
+    #[test]
+    fn damaged_input_read_once_fails_the_same_way(
+        json in array_text(),
+        at in any::<prop::sample::Index>(),
+        byte in prop::sample::select(b"[]{},:\"\\ x0-e\x01\xff".to_vec()),
+        window in 1usize..300,
+    ) {
+        let mut bytes = json.into_bytes();
+        let i = at.index(bytes.len() + 1);
+        bytes.insert(i, byte);
+        for format in [Format::Compact, Format::Toon(Delimiter::Pipe)] {
+            prop_assert_eq!(read_once(&bytes, format, window, usize::MAX, true), whole(&bytes, format));
+        }
+    }
+}

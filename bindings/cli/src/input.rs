@@ -3,15 +3,30 @@
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
+use std::time::SystemTime;
+
+/// Regular files at least this long are mapped rather than read: below it a `read` costs
+/// less than setting up and faulting in a mapping.
+const MAP_AT_LEAST: u64 = 1 << 20;
 
 /// The bytes of INPUT and the name errors use for it.
 pub struct Input {
     name: String,
-    bytes: Vec<u8>,
+    bytes: Bytes,
+}
+
+/// Where the input bytes are: read into the heap (stdin, pipes, small files) or mapped.
+enum Bytes {
+    Read(Vec<u8>),
+    /// A regular file mapped read-only, with its length and modification time when mapped
+    /// (see [`Input::check_unchanged`]).
+    Mapped(memmap2::Mmap, std::fs::File, u64, Option<SystemTime>),
 }
 
 impl Input {
-    /// Reads `path` (`-` = stdin).
+    /// Reads `path` (`-` = stdin). A regular file of 1 MiB or more is mapped, not copied
+    /// (docs/DECISIONS.md, "Read once": a file changed while it is mapped is reported by
+    /// [`Input::check_unchanged`]).
     pub fn read(path: &str) -> Result<Input, Failure> {
         if path == "-" {
             let mut bytes = Vec::new();
@@ -21,12 +36,58 @@ impl Input {
                 .map_err(|e| Failure::io("<stdin>", &e))?;
             return Ok(Input {
                 name: "<stdin>".into(),
-                bytes,
+                bytes: Bytes::Read(bytes),
             });
         }
         let name = display_name(path);
-        let bytes = std::fs::read(path).map_err(|e| Failure::io(&name, &e))?;
-        Ok(Input { name, bytes })
+        let io = |e: std::io::Error| Failure::io(&name, &e);
+        let file = std::fs::File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if meta.is_file() && meta.len() >= MAP_AT_LEAST {
+            // SAFETY: the mapping is read-only and private, and lives as long as `Input`,
+            // which hands out slices borrowing from it. The one hazard of a file mapping is
+            // another process changing the file meanwhile: the bytes read are then whatever
+            // the file holds at that moment (truncation can end the process with SIGBUS), as
+            // with any reader of a file being written; `check_unchanged` reports it.
+            if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+                let modified = meta.modified().ok();
+                return Ok(Input {
+                    name,
+                    bytes: Bytes::Mapped(map, file, meta.len(), modified),
+                });
+            }
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        let mut file = file;
+        file.read_to_end(&mut bytes).map_err(io)?;
+        Ok(Input {
+            name,
+            bytes: Bytes::Read(bytes),
+        })
+    }
+
+    /// True when the bytes are a mapped file (not on the heap).
+    pub fn mapped(&self) -> bool {
+        matches!(self.bytes, Bytes::Mapped(..))
+    }
+
+    /// Exit 3 when a mapped file changed (length or modification time) while it was read:
+    /// what was written may then match no version of it. Read input cannot change.
+    pub fn check_unchanged(&self) -> Result<(), Failure> {
+        let Bytes::Mapped(_, file, len, modified) = &self.bytes else {
+            return Ok(());
+        };
+        let now = file.metadata().map_err(|e| Failure::io(&self.name, &e))?;
+        if now.len() != *len || now.modified().ok() != *modified {
+            return Err(Failure {
+                code: 3,
+                line: format!(
+                    "{}: the file changed while it was read; the output may match no version of it",
+                    self.name
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// The name errors use (`<stdin>` for stdin; control characters escaped).
@@ -36,7 +97,10 @@ impl Input {
 
     /// The input bytes.
     pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+        match &self.bytes {
+            Bytes::Read(v) => v,
+            Bytes::Mapped(m, ..) => m,
+        }
     }
 
     /// Exit 3 with `NAME:LINE:COLUMN: message` (or `NAME: message` without a position).

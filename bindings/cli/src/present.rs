@@ -57,7 +57,12 @@ pub fn run(
 ) -> Result<(), Failure> {
     let (call, presenter) = tool_call(shape, overrides)?;
     let input = Input::read(path)?;
-    let prepared = call.read(input.bytes()).map_err(|e| input.malformed(&e))?;
+    let prepared = if input.mapped() {
+        call.read_off_heap(input.bytes())
+    } else {
+        call.read(input.bytes())
+    }
+    .map_err(|e| input.malformed(&e))?;
     let reply = call.respond(&prepared).map_err(|e| input.malformed(&e))?;
     if let (true, Some(name)) = (reply.select_ignored(), &presenter) {
         warn(&format!(
@@ -75,6 +80,7 @@ pub fn run(
     reply
         .write_io(&out, std::io::stdout().lock())
         .map_err(|e| Failure::output(&e))?;
+    input.check_unchanged()?;
     match error_line(&reply, input.name()) {
         Some(line) => Err(Failure::error_response_line(line)),
         None => Ok(()),

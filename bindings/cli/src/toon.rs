@@ -12,10 +12,17 @@ pub fn encode(path: &str, delimiter: Delimiter, indent: usize) -> Result<(), Fai
         .delimiter(delimiter)
         .indent(indent);
     toolwire::call::write_chunked(std::io::stdout().lock(), |sink| {
-        toon::encode_json(input.bytes(), &opts, sink)
+        // A mapped file is not on the heap: its share of the memory contract is free for the
+        // parsed windows (read once up to that size).
+        if input.mapped() {
+            toon::encode_json_off_heap(input.bytes(), &opts, sink)
+        } else {
+            toon::encode_json(input.bytes(), &opts, sink)
+        }
     })
     .map_err(|e| Failure::output(&e))?
-    .map_err(|e| input.malformed(&e))
+    .map_err(|e| input.malformed(&e))?;
+    input.check_unchanged()
 }
 
 /// TOON → compact JSON.

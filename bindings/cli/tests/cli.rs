@@ -765,3 +765,52 @@ fn large_plain_arrays_equal_the_whole_document() {
         &format!("<stdin>:{line}:{column}: expected a string key, found ','"),
     );
 }
+
+#[test]
+fn a_mapped_file_gives_the_bytes_and_errors_of_the_same_input_on_stdin() {
+    // Files of 1 MiB or more are mapped (and, above 8 MiB, read once off the heap); stdin is
+    // read. Same output, same exit codes, same positioned errors.
+    let dir = std::env::temp_dir().join(format!("toolwire-cli-map-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rows: Vec<String> = (0..110_000)
+        .map(|i| format!(r#"{{"id":{i},"name":"customer {i}","memo":"{:040}"}}"#, i))
+        .collect();
+    let good = format!("[{}]", rows.join(",")).into_bytes();
+    assert!(good.len() > 8 << 20);
+    // A row near the end with a member missing its value.
+    let mut bad = good.clone();
+    let at = bad.len() - 60;
+    let colon = at + bad[at..].iter().position(|&b| b == b':').unwrap();
+    bad.insert(colon + 1, b',');
+    for (name, bytes) in [("good.json", &good), ("bad.json", &bad)] {
+        let f = dir.join(name);
+        std::fs::write(&f, bytes).unwrap();
+        let path = f.to_str().unwrap();
+        for args in [
+            vec!["toon", "encode", path, "--delimiter", "comma"],
+            vec!["present", path, "--format", "toon-comma", "--frame", "1"],
+            vec!["present", path, "--format", "pretty"],
+        ] {
+            let mapped = toolwire(&args, b"");
+            let mut piped_args = args.clone();
+            let i = piped_args.iter().position(|a| *a == path).unwrap();
+            piped_args[i] = "-";
+            let piped = toolwire(&piped_args, bytes);
+            assert_eq!(mapped.status.code(), piped.status.code(), "{args:?}");
+            assert!(mapped.stdout == piped.stdout, "{args:?}: the same output");
+            assert_eq!(
+                text(&mapped.stderr).replace(path, "<stdin>"),
+                text(&piped.stderr),
+                "{args:?}"
+            );
+            if name == "good.json" {
+                assert_eq!(mapped.status.code(), Some(0), "{}", text(&mapped.stderr));
+                assert!(mapped.stdout.len() > good.len() / 3);
+            } else {
+                assert_eq!(mapped.status.code(), Some(3));
+                assert!(text(&mapped.stderr).starts_with(&format!("{path}:1:")));
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -82,7 +82,7 @@ impl<'d> Input<'d> {
             InputKind::Page { total, .. } => Some(*total),
             InputKind::Doc(d) => d.root().as_array().map(|a| a.len()),
             InputKind::Value(v) => v.as_array().map(|a| a.len()),
-            InputKind::Json(_) | InputKind::Nothing => None,
+            InputKind::Json(..) | InputKind::Nothing => None,
         }
     }
 }

@@ -18,13 +18,18 @@ pub struct DocBuilder<'s> {
     pub(super) doc: Doc<'s>,
     /// Containers open now (for the document's depth bound).
     pub(super) depth: u32,
-    /// The key nodes, in order, of the last small object [`DocBuilder::end_object`] found
-    /// free of duplicates: an object with exactly these keys (the next row of a collection,
-    /// as a rule) is free of them too, checked with one compare per key instead of a
-    /// compare per pair. Spans stay valid: the heap only grows until [`DocBuilder::recycle`],
-    /// which starts a new builder.
-    pub(super) prev_keys: Vec<Node>,
+    /// Per nesting level (up to [`KEY_LEVELS`]), the key nodes, in order, of the last small
+    /// object [`DocBuilder::end_object`] found free of duplicates at that level: an object
+    /// with exactly these keys (the next row of a collection, the next line item of a row)
+    /// is free of them too, checked with one compare per key instead of a compare per pair.
+    /// Per level, so that a row's nested objects do not evict the row's keys. Spans stay
+    /// valid: the heap only grows until [`DocBuilder::recycle`], which starts a new builder.
+    pub(super) prev_keys: Vec<Vec<Node>>,
 }
+
+/// Nesting levels whose last object's keys are remembered (deeper objects are checked pair
+/// by pair).
+const KEY_LEVELS: usize = 8;
 
 /// Objects up to this many members are checked for duplicate keys pair by pair (and
 /// remembered for the next row); larger ones through a hash set.
@@ -247,12 +252,15 @@ impl<'s> DocBuilder<'s> {
     /// remembered free of duplicates (so it is free of them too).
     #[inline]
     fn same_keys_as_previous(&self, start: usize, len: usize) -> bool {
-        if self.prev_keys.len() != len {
+        let Some(prev_keys) = self.prev_keys.get(self.depth as usize) else {
+            return false;
+        };
+        if prev_keys.len() != len {
             return false;
         }
         let doc = &self.doc;
         let mut i = start + 1;
-        for prev in &self.prev_keys {
+        for prev in prev_keys {
             let here = doc.key_at(i);
             let before = match *prev {
                 Node::StrSrc(s) => doc.src_bytes(s),
@@ -270,10 +278,18 @@ impl<'s> DocBuilder<'s> {
     /// Remembers the key nodes of the object at `start` (found free of duplicates).
     #[cold]
     fn remember_keys(&mut self, start: usize, len: usize) {
-        self.prev_keys.clear();
+        let level = self.depth as usize;
+        if level >= KEY_LEVELS {
+            return;
+        }
+        if self.prev_keys.len() <= level {
+            self.prev_keys.resize_with(level + 1, Vec::new);
+        }
+        let keys = &mut self.prev_keys[level];
+        keys.clear();
         let mut i = start + 1;
         for _ in 0..len {
-            self.prev_keys.push(self.doc.nodes[i]);
+            keys.push(self.doc.nodes[i]);
             i = self.doc.next_sibling(i + 1);
         }
     }

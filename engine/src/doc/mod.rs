@@ -112,6 +112,21 @@ impl<'s> Doc<'s> {
         self.nodes.len()
     }
 
+    /// The heap bytes the document holds (its tape's and its heap's capacity): what keeping
+    /// it costs against the memory contract.
+    pub(crate) fn held_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node>() + self.heap.capacity()
+    }
+
+    /// The document without its tape's slack (a window kept for a second use: large blocks
+    /// shrink in place).
+    pub(crate) fn shrunk(mut self) -> Doc<'s> {
+        if self.nodes.capacity() > self.nodes.len() + 1024 {
+            self.nodes.shrink_to_fit();
+        }
+        self
+    }
+
     /// The input bytes the document borrows from.
     #[inline]
     pub fn src(&self) -> &'s [u8] {

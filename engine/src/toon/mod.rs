@@ -37,12 +37,30 @@ pub fn encode_json<W: crate::Sink + ?Sized>(
     opts: &EncodeOptions,
     out: &mut W,
 ) -> crate::Result<()> {
-    use crate::json::windowed::{WINDOW_BYTES, WINDOWED_ABOVE};
-    encode::encode_json_text(json, opts, WINDOWED_ABOVE, WINDOW_BYTES, out)
+    use crate::json::windowed::{KEEP_TAPE, WINDOW_BYTES, WINDOWED_ABOVE};
+    encode::encode_json_text(json, opts, WINDOWED_ABOVE, WINDOW_BYTES, KEEP_TAPE, out)
 }
 
-/// [`encode_json`] reading any input longer than `window` bytes in windows of `window` bytes:
-/// for tests (`test_hooks`).
+/// [`encode_json`] for JSON bytes that are not on the heap (a memory-mapped file): the heap
+/// contract's share for the input (ARCHITECTURE.md: peak heap ≤ input + output + 16 MiB) is
+/// free for the parsed windows, so an input whose tape fits in its size plus 11 MiB is read
+/// once instead of twice. The same bytes and errors as [`encode_json`].
+///
+/// # Errors
+///
+/// See [`encode_json`].
+pub fn encode_json_off_heap<W: crate::Sink + ?Sized>(
+    json: &[u8],
+    opts: &EncodeOptions,
+    out: &mut W,
+) -> crate::Result<()> {
+    use crate::json::windowed::{KEEP_TAPE, WINDOW_BYTES, WINDOWED_ABOVE};
+    let keep = KEEP_TAPE.saturating_add(json.len());
+    encode::encode_json_text(json, opts, WINDOWED_ABOVE, WINDOW_BYTES, keep, out)
+}
+
+/// [`encode_json`] reading any input longer than `window` bytes in windows of `window` bytes,
+/// keeping up to `keep` bytes of their tapes to read it once: for tests (`test_hooks`).
 ///
 /// # Errors
 ///
@@ -51,10 +69,11 @@ pub(crate) fn encode_json_windows<W: crate::Sink + ?Sized>(
     json: &[u8],
     opts: &EncodeOptions,
     window: usize,
+    keep: usize,
     out: &mut W,
 ) -> crate::Result<()> {
     let window = window.max(1);
-    encode::encode_json_text(json, opts, window, window, out)
+    encode::encode_json_text(json, opts, window, window, keep, out)
 }
 
 /// The delimiter of TOON array rows and inline arrays (TOON spec §11). Declared in every

@@ -13,7 +13,7 @@ use super::blocks::{
 };
 use super::format::Format;
 use super::rows::RowBlock;
-use super::windowed::{WINDOW_BYTES, WINDOWED_ABOVE, Windowed};
+use super::windowed::{KEEP_TAPE, WINDOW_BYTES, WINDOWED_ABOVE, Windowed};
 use crate::doc::{Doc, Value};
 use crate::error::Result;
 use crate::sink::Sink;
@@ -80,6 +80,8 @@ pub fn response<'d>(data: impl Into<Data<'d>>) -> ResponseBuilder<'d> {
         view: None,
         window: WINDOW_BYTES,
         windowed_above: WINDOWED_ABOVE,
+        keep_tape: KEEP_TAPE,
+        input_off_heap: false,
     }
 }
 
@@ -166,6 +168,10 @@ pub struct ResponseBuilder<'d> {
     window: usize,
     /// [`Data::Json`] longer than this is read window by window.
     windowed_above: usize,
+    /// The tape bytes a windowed reading keeps to read its input once.
+    keep_tape: usize,
+    /// The bytes of [`Data::Json`] are not on the heap (a mapped file).
+    input_off_heap: bool,
 }
 
 impl<'d> ResponseBuilder<'d> {
@@ -175,6 +181,23 @@ impl<'d> ResponseBuilder<'d> {
     pub(crate) fn set_window_bytes(mut self, n: usize) -> Self {
         self.window = n.max(1);
         self.windowed_above = self.window;
+        self.keep_tape = 0;
+        self
+    }
+
+    /// Keeps up to `n` bytes of window tapes to read [`Data::Json`] once (default: 11 MiB,
+    /// or none after [`Self::set_window_bytes`]): for tests (`test_hooks`).
+    pub(crate) fn set_keep_tape(mut self, n: usize) -> Self {
+        self.keep_tape = n;
+        self
+    }
+
+    /// Says that the bytes of [`Data::Json`] are not on the heap (a memory-mapped file): the
+    /// heap contract's share for the input (ARCHITECTURE.md: peak heap ≤ input + output +
+    /// 16 MiB) is then free for the parsed windows, so an input whose tape fits in its size
+    /// plus 11 MiB is read once instead of twice. Bytes out are the same either way.
+    pub fn input_off_heap(mut self, yes: bool) -> Self {
+        self.input_off_heap = yes;
         self
     }
 
@@ -242,7 +265,12 @@ impl<'d> ResponseBuilder<'d> {
         }
         if let Data::Json(src) = self.data {
             if self.format != Format::Auto && src.len() > self.windowed_above {
-                if let Some(w) = super::windowed::analyse(src, self.format, self.window)? {
+                let keep = if self.input_off_heap {
+                    self.keep_tape.saturating_add(src.len())
+                } else {
+                    self.keep_tape
+                };
+                if let Some(w) = super::windowed::analyse(src, self.format, self.window, keep)? {
                     let format = w.format();
                     return Ok(self.assemble(DataBlock::Windowed(Box::new(w)), format));
                 }
@@ -531,6 +559,12 @@ impl<'d> ToolResponse<'d> {
     /// tests comparing both paths (`test_hooks`).
     pub(crate) fn is_windowed(&self) -> bool {
         matches!(self.data, DataBlock::Windowed(..))
+    }
+
+    /// True when the data block is JSON text read window by window and the first reading
+    /// kept its windows (the input is read once).
+    pub(crate) fn is_read_once(&self) -> bool {
+        matches!(&self.data, DataBlock::Windowed(w) if w.read_once())
     }
 
     /// The windowed data block, if it is one (its `structuredContent` is written from it).

@@ -1,16 +1,19 @@
 //! JSON text as the data block, read window by window ([`Data::Json`](super::Data::Json)).
 //!
 //! A root array larger than [`WINDOWED_ABOVE`] is never parsed whole. [`analyse`] reads it
-//! once, window by window (a few MiB of tape, reused): that validates every byte, collects the
-//! document flags, the nesting depth, the size bound of the size cap and, for TOON, the
-//! array's form and row count; nothing is kept but those. Writing the block reads it again the
-//! same way and encodes each window as it is parsed. Both readings parse the next window on
-//! another thread while the current one is analysed or encoded, and the first reading reads
-//! the array's second half on another thread from a guessed row start ([`split_point`]),
-//! kept only when the reading of the first half stops exactly there. The text is byte for
-//! byte what the whole document would give (`tests/tests/windowed.rs`, the `json_windows`
-//! fuzz target), and the peak heap is the input plus a few windows' tapes and the encoder's
-//! buffers, whatever the row count (8.5 MB at 300k and at 1M rows, `tests/tests/memory.rs`).
+//! once, window by window: that validates every byte, collects the document flags, the
+//! nesting depth, the size bound of the size cap and, for TOON, the array's form and row
+//! count. When the windows' tapes fit in the budget ([`KEEP_TAPE`], plus the input's size
+//! when it is off the heap) they are kept and writing the block walks them: the input is read
+//! once. Otherwise nothing is kept but the facts, and writing the block reads the input again
+//! the same way and encodes each window as it is parsed. Both readings parse the next window
+//! on another thread while the current one is analysed or encoded, and the first reading
+//! reads the array's second half on another thread from a guessed row start
+//! (`split_point`), kept only when the reading of the first half stops exactly there. The
+//! text is byte for byte what the whole document would give (`tests/tests/windowed.rs`, the
+//! `json_windows` fuzz target), and the peak heap is the input plus the kept tapes or a few
+//! windows' tapes and the encoder's buffers (8.5 MB at 300k and at 1M rows read twice,
+//! `tests/tests/memory.rs`).
 
 use std::sync::OnceLock;
 
@@ -18,8 +21,8 @@ use super::Format;
 use super::response::data_len_bound;
 use crate::doc::{Doc, DocBuilder};
 use crate::error::Result;
-use crate::json::windowed::{self, Facts};
-pub(crate) use crate::json::windowed::{WINDOW_BYTES, WINDOWED_ABOVE};
+use crate::json::windowed::{self, Facts, Kept, Reading};
+pub(crate) use crate::json::windowed::{KEEP_TAPE, WINDOW_BYTES, WINDOWED_ABOVE};
 use crate::json::{CompactFormatter, Formatter, ParseOptions, PrettyFormatter, parse, write_with};
 use crate::sink::Sink;
 use crate::toon::{EncodeOptions, RootForm, ToonFacts, write_windows};
@@ -37,6 +40,8 @@ pub(crate) struct Windowed<'d> {
     rows: usize,
     len_bound: usize,
     window: usize,
+    /// The windows of the first reading, when they fit in the budget: the input is read once.
+    kept: Option<Kept<'d>>,
     /// The side door's document, parsed whole on first use (tests). It owns its strings: a
     /// cell of a type with `'d` in it would make every response invariant in `'d`.
     side: OnceLock<Option<Doc<'static>>>,
@@ -44,14 +49,20 @@ pub(crate) struct Windowed<'d> {
 
 /// Reads `src` window by window and decides how its data block is written in `format`
 /// (pretty, compact or TOON; never `Auto`). `None` when `src` is not a JSON array: the caller
-/// parses it whole.
+/// parses it whole. The windows are kept for writing while their tapes total at most `keep`
+/// bytes ([`windowed::read`]).
 ///
 /// # Errors
 ///
 /// The first error of the input, exactly as [`parse`] reports it; then the TOON encoder's
 /// depth error, as [`ResponseBuilder::build`](super::ResponseBuilder::build) gives it for a
 /// parsed document.
-pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Option<Windowed<'_>>> {
+pub(crate) fn analyse(
+    src: &[u8],
+    format: Format,
+    window: usize,
+    keep: usize,
+) -> Result<Option<Windowed<'_>>> {
     let toon = match format {
         Format::Toon(d) => Some(EncodeOptions::new().delimiter(d)),
         _ => None,
@@ -62,8 +73,8 @@ pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Optio
         len_bound: 2,
         toon: toon.as_ref().map(|o| ToonFacts::new(o, continuing)),
     };
-    let Some((facts, rows)) =
-        windowed::read(src, window, toon.is_some(), facts(false), facts(true))?
+    let Some(Reading { facts, rows, kept }) =
+        windowed::read(src, window, toon.is_some(), facts(false), facts(true), keep)?
     else {
         return Ok(None);
     };
@@ -81,6 +92,7 @@ pub(crate) fn analyse(src: &[u8], format: Format, window: usize) -> Result<Optio
         rows,
         len_bound: facts.len_bound,
         window,
+        kept,
         side: OnceLock::new(),
     }))
 }
@@ -128,6 +140,11 @@ impl<'d> Windowed<'d> {
         self.len_bound
     }
 
+    /// True when the first reading kept its windows (the input is read once).
+    pub(crate) fn read_once(&self) -> bool {
+        self.kept.is_some()
+    }
+
     /// The whole document, parsed on first use (the side door).
     pub(crate) fn doc(&self) -> Option<&Doc<'static>> {
         self.side
@@ -152,6 +169,7 @@ impl<'d> Windowed<'d> {
             Format::Toon(_) => {
                 write_windows(
                     self.src,
+                    self.kept.as_ref(),
                     self.window,
                     &self.form,
                     self.rows,
@@ -172,12 +190,18 @@ impl<'d> Windowed<'d> {
         }
         fmt.begin_array(out);
         let mut first = true;
-        windowed::each_window(self.src, self.window, out, |arr, out| {
-            for v in arr {
-                fmt.begin_array_value(out, std::mem::take(&mut first));
-                write_with(v, out, fmt);
-            }
-        });
+        windowed::each_window(
+            self.src,
+            self.kept.as_ref(),
+            self.window,
+            out,
+            |arr, skip, out| {
+                for v in arr.iter().skip(skip) {
+                    fmt.begin_array_value(out, std::mem::take(&mut first));
+                    write_with(v, out, fmt);
+                }
+            },
+        );
         fmt.end_array(out);
     }
 }

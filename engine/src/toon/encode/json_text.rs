@@ -1,14 +1,15 @@
 //! TOON text from JSON text without holding the document (`toon::encode_json`): a root array
-//! over 8 MiB is read twice window by window (`json::windowed`): first every byte validated
-//! and the array's TOON form decided over all windows ([`ToonFacts`]), then each window
-//! encoded as it is parsed again ([`write_windows`]). Anything else is parsed whole.
+//! over 8 MiB is read window by window (`json::windowed`): first every byte validated and the
+//! array's TOON form decided over all windows ([`ToonFacts`]), then each window encoded
+//! ([`write_windows`]) from the windows the first reading kept when their tapes fit in the
+//! budget, else as it is parsed again. Anything else is parsed whole.
 
 use super::{
     EncodeOptions, RootAnalysis, RootForm, Sink, encode, write_root_header, write_root_window,
 };
 use crate::doc::Doc;
 use crate::error::{Error, Result};
-use crate::json::windowed::{self, Facts};
+use crate::json::windowed::{self, Facts, Kept, Reading};
 use crate::json::{ParseOptions, parse};
 
 /// The TOON facts of a first reading: the first error of `toon::check`, in window order, and
@@ -71,6 +72,7 @@ impl Facts for ToonFacts<'_> {
 /// reading over its `rows` rows), encoded window by window.
 pub(crate) fn write_windows<W: Sink + ?Sized>(
     src: &[u8],
+    kept: Option<&Kept<'_>>,
     window: usize,
     form: &RootForm,
     rows: usize,
@@ -79,9 +81,9 @@ pub(crate) fn write_windows<W: Sink + ?Sized>(
 ) {
     write_root_header(form, rows, opts, out);
     let mut written = 0;
-    windowed::each_window(src, window, out, |arr, out| {
-        write_root_window(form, arr, written, opts, out);
-        written += arr.len();
+    windowed::each_window(src, kept, window, out, |arr, skip, out| {
+        write_root_window(form, arr, skip, written, opts, out);
+        written += arr.len() - skip;
     });
 }
 
@@ -95,13 +97,16 @@ pub(crate) fn encode_json<W: Sink + ?Sized>(
     opts: &EncodeOptions,
     above: usize,
     window: usize,
+    keep: usize,
     out: &mut W,
 ) -> Result<()> {
     if json.len() > above {
         let facts = (ToonFacts::new(opts, false), ToonFacts::new(opts, true));
-        if let Some((facts, rows)) = windowed::read(json, window, true, facts.0, facts.1)? {
+        if let Some(Reading { facts, rows, kept }) =
+            windowed::read(json, window, true, facts.0, facts.1, keep)?
+        {
             let form = facts.form().map_err(|e| at_surrogate(e, json))?;
-            write_windows(json, window, &form, rows, opts, out);
+            write_windows(json, kept.as_ref(), window, &form, rows, opts, out);
             return Ok(());
         }
     }

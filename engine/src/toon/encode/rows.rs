@@ -21,6 +21,21 @@ impl RowPart for TapeRows<'_, '_> {
     }
 }
 
+/// `n` items of a list-form tape array from `start`, at `depth`.
+pub(super) struct ListItems<'d> {
+    pub(super) start: Elements<'d>,
+    pub(super) n: usize,
+    pub(super) depth: usize,
+}
+
+impl RowPart for ListItems<'_> {
+    fn write<S: Sink + ?Sized>(&self, enc: &mut Enc<'_>, w: &mut S) {
+        for v in self.start.clone().take(self.n) {
+            enc.list_item(w, v, self.depth);
+        }
+    }
+}
+
 /// The rows of a root tabular array of primitive cells kept outside a tape array: the
 /// presenter's row view (`present::view`) writes its rows through this, so they are
 /// byte-identical to [`encode`] of the same rows as a document.

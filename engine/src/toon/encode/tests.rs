@@ -113,3 +113,41 @@ fn tables_hold_exactly_the_spec_bytes() {
         assert_eq!(KEY_REST[b as usize], want, "byte {b:#04x}");
     }
 }
+
+#[test]
+fn parallel_list_items_equal_the_sequential_encoding() {
+    // List-form arrays (rows with nested arrays, mixed shapes, nested list forms, empty
+    // objects), at the root and under a key, cut into runs of every size: the same bytes as
+    // one thread, into a plain and into an escaping sink.
+    let row = |i: usize| match i % 4 {
+        0 => format!(r#"{{"id":{i},"lines":[{{"sku":"A","q":{i}}},{{"sku":"B","q":2}}]}}"#),
+        1 => format!(r#"{{"id":{i},"tags":["x","y|z"],"n":null}}"#),
+        2 => "{}".to_string(),
+        _ => format!(r#"[{i},{{"k":"v\n"}},[1,2]]"#),
+    };
+    for n in [1, 2, 7, 64, 301] {
+        let rows: Vec<String> = (0..n).map(row).collect();
+        let src = format!(r#"[{0}]"#, rows.join(","));
+        let nested = format!(r#"{{"data":[{0}],"more":[{0}]}}"#, rows.join(","));
+        for src in [src, nested] {
+            let doc =
+                crate::json::parse(src.as_bytes(), &crate::json::ParseOptions::new()).unwrap();
+            let seq = to_vec(doc.root(), &EncodeOptions::new().parallel(false)).unwrap();
+            for threshold in [1, 2, 3, 8, 100] {
+                let opts = EncodeOptions::new().parallel_threshold(threshold);
+                let par = to_vec(doc.root(), &opts).unwrap();
+                assert_eq!(
+                    String::from_utf8_lossy(&par),
+                    String::from_utf8_lossy(&seq),
+                    "{n} rows, threshold {threshold}"
+                );
+                let mut esc = Vec::new();
+                let mut sink = crate::escape::EscapingSink::new(&mut esc);
+                encode(doc.root(), &opts, &mut sink).unwrap();
+                let mut want = Vec::new();
+                crate::escape::EscapingSink::new(&mut want).write(&seq);
+                assert_eq!(esc, want, "{n} rows, threshold {threshold}, escaped");
+            }
+        }
+    }
+}

@@ -190,11 +190,13 @@ pub(crate) fn write_root_header<W: Sink + ?Sized>(
     out.write_byte(b':');
 }
 
-/// The elements of one window of a root array in `form`, after the header and the windows
-/// before it; `written`: how many elements those windows held.
+/// The elements of one window of a root array in `form` but its first `skip` (a repeat of the
+/// array's first row), after the header and the windows before it; `written`: how many
+/// elements those windows held.
 pub(crate) fn write_root_window<W: Sink + ?Sized>(
     form: &RootForm,
     window: Array<'_>,
+    skip: usize,
     written: usize,
     opts: &EncodeOptions,
     out: &mut W,
@@ -203,7 +205,7 @@ pub(crate) fn write_root_window<W: Sink + ?Sized>(
     match form {
         RootForm::Empty => {}
         RootForm::Inline => {
-            for (i, v) in window.iter().enumerate() {
+            for (i, v) in window.iter().skip(skip).enumerate() {
                 out.write_byte(if written + i == 0 { b' ' } else { enc.delim });
                 enc.primitive(out, v);
             }
@@ -214,17 +216,25 @@ pub(crate) fn write_root_window<W: Sink + ?Sized>(
                 .then(|| parallel_table(window, opts.parallel_threshold))
                 .flatten();
             match chunks {
-                Some((_, chunks)) => enc.rows_parallel(out, &chunks, &shape, 1),
-                None => enc.rows(out, window.iter(), &shape, 1),
+                Some((_, mut chunks)) => {
+                    // The skipped rows are the first chunk's first.
+                    if let Some((rows, n)) = chunks.first_mut() {
+                        for _ in 0..skip.min(*n) {
+                            rows.next();
+                        }
+                        *n -= skip.min(*n);
+                    }
+                    enc.rows_parallel(out, &chunks, &shape, 1);
+                }
+                None => enc.rows(out, window.iter().skip(skip), &shape, 1),
             }
         }
         RootForm::List => {
-            for (i, v) in window.iter().enumerate() {
-                if i & 0x3FF == 0x3FF && out.cancelled() {
-                    return;
-                }
-                enc.list_item(out, v, 1);
+            let mut items = window.iter();
+            for _ in 0..skip {
+                items.next();
             }
+            enc.list_items(out, items, 1);
         }
     }
 }

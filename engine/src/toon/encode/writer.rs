@@ -455,9 +455,46 @@ impl<'o> Enc<'o> {
         }
         self.bracket(w, n, false);
         w.write_byte(b':');
-        for v in arr {
-            self.list_item(w, v, body);
+        self.list_items(w, arr.iter(), body);
+    }
+
+    /// The `- …` items of a list-form array at depth `depth`: cut into runs encoded in
+    /// parallel like a table's rows when there are at least `parallel_threshold` of them
+    /// (the items' starts are found by walking the tape, one hop per item).
+    pub(super) fn list_items<W: Sink + ?Sized>(
+        &mut self,
+        w: &mut W,
+        items: Elements<'_>,
+        depth: usize,
+    ) {
+        let n = items.len();
+        let parallel = self.opts.parallel
+            && n >= self.opts.parallel_threshold
+            && rayon::current_num_threads() > 1;
+        if !parallel {
+            for (i, v) in items.enumerate() {
+                if i & 0x3FF == 0x3FF && w.cancelled() {
+                    return;
+                }
+                self.list_item(w, v, depth);
+            }
+            return;
         }
+        let chunk = (self.opts.parallel_threshold / 2).clamp(1, 4096);
+        let mut parts = Vec::with_capacity(n.div_ceil(chunk));
+        let mut rest = items;
+        while rest.len() > 0 {
+            let k = chunk.min(rest.len());
+            parts.push(ListItems {
+                start: rest.clone(),
+                n: k,
+                depth,
+            });
+            for _ in 0..k {
+                rest.next();
+            }
+        }
+        self.parts_parallel(w, &parts);
     }
 
     /// One `- …` item of a list-form array at depth `depth`.
