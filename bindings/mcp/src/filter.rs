@@ -24,9 +24,13 @@ pub(crate) struct Indexes {
     fields: Mutex<HashMap<String, Arc<OnceLock<FieldIndex>>>>,
 }
 
-/// One field's index: `(hash, row)` sorted (rows ascending within a hash).
+/// One field's index: `(hash, row)` sorted (rows ascending within a hash), and which hashes
+/// are held by one value only.
 pub(crate) struct FieldIndex {
     entries: Vec<(u64, u32)>,
+    /// Hashes whose rows all hold the same value, byte for byte (the common case: a status,
+    /// a currency): when its first row matches, they all do, unchecked.
+    pure: std::collections::HashSet<u64>,
 }
 
 impl Indexes {
@@ -66,7 +70,20 @@ impl FieldIndex {
         }
         progress(rows.len(), rows.len());
         entries.sort_unstable();
-        FieldIndex { entries }
+        let value = |i: u32| {
+            rows[i as usize]
+                .as_object()
+                .and_then(|o| o.get(field.as_bytes()))
+                .map(|v| v.get())
+        };
+        let mut pure = std::collections::HashSet::new();
+        for group in entries.chunk_by(|a, b| a.0 == b.0) {
+            let first = value(group[0].1);
+            if group[1..].iter().all(|e| same_value(value(e.1), first)) {
+                pure.insert(group[0].0);
+            }
+        }
+        FieldIndex { entries, pure }
     }
 
     /// The rows whose value hashes as `h`, ascending.
@@ -83,6 +100,21 @@ impl FieldIndex {
         let start = self.entries.partition_point(|e| e.0 < h);
         let end = self.entries.partition_point(|e| e.0 <= h);
         end - start
+    }
+}
+
+/// The same scalar, byte for byte (strings and integer lexemes by their bytes, floats by
+/// their bits), so any comparison answers the same for both.
+fn same_value(a: Option<ValueRef<'_>>, b: Option<ValueRef<'_>>) -> bool {
+    match (a, b) {
+        (Some(ValueRef::Null), Some(ValueRef::Null)) => true,
+        (Some(ValueRef::Bool(x)), Some(ValueRef::Bool(y))) => x == y,
+        (Some(ValueRef::String(x)), Some(ValueRef::String(y))) => x.as_bytes() == y.as_bytes(),
+        (Some(ValueRef::Number(Number::Int(x))), Some(ValueRef::Number(Number::Int(y)))) => x == y,
+        (Some(ValueRef::Number(Number::Float(x))), Some(ValueRef::Number(Number::Float(y)))) => {
+            x.to_bits() == y.to_bits()
+        }
+        _ => false,
     }
 }
 
@@ -149,25 +181,36 @@ pub(crate) fn matching(
     equals: impl Fn(toolwire::Value<'_>, &str, &Scalar) -> bool,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Vec<usize> {
-    let mut best: Option<(usize, Arc<OnceLock<FieldIndex>>, u64)> = None;
-    for (field, want) in filter {
+    // (candidates, index, hash, position in `filter`) of the rarest value.
+    let mut best: Option<(usize, Arc<OnceLock<FieldIndex>>, u64, usize)> = None;
+    for (at, (field, want)) in filter.iter().enumerate() {
         let Some(h) = scalar_hash(want) else {
             return Vec::new();
         };
         let slot = indexes.field(field, rows, progress);
         let n = slot.get().map_or(0, |ix| ix.count(h));
         if best.as_ref().is_none_or(|b| n < b.0) {
-            best = Some((n, slot, h));
+            best = Some((n, slot, h, at));
         }
     }
-    let Some((_, slot, h)) = best else {
+    let Some((_, slot, h, at)) = best else {
         return (0..rows.len()).collect();
     };
     let Some(ix) = slot.get() else {
         return Vec::new();
     };
+    // The field the candidates come from needs no check per row when its hash is held by
+    // one value and the first candidate matches.
+    let (field, want) = &filter[at];
+    let first = ix.rows(h).next();
+    let unchecked = ix.pure.contains(&h) && first.is_some_and(|i| equals(rows[i], field, want));
     ix.rows(h)
-        .filter(|&i| filter.iter().all(|(f, v)| equals(rows[i], f, v)))
+        .filter(|&i| {
+            filter
+                .iter()
+                .enumerate()
+                .all(|(k, (f, v))| (unchecked && k == at) || equals(rows[i], f, v))
+        })
         .collect()
 }
 
