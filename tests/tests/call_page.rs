@@ -337,3 +337,21 @@ fn a_plain_presenter_keeps_the_copys_answer_for_hostile_rows() {
         }
     }
 }
+
+#[test]
+fn an_empty_collection_over_the_cap_is_too_large_not_a_panic() {
+    // Rules alone larger than the cap: no row to drop.
+    let rules = format!(r#"{{"name": "Big", "rules": ["{}"]}}"#, "r".repeat(6000));
+    let p = Presenter::from_json(rules.as_bytes()).unwrap();
+    let doc = parse(b"[]", &ParseOptions::new()).unwrap();
+    let input = Input::value(doc.root());
+    let reply = ToolCall::new()
+        .presenter(&p)
+        .respond_within(&input, &frame_shape(), 4096)
+        .unwrap();
+    assert!(matches!(
+        reply.problem(),
+        Some(Problem::TooLarge { cap: 4096 })
+    ));
+    assert!(framed(&reply, &frame_shape()).len() <= 4096);
+}

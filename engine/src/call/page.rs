@@ -156,7 +156,8 @@ impl ToolCall {
         if bound <= cap || counted(&full, shape, cap).is_some() {
             return Ok(full);
         }
-        let Some(shown) = full.response.items().filter(|_| !full.is_error()) else {
+        // Not a collection, an error, or no item to drop: nothing can be cut.
+        let Some(shown) = full.response.items().filter(|&n| n > 0 && !full.is_error()) else {
             return Ok(self.too_large(cap));
         };
         // `lo` rows fit (`lo_len` bytes; none known yet: `best` is `None`), `hi` do not. The
