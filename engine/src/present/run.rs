@@ -804,7 +804,16 @@ fn present_as_is<'d>(
         d.ui.push(truncation_notice(a.len(), total));
     }
     derive(plan, data, Shape::Collection { total }, &mut d);
-    let mut r = response(Data::Value(data))
+    Some(build_with(Data::Value(data), format, d))
+}
+
+/// The response of the data block `data` in `format` with the blocks of stages 4–7.
+fn build_with(
+    data: Data<'_>,
+    format: Format,
+    d: Derived,
+) -> Result<ToolResponse<'_>, PresentError> {
+    let mut r = response(data)
         .format(format)
         .ui_blocks(d.ui)
         .system_rules(d.rules)
@@ -812,7 +821,7 @@ fn present_as_is<'d>(
     for b in d.embedded {
         r = r.embedded_block(b);
     }
-    Some(r.build().map_err(PresentError::Encode))
+    r.build().map_err(PresentError::Encode)
 }
 
 fn truncation_notice(kept: usize, total: usize) -> UiBlock {
@@ -996,15 +1005,7 @@ impl Presenter {
             Some(names) => super::select::project(doc, &full, names),
             None => full,
         };
-        let mut r = response(Data::Doc(out))
-            .format(format)
-            .ui_blocks(d.ui)
-            .system_rules(d.rules)
-            .system_hint(d.suggestions);
-        for b in d.embedded {
-            r = r.embedded_block(b);
-        }
-        r.build().map_err(PresentError::Encode)
+        build_with(Data::Doc(out), format, d)
     }
 }
 #[cfg(test)]
