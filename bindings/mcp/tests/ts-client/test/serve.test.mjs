@@ -266,10 +266,12 @@ for (const [name, open] of Object.entries(transports)) {
     });
 
     it("a client that disconnects mid-stream stops the encoding", async () => {
-      const { path } = rowsFile(60000, 96);
+      // 60 MB of pretty JSON: the result is still streaming when the 100 ms that stdio gives
+      // running calls after EOF run out (at 60k rows, 9 MB, it once got through in time).
+      const { path } = rowsFile(400000, 96);
       const c = await start(["--collection", `rows=${path}`, "--max-message-bytes", "0"]);
       const big = c.client.callTool(
-        { name: "rows", arguments: { action: "list", limit: 60000, format: "pretty" } },
+        { name: "rows", arguments: { action: "list", limit: 400000, format: "pretty" } },
         undefined,
         { onprogress: () => { c.client.close(); }, timeout: 60000 },
       );
