@@ -18,8 +18,9 @@ pub struct DocBuilder<'s> {
     pub(super) doc: Doc<'s>,
     /// Containers open now (for the document's depth bound).
     pub(super) depth: u32,
-    /// Per nesting level (up to [`KEY_LEVELS`]), the key nodes, in order, of the last small
-    /// object [`DocBuilder::end_object`] found free of duplicates at that level: an object
+    /// Per nesting level (up to [`KEY_LEVELS`]), the key nodes, in order, of the object closed
+    /// last at that level when [`DocBuilder::end_object`] found it free of duplicates (and not
+    /// wider than [`REMEMBERED_KEYS`]); empty when that object was not remembered: an object
     /// with exactly these keys (the next row of a collection, the next line item of a row)
     /// is free of them too, checked with one compare per key instead of a compare per pair.
     /// Per level, so that a row's nested objects do not evict the row's keys. Spans stay
@@ -31,9 +32,13 @@ pub struct DocBuilder<'s> {
 /// by pair).
 const KEY_LEVELS: usize = 8;
 
-/// Objects up to this many members are checked for duplicate keys pair by pair (and
-/// remembered for the next row); larger ones through a hash set.
+/// Objects up to this many members are checked for duplicate keys pair by pair; larger ones
+/// through a hash set.
 const SMALL_OBJECT: usize = 16;
+
+/// Objects up to this many members (found free of duplicates) are remembered for the next
+/// row: wide rows too, and a huge keyed object is not copied.
+const REMEMBERED_KEYS: usize = 256;
 
 impl<'s> DocBuilder<'s> {
     /// A builder whose spans may borrow from `src`.
@@ -230,7 +235,11 @@ impl<'s> DocBuilder<'s> {
     pub fn begin_object(&mut self) -> Mark {
         self.open();
         let m = Mark(self.doc.nodes.len() as u32);
-        self.doc.nodes.push(Node::Object { len: 0, end: 0 });
+        self.doc.nodes.push(Node::Object {
+            len: 0,
+            end: 0,
+            same_keys: false,
+        });
         m
     }
 
@@ -239,13 +248,19 @@ impl<'s> DocBuilder<'s> {
     /// of the first occurrence of the key.
     pub fn end_object(&mut self, mark: Mark, len: usize) {
         let start = self.close_object(mark, len);
-        if len > 1 && !self.same_keys_as_previous(start, len) {
-            if self.has_duplicate_keys(start, len) {
-                self.merge_duplicate_keys(start, len);
-            } else if len <= SMALL_OBJECT {
-                self.remember_keys(start, len);
+        if len > 1 && self.same_keys_as_previous(start, len) {
+            if let Node::Object { same_keys, .. } = &mut self.doc.nodes[start] {
+                *same_keys = true;
             }
+            return;
         }
+        if len > 1 && self.has_duplicate_keys(start, len) {
+            self.merge_duplicate_keys(start, len);
+        } else if (2..=REMEMBERED_KEYS).contains(&len) {
+            self.remember_keys(start, len);
+            return;
+        }
+        self.forget_keys();
     }
 
     /// True when the object at `start` has exactly the keys, in order, of the last object
@@ -273,6 +288,15 @@ impl<'s> DocBuilder<'s> {
             i = doc.next_sibling(i + 1);
         }
         true
+    }
+
+    /// Forgets the keys remembered at this level: the object just closed here is not the one
+    /// they belong to, and [`Node::Object::same_keys`] compares with the last object closed.
+    #[inline]
+    fn forget_keys(&mut self) {
+        if let Some(keys) = self.prev_keys.get_mut(self.depth as usize) {
+            keys.clear();
+        }
     }
 
     /// Remembers the key nodes of the object at `start` (found free of duplicates).
@@ -304,6 +328,7 @@ impl<'s> DocBuilder<'s> {
             len <= 1 || !self.has_duplicate_keys(start, len),
             "duplicate keys in end_object_unique"
         );
+        self.forget_keys();
     }
 
     /// Writes the object node at `mark` (its length and end) and returns its index.
@@ -315,6 +340,7 @@ impl<'s> DocBuilder<'s> {
         self.doc.nodes[start] = Node::Object {
             len: len as u32,
             end: end as u32,
+            same_keys: false,
         };
         start
     }
@@ -390,9 +416,10 @@ impl<'s> DocBuilder<'s> {
                         len,
                         end: (end as usize - v0 + new_base) as u32,
                     },
-                    Node::Object { len, end } => Node::Object {
+                    Node::Object { len, end, .. } => Node::Object {
                         len,
                         end: (end as usize - v0 + new_base) as u32,
+                        same_keys: false,
                     },
                     n => n,
                 });
@@ -402,6 +429,7 @@ impl<'s> DocBuilder<'s> {
         rebuilt[0] = Node::Object {
             len: order.len() as u32,
             end: new_end as u32,
+            same_keys: false,
         };
         self.doc.nodes.truncate(start);
         self.doc.nodes.extend_from_slice(&rebuilt);
@@ -413,6 +441,9 @@ impl<'s> DocBuilder<'s> {
     pub(crate) fn copy_from(&mut self, from: &Doc<'_>, idx: usize) {
         // The copied subtree is at most as deep as its whole document.
         self.doc.max_depth = self.doc.max_depth.max(self.depth + from.max_depth);
+        // The next object built at this level follows the copied value, not the object the
+        // remembered keys belong to.
+        self.forget_keys();
         let end = from.next_sibling(idx).clamp(idx + 1, from.nodes.len());
         let same_src = std::ptr::eq(from.src, self.doc.src);
         let base = self.doc.nodes.len();
@@ -432,9 +463,10 @@ impl<'s> DocBuilder<'s> {
                     len,
                     end: reloc(end),
                 },
-                Node::Object { len, end } => Node::Object {
+                Node::Object { len, end, .. } => Node::Object {
                     len,
                     end: reloc(end),
+                    same_keys: false,
                 },
                 Node::StrHeap(s) => Node::StrHeap(to_heap(from.heap_bytes(s))),
                 Node::IntHeap(s) => Node::IntHeap(to_heap(from.heap_bytes(s))),
@@ -448,6 +480,8 @@ impl<'s> DocBuilder<'s> {
     /// (used to drop a partially built value).
     pub fn truncate_to(&mut self, mark: Mark) {
         self.doc.nodes.truncate(mark.0 as usize);
+        // The remembered keys may be a dropped object's.
+        self.prev_keys.iter_mut().for_each(Vec::clear);
     }
 
     /// A builder for the next window of rows that reuses `doc`'s allocations (the windowed

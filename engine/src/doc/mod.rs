@@ -63,6 +63,11 @@ pub(crate) enum Node {
     Object {
         len: u32,
         end: u32,
+        /// Set by [`DocBuilder::end_object`] when the object lists exactly the keys, in
+        /// order, of the object closed last before it at the same depth (the previous row of
+        /// a collection): the TOON shape analysis then skips comparing its keys. Cleared
+        /// wherever nodes are copied or rebuilt, where that neighbour may change.
+        same_keys: bool,
     },
 }
 
@@ -166,6 +171,13 @@ impl<'s> Doc<'s> {
             Node::StrHeap(s) => self.heap_bytes(s),
             _ => b"",
         }
+    }
+
+    /// The value whose node is at tape index `idx` (the start of a value, not a key).
+    #[inline]
+    pub(crate) fn value_at(&self, idx: usize) -> Value<'_> {
+        debug_assert!(idx < self.nodes.len());
+        Value { doc: self, idx }
     }
 
     /// Index just past the subtree that starts at `idx`.

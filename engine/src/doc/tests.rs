@@ -174,3 +174,90 @@ fn rows_with_the_previous_rows_keys_skip_the_pair_check_and_duplicates_still_mer
         r#"[{"a":1,"b":2},{"a":3,"b":4},{"a":6}]"#
     );
 }
+
+/// The `same_keys` flag of every object node, in tape order.
+fn same_keys_flags(doc: &Doc<'_>) -> Vec<bool> {
+    doc.nodes
+        .iter()
+        .filter_map(|n| match *n {
+            Node::Object { same_keys, .. } => Some(same_keys),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn same_keys_marks_an_object_with_the_keys_of_the_last_one_closed_at_its_depth() {
+    fn parse(s: &str) -> Doc<'_> {
+        crate::json::parse(s.as_bytes(), &Default::default()).unwrap()
+    }
+    // Rows: the second repeats the first, the third has them in another order, the fourth
+    // repeats the third; a one-key object is never marked and forgets the keys.
+    let doc =
+        parse(r#"[{"a":1,"b":2},{"a":3,"b":4},{"b":5,"a":6},{"b":7,"a":8},{"a":1},{"b":7,"a":8}]"#);
+    assert_eq!(
+        same_keys_flags(&doc),
+        [false, true, false, true, false, false]
+    );
+    // Nested objects are compared level by level: each row's `g` with the previous row's,
+    // the rows with each other across them.
+    let doc = parse(r#"[{"g":{"x":1,"y":2},"k":1},{"g":{"x":1,"y":2},"k":2}]"#);
+    assert_eq!(same_keys_flags(&doc), [false, false, true, true]);
+    // At one depth the last object closed is the reference, whichever field held it: the
+    // second row's `c` is marked for the first row's `s`.
+    let doc =
+        parse(r#"[{"c":{"a":1,"b":2},"s":{"x":1,"y":2}},{"c":{"x":1,"y":2},"s":{"x":1,"y":2}}]"#);
+    assert_eq!(
+        same_keys_flags(&doc),
+        [false, false, false, true, true, true]
+    );
+    // A duplicate key merged: that object is not remembered, the next one is not marked.
+    let doc = parse(r#"[{"a":1,"b":2},{"a":1,"a":2},{"a":1,"b":2}]"#);
+    assert_eq!(same_keys_flags(&doc), [false, false, false]);
+    // Wider than SMALL_OBJECT (a hash-set duplicate check) is still remembered.
+    let wide = |v: usize| {
+        let fields: Vec<String> = (0..40).map(|i| format!(r#""k{i}":{v}"#)).collect();
+        format!("{{{}}}", fields.join(","))
+    };
+    let src = format!("[{},{}]", wide(1), wide(2));
+    let doc = parse(&src);
+    assert_eq!(same_keys_flags(&doc), [false, true]);
+}
+
+#[test]
+fn same_keys_is_forgotten_where_the_previous_object_is_not_the_builders() {
+    let two = |b: &mut DocBuilder<'_>, k: &[u8]| {
+        let o = b.begin_object();
+        b.string(k);
+        b.null();
+        b.string(b"z");
+        b.null();
+        b.end_object(o, 2);
+    };
+    let other = crate::json::parse(br#"{"q":1,"z":2}"#, &Default::default()).unwrap();
+    // built {a,z}, copied {q,z}, built {a,z}: the third does not follow the first.
+    let mut b = DocBuilder::new(b"");
+    let root = b.begin_array();
+    two(&mut b, b"a");
+    b.copy_from(&other, 0);
+    two(&mut b, b"a");
+    b.end_array(root, 3);
+    assert_eq!(same_keys_flags(&b.finish()), [false, false, false]);
+    // A dropped object is not a reference either.
+    let mut b = DocBuilder::new(b"");
+    let root = b.begin_array();
+    two(&mut b, b"a");
+    let dropped = b.begin_object();
+    b.truncate_to(dropped);
+    two(&mut b, b"a");
+    b.end_array(root, 2);
+    assert_eq!(same_keys_flags(&b.finish()), [false, false]);
+    // Copies never carry a mark: their neighbours change.
+    let marked =
+        crate::json::parse(br#"[{"a":1,"b":2},{"a":3,"b":4}]"#, &Default::default()).unwrap();
+    let mut b = DocBuilder::new(b"");
+    let root = b.begin_array();
+    b.copy_from(&marked, 6);
+    b.end_array(root, 1);
+    assert_eq!(same_keys_flags(&b.finish()), [false]);
+}

@@ -197,7 +197,7 @@ fn scan_rows(
     let mut uniform = true;
     for r in 0..rows {
         // (`get`: a hand-made tape whose lengths lie ends the view, never in a panic.)
-        let Some(&Node::Object { len, end }) = nodes.get(ri) else {
+        let Some(&Node::Object { len, end, .. }) = nodes.get(ri) else {
             return None;
         };
         // The common row first: exactly the declared fields, in order, kept cells

@@ -255,7 +255,11 @@ impl<'d> RowBlock<'d> {
     pub(crate) fn len_bound(&self) -> usize {
         let nodes = self.doc.nodes();
         let array = Node::Array { len: 0, end: 0 };
-        let object = Node::Object { len: 0, end: 0 };
+        let object = Node::Object {
+            len: 0,
+            end: 0,
+            same_keys: false,
+        };
         let censor = self.censor().len();
         let censor_bound = node_len_bound(
             &Node::StrHeap(crate::doc::Span {

@@ -66,78 +66,149 @@ impl<'d> Iterator for Bounded<'d> {
 /// Analyses `rows` (values that must all be objects with one key set): appends the fields of
 /// this level, and recursively of nested groups, to `shape.fields`. False when not uniform.
 /// With `chunks` (the same rows, cut up), the row scan of this level runs in parallel, and
-/// confirms the chunk starts on the way ([`Chunked::verified`]).
+/// confirms the chunk starts on the way ([`Chunked::verified`]). `siblings`: the rows are
+/// consecutive values of one container (see [`scan_rows`]).
 pub(super) fn analyze<'d, I>(
     rows: I,
+    siblings: bool,
     chunks: Option<&mut Chunked<'d>>,
     shape: &mut Shape<'d>,
 ) -> bool
 where
     I: Iterator<Item = Value<'d>> + Clone,
 {
-    let mut it = rows.clone();
-    let Some(first) = it.next().and_then(|v| v.as_object()) else {
+    let Some(Level {
+        doc,
+        keys,
+        mut kinds,
+    }) = first_keys(rows.clone())
+    else {
         return false;
     };
-    let k = first.len();
-    if k == 0 {
-        return false;
-    }
-    let keys: Vec<&'d [u8]> = first.iter().map(|(key, _)| key.as_bytes()).collect();
-    let doc = first.as_value().doc();
-    let mut kinds = vec![Kind::Unknown; k];
     let uniform = match chunks {
-        None => scan_rows(doc, rows.clone(), &keys, &mut kinds, &mut shape.ordered),
+        None => scan_rows(
+            doc,
+            rows.clone(),
+            siblings,
+            &keys,
+            &mut kinds,
+            &mut shape.ordered,
+        ),
         Some(chunked) => {
             let (parts, end) = (&chunked.parts, chunked.end);
-            let scanned: Option<Vec<(Vec<Kind>, bool)>> = parts
-                .par_iter()
-                .enumerate()
-                .map(|(c, (start, n))| {
-                    let stop = parts.get(c + 1).map_or(end, |(next, _)| next.position());
-                    let mut rows = Bounded {
-                        it: start.clone(),
-                        left: *n,
-                        stop,
-                    };
-                    let mut kinds = vec![Kind::Unknown; k];
-                    let mut ordered = true;
-                    let uniform = scan_rows(doc, &mut rows, &keys, &mut kinds, &mut ordered);
-                    // Every row of the chunk scanned, ending exactly where the next begins.
-                    (uniform && rows.left == 0 && rows.it.position() == stop)
-                        .then_some((kinds, ordered))
+            let bounded = (0..parts.len())
+                .map(|c| Bounded {
+                    it: parts[c].0.clone(),
+                    left: parts[c].1,
+                    stop: parts.get(c + 1).map_or(end, |(next, _)| next.position()),
                 })
                 .collect();
+            let scanned = scan_parts(doc, bounded, true, &keys, &mut kinds, &mut shape.ordered);
             if scanned.is_some() {
                 // Chunk 0 starts at the first element; each chunk's hops over its rows landed on
                 // the next start: by induction every start is an element's.
                 chunked.verified = true;
             }
-            scanned.is_some_and(|parts| {
-                parts.into_iter().all(|(part, ordered)| {
-                    shape.ordered &= ordered;
-                    kinds.iter_mut().zip(part).all(|(a, b)| {
-                        if *a == Kind::Unknown {
-                            *a = b;
-                        }
-                        b == Kind::Unknown || *a == b
-                    })
-                })
-            })
+            scanned == Some(true)
         }
     };
-    if !uniform {
-        return false;
+    uniform && analyze_groups(doc, rows, siblings, &keys, &kinds, shape)
+}
+
+/// One level of a shape being analysed: its document, the first row's keys and the column
+/// kinds found so far.
+struct Level<'d> {
+    doc: &'d Doc<'d>,
+    keys: Vec<&'d [u8]>,
+    kinds: Vec<Kind>,
+}
+
+/// The level whose keys are those of the first of `rows`, when it is a non-empty object.
+fn first_keys<'d>(mut rows: impl Iterator<Item = Value<'d>>) -> Option<Level<'d>> {
+    let first = rows.next()?.as_object()?;
+    if first.is_empty() {
+        return None;
     }
+    let keys: Vec<&'d [u8]> = first.iter().map(|(key, _)| key.as_bytes()).collect();
+    let kinds = vec![Kind::Unknown; keys.len()];
+    Some(Level {
+        doc: first.as_value().doc(),
+        keys,
+        kinds,
+    })
+}
+
+/// A column of at least this many objects is scanned in parallel.
+pub(super) const PARALLEL_COLUMN: usize = 32 << 10;
+
+/// Analyses the objects of one column (a nested group of every row) as [`analyze`] does,
+/// the row scan in parallel parts when the column is long.
+fn analyze_column<'d>(column: &[Value<'d>], siblings: bool, shape: &mut Shape<'d>) -> bool {
+    if column.len() < PARALLEL_COLUMN {
+        return analyze(column.iter().copied(), siblings, None, shape);
+    }
+    let Some(Level {
+        doc,
+        keys,
+        mut kinds,
+    }) = first_keys(column.iter().copied())
+    else {
+        return false;
+    };
+    let parts = column
+        .chunks(
+            column
+                .len()
+                .div_ceil(rayon::current_num_threads().max(1) * 4),
+        )
+        .map(|part| part.iter().copied())
+        .collect();
+    let scanned = scan_parts(doc, parts, siblings, &keys, &mut kinds, &mut shape.ordered);
+    scanned == Some(true)
+        && analyze_groups(doc, column.iter().copied(), siblings, &keys, &kinds, shape)
+}
+
+/// Appends the fields of a uniform level (`keys`, of the column `kinds` its scan found) to
+/// `shape.fields`, each nested group followed by its own fields: false when a group is not
+/// uniform.
+fn analyze_groups<'d, I>(
+    doc: &'d Doc<'d>,
+    rows: I,
+    siblings: bool,
+    keys: &[&'d [u8]],
+    kinds: &[Kind],
+    shape: &mut Shape<'d>,
+) -> bool
+where
+    I: Iterator<Item = Value<'d>> + Clone,
+{
+    // The objects of a column are each other's neighbours at their depth (the object closed
+    // last before row i's is row i-1's) when the rows are and the column is the only one
+    // holding objects: tables hold no arrays, so a row's other members close no object there.
+    let one_group = kinds.iter().filter(|&&k| k == Kind::Group).count() == 1;
+    let ordered = shape.ordered;
     for (j, &key) in keys.iter().enumerate() {
         let at = shape.fields.len();
         shape.fields.push(Field { key, span: 1 });
         if kinds[j] == Kind::Group {
-            let column: Vec<Value<'d>> = rows
-                .clone()
-                .filter_map(|row| row.as_object().and_then(|o| member(o, j, key)))
-                .collect();
-            if !analyze(column.iter().copied(), None, shape) {
+            let column: Vec<Value<'d>> = if ordered {
+                // Every row (an object, checked by the scan) lists its keys in `keys`' order:
+                // the j-th member is `key`, read straight off the tape.
+                rows.clone()
+                    .map(|row| {
+                        let mut i = row.index() + 1;
+                        for _ in 0..j {
+                            i = doc.next_sibling(i + 1);
+                        }
+                        doc.value_at(i + 1)
+                    })
+                    .collect()
+            } else {
+                rows.clone()
+                    .filter_map(|row| row.as_object().and_then(|o| member(o, j, key)))
+                    .collect()
+            };
+            if !analyze_column(&column, siblings && one_group, shape) {
                 return false;
             }
             shape.fields[at].span = (shape.fields.len() - at) as u32;
@@ -146,12 +217,68 @@ where
     true
 }
 
+/// Rows scanned by one task of [`scan_parts`].
+pub(super) trait Part<'d>: Iterator<Item = Value<'d>> + Send {
+    /// After the scan: every row of the part was read (and, for a guessed chunk, it ended
+    /// exactly where the next one starts).
+    fn complete(&self) -> bool;
+}
+
+impl<'d> Part<'d> for Bounded<'d> {
+    fn complete(&self) -> bool {
+        self.left == 0 && self.it.position() == self.stop
+    }
+}
+
+impl<'d> Part<'d> for std::iter::Copied<std::slice::Iter<'_, Value<'d>>> {
+    fn complete(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// [`scan_rows`] over `parts` in parallel, their column kinds merged into `kinds` and their
+/// order into `ordered`. `None` when a part is not uniform or not complete, else whether the
+/// parts agree on the kinds.
+fn scan_parts<'d, P: Part<'d>>(
+    doc: &'d Doc<'d>,
+    parts: Vec<P>,
+    siblings: bool,
+    keys: &[&'d [u8]],
+    kinds: &mut [Kind],
+    ordered: &mut bool,
+) -> Option<bool> {
+    let scanned: Option<Vec<(Vec<Kind>, bool)>> = parts
+        .into_par_iter()
+        .map(|mut rows| {
+            let mut kinds = vec![Kind::Unknown; keys.len()];
+            let mut ordered = true;
+            let uniform = scan_rows(doc, &mut rows, siblings, keys, &mut kinds, &mut ordered);
+            (uniform && rows.complete()).then_some((kinds, ordered))
+        })
+        .collect();
+    Some(scanned?.into_iter().all(|(part, part_ordered)| {
+        *ordered &= part_ordered;
+        kinds.iter_mut().zip(part).all(|(a, b)| {
+            if *a == Kind::Unknown {
+                *a = b;
+            }
+            b == Kind::Unknown || *a == b
+        })
+    }))
+}
+
 /// Checks that every row is an object with exactly the key set `keys` and that each column
 /// holds only primitives or only non-empty objects, recording the column kinds. Clears
 /// `ordered` when some row lists its keys in another order.
+///
+/// With `siblings` (the rows are consecutive values of one array or object), a row whose
+/// node says it has its predecessor's keys ([`Node::Object`]'s `same_keys`: the object closed
+/// last at its depth, which for a sibling is the row before it) after a row found with
+/// `keys` in order has them too: its keys are not compared, only its values' kinds read.
 pub(super) fn scan_rows<'d, I>(
     doc: &'d Doc<'d>,
     rows: I,
+    siblings: bool,
     keys: &[&'d [u8]],
     kinds: &mut [Kind],
     ordered: &mut bool,
@@ -161,19 +288,24 @@ where
 {
     let k = keys.len();
     let nodes = doc.nodes();
+    let mut prev_in_order = false;
     for row in rows {
         let ri = row.index();
-        match nodes[ri] {
-            Node::Object { len, .. } if len as usize == k => {}
+        let known = match nodes[ri] {
+            Node::Object { len, same_keys, .. } if len as usize == k => {
+                siblings && same_keys && prev_in_order
+            }
             _ => return false,
-        }
+        };
+        let mut in_order = true;
         let mut i = ri + 1;
         for j in 0..k {
-            let key = doc.key_at(i);
-            let col = if key_eq(keys[j], key) {
+            let col = if known || key_eq(keys[j], doc.key_at(i)) {
                 j
             } else {
+                in_order = false;
                 *ordered = false;
+                let key = doc.key_at(i);
                 match keys.iter().position(|&x| x == key) {
                     Some(c) => c,
                     None => return false,
@@ -197,6 +329,7 @@ where
                 return false;
             }
         }
+        prev_in_order = in_order;
     }
     true
 }
@@ -224,7 +357,7 @@ pub(super) fn tabular_shape<'d>(
         fields: Vec::new(),
         ordered: true,
     };
-    analyze(arr.iter(), chunks, &mut shape).then_some(shape)
+    analyze(arr.iter(), true, chunks, &mut shape).then_some(shape)
 }
 
 /// Appends the encoded chunks `bufs` to `w` in order (already escaped when `escaped`). Into
@@ -338,5 +471,5 @@ pub(super) fn keyed_shape<'d>(obj: Object<'d>) -> Option<Shape<'d>> {
         fields: Vec::new(),
         ordered: true,
     };
-    analyze(obj.iter().map(|(_, v)| v), None, &mut shape).then_some(shape)
+    analyze(obj.iter().map(|(_, v)| v), true, None, &mut shape).then_some(shape)
 }

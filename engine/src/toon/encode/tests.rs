@@ -151,3 +151,116 @@ fn parallel_list_items_equal_the_sequential_encoding() {
         }
     }
 }
+
+/// `src` parsed (its objects marked `same_keys` by the builder) and the same tape copied
+/// (every mark cleared, so the shape analysis compares every key).
+fn marked_and_unmarked(src: &str) -> (crate::doc::Doc<'_>, crate::doc::Doc<'_>) {
+    let doc = crate::json::parse(src.as_bytes(), &crate::json::ParseOptions::new()).unwrap();
+    let mut b = crate::doc::DocBuilder::new(src.as_bytes());
+    b.copy_from(&doc, 0);
+    (doc, b.finish())
+}
+
+/// The shape analysis and the encoding of `src` do not depend on the builder's marks.
+fn assert_marks_change_nothing(src: &str) {
+    let (marked, plain) = marked_and_unmarked(src);
+    let (a, b) = (marked.root(), plain.root());
+    if let (Some(x), Some(y)) = (a.as_array(), b.as_array()) {
+        assert_eq!(
+            format!("{:?}", tabular_shape(x, None)),
+            format!("{:?}", tabular_shape(y, None)),
+            "{src}"
+        );
+        for threshold in [2, 8, 64] {
+            assert_eq!(
+                format!("{:?}", parallel_table(x, threshold).map(|t| t.0)),
+                format!("{:?}", parallel_table(y, threshold).map(|t| t.0)),
+                "{src} {threshold}"
+            );
+        }
+    }
+    let opts = EncodeOptions::new();
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    encode(a, &opts, &mut x).unwrap();
+    encode(b, &opts, &mut y).unwrap();
+    assert_eq!(x, y, "{src}");
+}
+
+#[test]
+fn shape_analysis_trusts_same_keys_only_where_it_names_the_previous_row() {
+    // Two groups per row: the second row's `c` is marked for the first row's `s` (same keys)
+    // but differs from the first row's `c`: not a table.
+    let two_groups =
+        r#"[{"c":{"a":1,"b":2},"s":{"x":1,"y":2}},{"c":{"x":1,"y":2},"s":{"x":1,"y":2}}]"#;
+    let (marked, _) = marked_and_unmarked(two_groups);
+    assert!(tabular_shape(marked.root().as_array().unwrap(), None).is_none());
+    assert_marks_change_nothing(two_groups);
+    // Long enough for the parallel column scan, a deviation in the nested column near the
+    // end, at a chunk start, and in the rows.
+    let rows = |n: usize, odd: usize, row_odd: bool| {
+        let rows: Vec<String> = (0..n)
+            .map(|i| match (i == odd, row_odd) {
+                (true, false) => format!(r#"{{"id":{i},"g":{{"y":1,"x":2}},"t":"s"}}"#),
+                (true, true) => format!(r#"{{"id":{i},"t":"s","g":{{"x":1,"y":2}}}}"#),
+                _ => format!(r#"{{"id":{i},"g":{{"x":{i},"y":2}},"t":"s"}}"#),
+            })
+            .collect();
+        format!("[{}]", rows.join(","))
+    };
+    let n = PARALLEL_COLUMN + 100;
+    for (odd, row_odd) in [
+        (n - 1, false),
+        (n / 2, false),
+        (PARALLEL_COLUMN / 2, false),
+        (n + 1, false),
+        (n - 2, true),
+    ] {
+        assert_marks_change_nothing(&rows(n, odd, row_odd));
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn marks_never_change_a_shape_or_an_encoding(
+        rows in proptest::collection::vec(
+            proptest::collection::vec(
+                (0usize..4, proptest::option::of(proptest::collection::vec(0usize..3, 1..3))),
+                0..4,
+            ),
+            1..30,
+        )
+    ) {
+        // Rows of keys from {a, b, c, d}, each value a number or an object of keys from
+        // {x, y, z}: repeated key sets, orders and nested groups in every mix.
+        let key = |k: usize| ["a", "b", "c", "d"][k];
+        let sub = |k: usize| ["x", "y", "z"][k];
+        let row = |fields: &Vec<(usize, Option<Vec<usize>>)>| {
+            let mut seen = Vec::new();
+            let members: Vec<String> = fields
+                .iter()
+                .filter(|(k, _)| {
+                    let fresh = !seen.contains(k);
+                    seen.push(*k);
+                    fresh
+                })
+                .map(|(k, v)| match v {
+                    None => format!(r#""{}":1"#, key(*k)),
+                    Some(ks) => {
+                        let mut inner: Vec<usize> = Vec::new();
+                        for k in ks {
+                            if !inner.contains(k) {
+                                inner.push(*k);
+                            }
+                        }
+                        let inner: Vec<String> =
+                            inner.iter().map(|k| format!(r#""{}":2"#, sub(*k))).collect();
+                        format!(r#""{}":{{{}}}"#, key(*k), inner.join(","))
+                    }
+                })
+                .collect();
+            format!("{{{}}}", members.join(","))
+        };
+        let rows: Vec<String> = rows.iter().map(row).collect();
+        assert_marks_change_nothing(&format!("[{}]", rows.join(",")));
+    }
+}
