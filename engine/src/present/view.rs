@@ -195,16 +195,27 @@ fn scan_rows(
     let mut first_is_full = false;
     let mut offsets: Option<Vec<u32>> = None;
     let mut uniform = true;
+    // The previous row was canonical: a row marked with its keys (`same_keys`: the rows are
+    // siblings, so its predecessor's) has the declared keys in order too.
+    let mut prev_canonical = false;
     for r in 0..rows {
         // (`get`: a hand-made tape whose lengths lie ends the view, never in a panic.)
-        let Some(&Node::Object { len, end, .. }) = nodes.get(ri) else {
+        let Some(&Node::Object {
+            len,
+            end,
+            same_keys,
+        }) = nodes.get(ri)
+        else {
             return None;
         };
         // The common row first: exactly the declared fields, in order, kept cells
         // primitive (nothing to record).
+        let known = same_keys && prev_canonical;
+        prev_canonical = false;
         if len as usize == n {
-            match canonical_row(f, doc, ri) {
+            match canonical_row(f, doc, ri, known) {
                 Probe::Canonical => {
+                    prev_canonical = true;
                     if r == 0 {
                         first_present = shown.to_vec();
                         first_is_full = true;
@@ -291,13 +302,15 @@ enum Probe {
 }
 
 /// Checks the row at `ri` (an object of as many members as declared fields) against the
-/// canonical layout, with the same key comparison and type masks as the full pass.
+/// canonical layout, with the same key comparison and type masks as the full pass; with
+/// `known_keys` its keys are known to be the declared ones in order (only the values are
+/// checked).
 #[inline]
-fn canonical_row(f: &FastRow, doc: &Doc<'_>, ri: usize) -> Probe {
+fn canonical_row(f: &FastRow, doc: &Doc<'_>, ri: usize, known_keys: bool) -> Probe {
     let nodes = doc.nodes();
     for j in 0..f.keys.len() {
         let k = ri + 1 + 2 * j;
-        if !key_eq(&f.keys[j], doc.key_at(k)) {
+        if !known_keys && !key_eq(&f.keys[j], doc.key_at(k)) {
             return Probe::Other;
         }
         let kd = kind(&nodes[k + 1]);
