@@ -52,6 +52,8 @@ impl Collection {
         // The collection lives as long as the server: its document is leaked with its
         // bytes, so rows can be held by position.
         let doc: &'static Doc<'static> = Box::leak(Box::new(doc));
+        // Its TOON shape once, now: a whole-collection `list` writes its header at once.
+        toolwire::toon::prepare(doc);
         let rows = doc
             .root()
             .as_array()

@@ -50,6 +50,7 @@ impl<'s> DocBuilder<'s> {
                 heap: Vec::new(),
                 flags: 0,
                 max_depth: 0,
+                memo: Memo::default(),
             },
             depth: 0,
             prev_keys: Vec::new(),
@@ -65,6 +66,7 @@ impl<'s> DocBuilder<'s> {
                 heap: Vec::with_capacity(heap),
                 flags: 0,
                 max_depth: 0,
+                memo: Memo::default(),
             },
             depth: 0,
             prev_keys: Vec::new(),
@@ -491,6 +493,7 @@ impl<'s> DocBuilder<'s> {
         doc.heap.clear();
         doc.flags = 0;
         doc.max_depth = 0;
+        doc.memo = Memo::default();
         DocBuilder {
             doc,
             depth: 0,

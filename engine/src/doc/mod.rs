@@ -83,9 +83,48 @@ pub struct Doc<'s> {
     flags: u8,
     /// An upper bound of the nesting depth (containers inside containers; a scalar root is 0).
     max_depth: u32,
+    /// What a layer above derived once from this document (see [`Doc::memo`]).
+    memo: Memo,
+}
+
+/// A value computed at most once per document by a layer above `doc` (the TOON encoder's
+/// shape of a root table: a server encodes the same collection call after call). Its type is
+/// erased, so `doc` needs to know nothing of it. A clone starts empty (and computes again).
+#[derive(Default)]
+pub(crate) struct Memo(std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>);
+
+impl Clone for Memo {
+    fn clone(&self) -> Self {
+        Memo::default()
+    }
+}
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "Memo(set)"
+        } else {
+            "Memo(empty)"
+        })
+    }
 }
 
 impl<'s> Doc<'s> {
+    /// Stores `init()` in the document's memo unless it holds a value already. Nobody waits
+    /// for another thread's `init` (which may need the thread pool the waiter holds): threads
+    /// racing to fill an empty memo each compute, the first to finish stores.
+    pub(crate) fn keep<T: std::any::Any + Send + Sync>(&self, init: impl FnOnce() -> T) {
+        if self.memo.0.get().is_none() {
+            let _ = self.memo.0.set(Box::new(init()));
+        }
+    }
+
+    /// The value in the document's memo, if it is a `T`.
+    #[inline]
+    pub(crate) fn kept<T: std::any::Any + Send + Sync>(&self) -> Option<&T> {
+        self.memo.0.get()?.downcast_ref()
+    }
+
     /// The root value.
     ///
     /// # Panics

@@ -11,7 +11,7 @@ pub(crate) use encode::{
 };
 pub use encode::{
     DEFAULT_MAX_DEPTH, DEFAULT_PARALLEL_THRESHOLD, EncodeOptions, MAX_DEPTH_LIMIT, MAX_INDENT,
-    check, encode, to_string, to_vec,
+    check, encode, prepare, to_string, to_vec,
 };
 
 /// Encodes JSON text as TOON into `out`: exactly what [`encode`] writes for the parsed

@@ -202,6 +202,34 @@ impl EncodeOptions {
     }
 }
 
+/// Analyses the shape of `doc`'s root array now and keeps it with the document, so that every
+/// later TOON encoding of the document (through any response or call) writes its table header
+/// without scanning the rows first: what a server does with a collection it loads once and
+/// encodes call after call. Writes nothing; the bytes of every encoding stay the same. Without
+/// it each encoding analyses the rows itself (and keeps nothing: a document encoded once
+/// does not pay for the copy of its keys). A document whose root is not an array of objects
+/// is left alone; a clone of the document does not keep what was prepared.
+///
+/// ```
+/// use toolwire::json::{parse, ParseOptions};
+/// use toolwire::toon::{self, EncodeOptions};
+///
+/// let doc = parse(br#"[{"id":1,"ok":true},{"id":2,"ok":false}]"#, &ParseOptions::default())?;
+/// toon::prepare(&doc);
+/// assert_eq!(toon::to_string(doc.root(), &EncodeOptions::new())?, "[2]{id,ok}:\n  1,true\n  2,false");
+/// # Ok::<(), toolwire::Error>(())
+/// ```
+pub fn prepare(doc: &Doc<'_>) {
+    let Some(arr) = doc.root().as_array() else {
+        return;
+    };
+    if arr.iter().next().and_then(|v| v.as_object()).is_none() {
+        return;
+    }
+    let parallel = arr.len() >= DEFAULT_PARALLEL_THRESHOLD && rayon::current_num_threads() > 1;
+    keep_root_table(arr, parallel.then_some(DEFAULT_PARALLEL_THRESHOLD));
+}
+
 /// Checks that `value` can be encoded with `opts`, without writing anything.
 ///
 /// After `check` succeeds, [`encode`] of the same value with the same options cannot fail.

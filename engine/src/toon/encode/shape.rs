@@ -141,17 +141,43 @@ fn first_keys<'d>(mut rows: impl Iterator<Item = Value<'d>>) -> Option<Level<'d>
 /// A column of at least this many objects is scanned in parallel.
 pub(super) const PARALLEL_COLUMN: usize = 32 << 10;
 
-/// Analyses the objects of one column (a nested group of every row) as [`analyze`] does,
-/// the row scan in parallel parts when the column is long.
-fn analyze_column<'d>(column: &[Value<'d>], siblings: bool, shape: &mut Shape<'d>) -> bool {
+/// The values at the tape indices of a column (4 bytes a row where a `Value` takes 16: a
+/// million rows' nested group is 4 MB while it is analysed).
+#[derive(Clone)]
+struct Column<'a, 'd> {
+    doc: &'d Doc<'d>,
+    at: std::slice::Iter<'a, u32>,
+}
+
+impl<'d> Iterator for Column<'_, 'd> {
+    type Item = Value<'d>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Value<'d>> {
+        self.at.next().map(|&i| self.doc.value_at(i as usize))
+    }
+}
+
+/// Analyses the objects of one column (a nested group of every row, by tape index) as
+/// [`analyze`] does, the row scan in parallel parts when the column is long.
+fn analyze_column<'d>(
+    doc: &'d Doc<'d>,
+    column: &[u32],
+    siblings: bool,
+    shape: &mut Shape<'d>,
+) -> bool {
+    let all = Column {
+        doc,
+        at: column.iter(),
+    };
     if column.len() < PARALLEL_COLUMN {
-        return analyze(column.iter().copied(), siblings, None, shape);
+        return analyze(all, siblings, None, shape);
     }
     let Some(Level {
         doc,
         keys,
         mut kinds,
-    }) = first_keys(column.iter().copied())
+    }) = first_keys(all.clone())
     else {
         return false;
     };
@@ -161,11 +187,13 @@ fn analyze_column<'d>(column: &[Value<'d>], siblings: bool, shape: &mut Shape<'d
                 .len()
                 .div_ceil(rayon::current_num_threads().max(1) * 4),
         )
-        .map(|part| part.iter().copied())
+        .map(|part| Column {
+            doc,
+            at: part.iter(),
+        })
         .collect();
     let scanned = scan_parts(doc, parts, siblings, &keys, &mut kinds, &mut shape.ordered);
-    scanned == Some(true)
-        && analyze_groups(doc, column.iter().copied(), siblings, &keys, &kinds, shape)
+    scanned == Some(true) && analyze_groups(doc, all, siblings, &keys, &kinds, shape)
 }
 
 /// Appends the fields of a uniform level (`keys`, of the column `kinds` its scan found) to
@@ -191,7 +219,7 @@ where
         let at = shape.fields.len();
         shape.fields.push(Field { key, span: 1 });
         if kinds[j] == Kind::Group {
-            let column: Vec<Value<'d>> = if ordered {
+            let column: Vec<u32> = if ordered {
                 // Every row (an object, checked by the scan) lists its keys in `keys`' order:
                 // the j-th member is `key`, read straight off the tape.
                 rows.clone()
@@ -200,15 +228,16 @@ where
                         for _ in 0..j {
                             i = doc.next_sibling(i + 1);
                         }
-                        doc.value_at(i + 1)
+                        (i + 1) as u32
                     })
                     .collect()
             } else {
                 rows.clone()
                     .filter_map(|row| row.as_object().and_then(|o| member(o, j, key)))
+                    .map(|v| v.index() as u32)
                     .collect()
             };
-            if !analyze_column(&column, siblings && one_group, shape) {
+            if !analyze_column(doc, &column, siblings && one_group, shape) {
                 return false;
             }
             shape.fields[at].span = (shape.fields.len() - at) as u32;
@@ -230,9 +259,9 @@ impl<'d> Part<'d> for Bounded<'d> {
     }
 }
 
-impl<'d> Part<'d> for std::iter::Copied<std::slice::Iter<'_, Value<'d>>> {
+impl<'d> Part<'d> for Column<'_, 'd> {
     fn complete(&self) -> bool {
-        self.len() == 0
+        self.at.len() == 0
     }
 }
 
@@ -360,6 +389,81 @@ pub(super) fn tabular_shape<'d>(
     analyze(arr.iter(), true, chunks, &mut shape).then_some(shape)
 }
 
+/// The shape of a root table as its document keeps it (`Doc::keep`); `None` when the root
+/// array is not a table.
+pub(super) struct RootTable(pub(super) Option<KeptShape>);
+
+/// A [`Shape`] that owns its keys: each field's key and span, and the rows' order.
+pub(super) struct KeptShape {
+    fields: Vec<(Box<[u8]>, u32)>,
+    ordered: bool,
+}
+
+/// The tabular shape of `arr`, with its row chunks for the parallel encoder when `parallel`
+/// gives the threshold; `None` when `arr` is not a table.
+///
+/// The shape of a root array that [`keep_root_table`] kept with its document is not analysed
+/// again (a server encodes the same collection call after call, and each encoding writes its
+/// header at once). The chunks are then computed from the rows' span, which is exact for a
+/// table (every row spans the nodes its shape implies: one per leaf, a group's per group);
+/// a table whose nodes do not divide evenly (never) is encoded on one thread.
+pub(super) fn table<'d>(arr: Array<'d>, parallel: Option<usize>) -> Option<Table<'d>> {
+    let doc = arr.as_value().doc();
+    let Some(RootTable(kept)) = doc
+        .kept::<RootTable>()
+        .filter(|_| arr.as_value().index() == 0)
+    else {
+        return analyse_table(arr, parallel);
+    };
+    let kept = kept.as_ref()?;
+    let shape = Shape {
+        fields: kept
+            .fields
+            .iter()
+            .map(|(key, span)| Field { key, span: *span })
+            .collect(),
+        ordered: kept.ordered,
+    };
+    let chunks = parallel.and_then(|threshold| guessed_chunks(arr, chunk_rows(threshold)));
+    Some((shape, chunks))
+}
+
+/// [`table`] without the kept shape: the analysis.
+fn analyse_table<'d>(arr: Array<'d>, parallel: Option<usize>) -> Option<Table<'d>> {
+    match parallel {
+        Some(threshold) => {
+            parallel_table(arr, threshold).map(|(shape, chunks)| (shape, Some(chunks)))
+        }
+        None => tabular_shape(arr, None).map(|shape| (shape, None)),
+    }
+}
+
+/// Analyses the root array `arr` (in parallel with `parallel`'s threshold) and keeps its shape
+/// with its document for [`table`].
+pub(super) fn keep_root_table(arr: Array<'_>, parallel: Option<usize>) {
+    debug_assert_eq!(arr.as_value().index(), 0);
+    arr.as_value().doc().keep(|| {
+        RootTable(analyse_table(arr, parallel).map(|(shape, _)| {
+            KeptShape {
+                fields: shape
+                    .fields
+                    .iter()
+                    .map(|f| (Box::from(f.key), f.span))
+                    .collect(),
+                ordered: shape.ordered,
+            }
+        }))
+    });
+}
+
+/// A table's shape and, for the parallel encoder, its row chunks.
+pub(super) type Table<'d> = (Shape<'d>, Option<Vec<(Elements<'d>, usize)>>);
+
+/// Rows per chunk of a parallel table encoded with `threshold`.
+fn chunk_rows(threshold: usize) -> usize {
+    (threshold / 2).clamp(1, 4096)
+}
+
 /// Appends the encoded chunks `bufs` to `w` in order (already escaped when `escaped`). Into
 /// one growing buffer ([`Sink::contiguous`]) the copy is parallel too: one reserve for the
 /// whole batch, cut into one disjoint piece per chunk, each filled by a rayon task (the
@@ -429,9 +533,8 @@ pub(super) fn parallel_table<'d>(
     arr: Array<'d>,
     threshold: usize,
 ) -> Option<(Shape<'d>, Vec<(Elements<'d>, usize)>)> {
-    let chunk = (threshold / 2).clamp(1, 4096);
     let mut chunked = Chunked {
-        parts: guessed_chunks(arr, chunk)?,
+        parts: guessed_chunks(arr, chunk_rows(threshold))?,
         end: arr.tape_end(),
         verified: false,
     };

@@ -264,3 +264,68 @@ proptest::proptest! {
         assert_marks_change_nothing(&format!("[{}]", rows.join(",")));
     }
 }
+
+#[test]
+fn a_root_table_kept_with_its_document_encodes_as_a_fresh_analysis() {
+    let rows = |n: usize, row: &dyn Fn(usize) -> String| {
+        let rows: Vec<String> = (0..n).map(row).collect();
+        format!("[{}]", rows.join(","))
+    };
+    let cases = [
+        rows(50, &|i| format!(r#"{{"a":{i},"b":"x"}}"#)),
+        rows(50, &|i| {
+            format!(r#"{{"a":{i},"g":{{"x":{i},"y":{{"z":1}}}},"b":2}}"#)
+        }),
+        rows(50, &|i| {
+            if i % 7 == 3 {
+                r#"{"b":"x","a":1}"#.into()
+            } else {
+                r#"{"a":1,"b":"x"}"#.into()
+            }
+        }),
+        // Not tables: the memo keeps that too.
+        rows(50, &|i| {
+            if i == 49 {
+                r#"{"a":1,"g":7}"#.into()
+            } else {
+                r#"{"a":1,"g":{"x":1}}"#.into()
+            }
+        }),
+        rows(50, &|i| format!(r#"{{"a":[{i}]}}"#)),
+        r#"[1,2,3]"#.to_string(),
+        r#"{"a":[{"x":1},{"x":2}]}"#.to_string(),
+    ];
+    for src in &cases {
+        let doc = crate::json::parse(src.as_bytes(), &crate::json::ParseOptions::new()).unwrap();
+        let encode_with = |doc: &crate::doc::Doc<'_>, threshold: usize| {
+            let opts = EncodeOptions::new().parallel_threshold(threshold);
+            let mut out = Vec::new();
+            encode(doc.root(), &opts, &mut out).unwrap();
+            out
+        };
+        // A clone starts with an empty memo: each of these analyses afresh.
+        let fresh: Vec<Vec<u8>> = [2, 8, 1 << 20]
+            .iter()
+            .map(|&t| encode_with(&doc.clone(), t))
+            .collect();
+        prepare(&doc);
+        // Kept for every root array of objects, table or not (as the analysis found).
+        let objects = src.starts_with("[{");
+        let kept = doc.kept::<RootTable>().map(|t| t.0.is_some());
+        let table = doc
+            .root()
+            .as_array()
+            .and_then(|a| tabular_shape(a, None))
+            .is_some();
+        assert_eq!(kept, objects.then_some(table), "{src}");
+        for (&t, want) in [2, 8, 1 << 20].iter().zip(&fresh) {
+            // Twice: the first reads the prepared memo, the second too.
+            assert_eq!(&encode_with(&doc, t), want, "{src} {t}");
+            assert_eq!(&encode_with(&doc, t), want, "{src} {t}");
+        }
+        // An encoding keeps nothing by itself.
+        let other = doc.clone();
+        assert_eq!(encode_with(&other, 8), fresh[1], "{src}");
+        assert!(other.kept::<RootTable>().is_none(), "{src}");
+    }
+}

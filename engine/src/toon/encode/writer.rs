@@ -436,12 +436,7 @@ impl<'o> Enc<'o> {
                     .next()
                     .and_then(|v| v.as_object())
                     .is_some_and(|o| !o.is_empty());
-            let table = if parallel {
-                parallel_table(arr, self.opts.parallel_threshold)
-                    .map(|(shape, chunks)| (shape, Some(chunks)))
-            } else {
-                tabular_shape(arr, None).map(|shape| (shape, None))
-            };
+            let table = table(arr, parallel.then_some(self.opts.parallel_threshold));
             if let Some((shape, chunks)) = table {
                 self.bracket(w, n, false);
                 self.fields(w, &shape.fields);
