@@ -78,7 +78,7 @@ pub fn run(
         (false, None) => Shape::Result { protocol },
     };
     reply
-        .write_io(&out, std::io::stdout().lock())
+        .write_io(&out, crate::input::stdout_writer())
         .map_err(|e| Failure::output(&e))?;
     input.check_unchanged()?;
     match error_line(&reply, input.name()) {

@@ -11,7 +11,7 @@ pub fn encode(path: &str, delimiter: Delimiter, indent: usize) -> Result<(), Fai
     let opts = toon::EncodeOptions::new()
         .delimiter(delimiter)
         .indent(indent);
-    toolwire::call::write_chunked(std::io::stdout().lock(), |sink| {
+    toolwire::call::write_chunked(crate::input::stdout_writer(), |sink| {
         // A mapped file is not on the heap: its share of the memory contract is free for the
         // parsed windows (read once up to that size).
         if input.mapped() {
