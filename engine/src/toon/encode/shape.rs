@@ -391,12 +391,46 @@ pub(super) fn tabular_shape<'d>(
 
 /// The shape of a root table as its document keeps it (`Doc::keep`); `None` when the root
 /// array is not a table.
-pub(super) struct RootTable(pub(super) Option<KeptShape>);
+pub(super) struct RootTable(pub(super) Option<OwnedShape>);
 
-/// A [`Shape`] that owns its keys: each field's key and span, and the rows' order.
-pub(super) struct KeptShape {
-    fields: Vec<(Box<[u8]>, u32)>,
-    ordered: bool,
+/// A tabular header that outlives the window it was found in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct OwnedShape {
+    pub(super) fields: Vec<(Box<[u8]>, u32)>,
+    pub(super) ordered: bool,
+}
+
+impl OwnedShape {
+    pub(super) fn of(shape: &Shape<'_>) -> OwnedShape {
+        OwnedShape {
+            fields: shape
+                .fields
+                .iter()
+                .map(|f| (Box::from(f.key), f.span))
+                .collect(),
+            ordered: shape.ordered,
+        }
+    }
+
+    pub(super) fn shape(&self) -> Shape<'_> {
+        Shape {
+            fields: self
+                .fields
+                .iter()
+                .map(|(key, span)| Field { key, span: *span })
+                .collect(),
+            ordered: self.ordered,
+        }
+    }
+
+    pub(super) fn same_fields(&self, shape: &Shape<'_>) -> bool {
+        self.fields.len() == shape.fields.len()
+            && self
+                .fields
+                .iter()
+                .zip(&shape.fields)
+                .all(|((key, span), f)| **key == *f.key && *span == f.span)
+    }
 }
 
 /// The tabular shape of `arr`, with its row chunks for the parallel encoder when `parallel`
@@ -415,15 +449,7 @@ pub(super) fn table<'d>(arr: Array<'d>, parallel: Option<usize>) -> Option<Table
     else {
         return analyse_table(arr, parallel);
     };
-    let kept = kept.as_ref()?;
-    let shape = Shape {
-        fields: kept
-            .fields
-            .iter()
-            .map(|(key, span)| Field { key, span: *span })
-            .collect(),
-        ordered: kept.ordered,
-    };
+    let shape = kept.as_ref()?.shape();
     let chunks = parallel.and_then(|threshold| guessed_chunks(arr, chunk_rows(threshold)));
     Some((shape, chunks))
 }
@@ -442,18 +468,9 @@ fn analyse_table<'d>(arr: Array<'d>, parallel: Option<usize>) -> Option<Table<'d
 /// with its document for [`table`].
 pub(super) fn keep_root_table(arr: Array<'_>, parallel: Option<usize>) {
     debug_assert_eq!(arr.as_value().index(), 0);
-    arr.as_value().doc().keep(|| {
-        RootTable(analyse_table(arr, parallel).map(|(shape, _)| {
-            KeptShape {
-                fields: shape
-                    .fields
-                    .iter()
-                    .map(|f| (Box::from(f.key), f.span))
-                    .collect(),
-                ordered: shape.ordered,
-            }
-        }))
-    });
+    arr.as_value()
+        .doc()
+        .keep(|| RootTable(analyse_table(arr, parallel).map(|(shape, _)| OwnedShape::of(&shape))));
 }
 
 /// A table's shape and, for the parallel encoder, its row chunks.

@@ -12,48 +12,8 @@
 //! thread ([`RootAnalysis::continuing`]) repeats the first row in every window, and
 //! [`RootAnalysis::then`] joins it to the part before.
 
-use super::{Enc, EncodeOptions, Field, Lead, Shape, Sink, parallel_table, tabular_shape};
+use super::{Enc, EncodeOptions, Lead, OwnedShape, Sink, parallel_table, tabular_shape};
 use crate::doc::Array;
-
-/// A tabular header that outlives the window it was found in.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct OwnedShape {
-    fields: Vec<(Box<[u8]>, u32)>,
-    ordered: bool,
-}
-
-impl OwnedShape {
-    fn of(shape: &Shape<'_>) -> OwnedShape {
-        OwnedShape {
-            fields: shape
-                .fields
-                .iter()
-                .map(|f| (Box::from(f.key), f.span))
-                .collect(),
-            ordered: shape.ordered,
-        }
-    }
-
-    fn shape(&self) -> Shape<'_> {
-        Shape {
-            fields: self
-                .fields
-                .iter()
-                .map(|(key, span)| Field { key, span: *span })
-                .collect(),
-            ordered: self.ordered,
-        }
-    }
-
-    fn same_fields(&self, shape: &Shape<'_>) -> bool {
-        self.fields.len() == shape.fields.len()
-            && self
-                .fields
-                .iter()
-                .zip(&shape.fields)
-                .all(|((key, span), f)| **key == *f.key && *span == f.span)
-    }
-}
 
 /// The TOON form of a root array.
 #[derive(Clone, Debug, PartialEq, Eq)]
