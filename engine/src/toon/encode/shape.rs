@@ -393,7 +393,8 @@ pub(super) fn tabular_shape<'d>(
 /// array is not a table.
 pub(super) struct RootTable(pub(super) Option<OwnedShape>);
 
-/// A tabular header that outlives the window it was found in.
+/// A tabular header that outlives the document it was found in (a window of the windowed
+/// reading, a document that keeps its root table).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct OwnedShape {
     pub(super) fields: Vec<(Box<[u8]>, u32)>,
