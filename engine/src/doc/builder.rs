@@ -258,7 +258,11 @@ impl<'s> DocBuilder<'s> {
         }
         if len > 1 && self.has_duplicate_keys(start, len) {
             self.merge_duplicate_keys(start, len);
-        } else if (2..=REMEMBERED_KEYS).contains(&len) {
+            // The dropped values' objects may be the last ones closed at the levels inside.
+            self.forget_keys_below();
+            return;
+        }
+        if (2..=REMEMBERED_KEYS).contains(&len) {
             self.remember_keys(start, len);
             return;
         }
@@ -297,6 +301,14 @@ impl<'s> DocBuilder<'s> {
     #[inline]
     fn forget_keys(&mut self) {
         if let Some(keys) = self.prev_keys.get_mut(self.depth as usize) {
+            keys.clear();
+        }
+    }
+
+    /// Forgets the keys remembered at this level and every deeper one: objects there were
+    /// dropped or copied in without [`DocBuilder::end_object`] seeing them.
+    fn forget_keys_below(&mut self) {
+        for keys in self.prev_keys.iter_mut().skip(self.depth as usize) {
             keys.clear();
         }
     }
@@ -443,9 +455,9 @@ impl<'s> DocBuilder<'s> {
     pub(crate) fn copy_from(&mut self, from: &Doc<'_>, idx: usize) {
         // The copied subtree is at most as deep as its whole document.
         self.doc.max_depth = self.doc.max_depth.max(self.depth + from.max_depth);
-        // The next object built at this level follows the copied value, not the object the
-        // remembered keys belong to.
-        self.forget_keys();
+        // The next object built at this level (or inside, at a deeper one) follows the copied
+        // value's objects, not the ones the remembered keys belong to.
+        self.forget_keys_below();
         let end = from.next_sibling(idx).clamp(idx + 1, from.nodes.len());
         let same_src = std::ptr::eq(from.src, self.doc.src);
         let base = self.doc.nodes.len();
