@@ -83,11 +83,11 @@ pub struct Doc<'s> {
     flags: u8,
     /// An upper bound of the nesting depth (containers inside containers; a scalar root is 0).
     max_depth: u32,
-    /// What a layer above derived once from this document (see [`Doc::memo`]).
+    /// What a layer above derived once from this document (see [`Doc::keep`]).
     memo: Memo,
 }
 
-/// A value computed at most once per document by a layer above `doc` (the TOON encoder's
+/// A value stored at most once per document by a layer above `doc` (the TOON encoder's
 /// shape of a root table: a server encodes the same collection call after call). Its type is
 /// erased, so `doc` needs to know nothing of it. A clone starts empty (and computes again).
 #[derive(Default)]

@@ -103,7 +103,14 @@ where
                     stop: parts.get(c + 1).map_or(end, |(next, _)| next.position()),
                 })
                 .collect();
-            let scanned = scan_parts(doc, bounded, true, &keys, &mut kinds, &mut shape.ordered);
+            let scanned = scan_parts(
+                doc,
+                bounded,
+                siblings,
+                &keys,
+                &mut kinds,
+                &mut shape.ordered,
+            );
             if scanned.is_some() {
                 // Chunk 0 starts at the first element; each chunk's hops over its rows landed on
                 // the next start: by induction every start is an element's.
