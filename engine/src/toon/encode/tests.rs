@@ -2,31 +2,50 @@
 
 use super::*;
 
+/// A JSON array of `n` rows, row `i` written by `row`.
+fn rows(n: usize, row: &dyn Fn(usize) -> String) -> String {
+    let rows: Vec<String> = (0..n).map(row).collect();
+    format!("[{}]", rows.join(","))
+}
+
+/// A table row with a nested group (itself holding a group).
+fn nested_row(i: usize) -> String {
+    format!(r#"{{"a":{i},"g":{{"x":{i},"y":{{"z":1}}}},"b":2}}"#)
+}
+
+/// A table row whose keys come in another order every seventh row.
+fn reordered_row(i: usize) -> String {
+    if i % 7 == 3 {
+        r#"{"b":"x","a":1}"#.into()
+    } else {
+        r#"{"a":1,"b":"x"}"#.into()
+    }
+}
+
+/// `n` rows whose group `g` turns into a leaf in the last one: not a table.
+fn group_then_leaf(n: usize) -> String {
+    rows(n, &|i| {
+        if i == n - 1 {
+            r#"{"a":1,"g":7}"#.into()
+        } else {
+            r#"{"a":1,"g":{"x":1}}"#.into()
+        }
+    })
+}
+
 #[test]
 fn parallel_table_equals_the_sequential_analysis() {
     // Tables (flat, nested groups, keys in another order, one row, a tail shorter than a
     // chunk) and arrays that are not: rows whose sizes differ but whose nodes divide
     // evenly (spans 3 and 5 alternate, so the computed starts are wrong for odd chunks),
     // a last row with an extra field, a last row whose group turns into a leaf, arrays.
-    let rows = |n: usize, row: &dyn Fn(usize) -> String| {
-        let rows: Vec<String> = (0..n).map(row).collect();
-        format!("[{}]", rows.join(","))
-    };
     let flat = |n: usize| rows(n, &|i| format!(r#"{{"a":{i},"b":"x"}}"#));
     let cases = [
         flat(1),
         flat(10),
         flat(41),
-        rows(41, &|i| {
-            format!(r#"{{"a":{i},"g":{{"x":{i},"y":{{"z":1}}}},"b":2}}"#)
-        }),
-        rows(30, &|i| {
-            if i % 7 == 3 {
-                r#"{"b":"x","a":1}"#.into()
-            } else {
-                r#"{"a":1,"b":"x"}"#.into()
-            }
-        }),
+        rows(41, &nested_row),
+        rows(30, &reordered_row),
         rows(40, &|i| {
             if i % 2 == 0 {
                 r#"{"a":1}"#.into()
@@ -35,13 +54,7 @@ fn parallel_table_equals_the_sequential_analysis() {
             }
         }),
         flat(39).replace("]", r#",{"a":1,"b":"x","c":3}]"#),
-        rows(20, &|i| {
-            if i == 19 {
-                r#"{"a":1,"g":7}"#.into()
-            } else {
-                r#"{"a":1,"g":{"x":1}}"#.into()
-            }
-        }),
+        group_then_leaf(20),
         r#"[[1,[2]],[3,[4]],[5,[6]],[7,[8]],[9,[10]]]"#.to_string(),
     ];
     let mut tables = 0;
@@ -208,32 +221,28 @@ fn marks_are_cleared_where_dropped_or_copied_objects_were_the_last_at_a_level() 
     // A copied row hides its `h` from the builder: the next row's `h` follows it, not the
     // `h` of another array closed at the same depth before.
     let other = crate::json::parse(br#"{"h":{"p":1,"q":1}}"#, &Default::default()).unwrap();
+    // A row `{"h": {"a": null, "b": null}}`, built.
+    let row_ab = |b: &mut crate::doc::DocBuilder<'_>| {
+        let row = b.begin_object();
+        b.string(b"h");
+        let h = b.begin_object();
+        b.string(b"a");
+        b.null();
+        b.string(b"b");
+        b.null();
+        b.end_object(h, 2);
+        b.end_object(row, 1);
+    };
     let mut b = crate::doc::DocBuilder::new(b"");
     let root = b.begin_object();
     b.string(b"x");
     let x = b.begin_array();
-    let row = b.begin_object();
-    b.string(b"h");
-    let h = b.begin_object();
-    b.string(b"a");
-    b.null();
-    b.string(b"b");
-    b.null();
-    b.end_object(h, 2);
-    b.end_object(row, 1);
+    row_ab(&mut b);
     b.end_array(x, 1);
     b.string(b"rows");
     let rows = b.begin_array();
     b.copy_from(&other, 0);
-    let row = b.begin_object();
-    b.string(b"h");
-    let h = b.begin_object();
-    b.string(b"a");
-    b.null();
-    b.string(b"b");
-    b.null();
-    b.end_object(h, 2);
-    b.end_object(row, 1);
+    row_ab(&mut b);
     b.end_array(rows, 2);
     b.end_object(root, 2);
     let doc = b.finish();
@@ -321,30 +330,12 @@ proptest::proptest! {
 
 #[test]
 fn a_root_table_kept_with_its_document_encodes_as_a_fresh_analysis() {
-    let rows = |n: usize, row: &dyn Fn(usize) -> String| {
-        let rows: Vec<String> = (0..n).map(row).collect();
-        format!("[{}]", rows.join(","))
-    };
     let cases = [
         rows(50, &|i| format!(r#"{{"a":{i},"b":"x"}}"#)),
-        rows(50, &|i| {
-            format!(r#"{{"a":{i},"g":{{"x":{i},"y":{{"z":1}}}},"b":2}}"#)
-        }),
-        rows(50, &|i| {
-            if i % 7 == 3 {
-                r#"{"b":"x","a":1}"#.into()
-            } else {
-                r#"{"a":1,"b":"x"}"#.into()
-            }
-        }),
+        rows(50, &nested_row),
+        rows(50, &reordered_row),
         // Not tables: the memo keeps that too.
-        rows(50, &|i| {
-            if i == 49 {
-                r#"{"a":1,"g":7}"#.into()
-            } else {
-                r#"{"a":1,"g":{"x":1}}"#.into()
-            }
-        }),
+        group_then_leaf(50),
         rows(50, &|i| format!(r#"{{"a":[{i}]}}"#)),
         r#"[1,2,3]"#.to_string(),
         r#"{"a":[{"x":1},{"x":2}]}"#.to_string(),
