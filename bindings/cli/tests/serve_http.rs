@@ -291,25 +291,9 @@ fn bearer_token_and_remote_bind() {
     }
 }
 
-/// A plain collection of `n` rows whose `list` with a large `limit` is a large response.
-fn large_collection(n: usize) -> String {
-    let mut rows = Vec::new();
-    rows.push(b'[');
-    for i in 0..n {
-        if i > 0 {
-            rows.push(b',');
-        }
-        rows.extend_from_slice(
-            format!("{{\"id\":{i},\"text\":\"{}\"}}", "lorem ipsum ".repeat(8)).as_bytes(),
-        );
-    }
-    rows.push(b']');
-    format!("rows={}", temp_file("rows.json", &rows).display())
-}
-
 #[test]
 fn a_client_that_disconnects_mid_stream_stops_the_encoding() {
-    let spec = large_collection(60_000);
+    let spec = large_collection("rows", 60_000);
     let s = Http::start(&["--collection", &spec, "--max-message-bytes", "0"]);
     let b =
         serde_json::to_vec(&call(1, "rows", json!({"action": "list", "limit": 60000}))).unwrap();
@@ -347,7 +331,7 @@ fn a_client_that_disconnects_mid_stream_stops_the_encoding() {
 
 #[test]
 fn concurrent_requests_beyond_the_bound_get_503() {
-    let spec = large_collection(60_000);
+    let spec = large_collection("rows", 60_000);
     let s = Http::start(&[
         "--collection",
         &spec,

@@ -172,7 +172,7 @@ async fn two_replicas_behind_nginx_answer_every_call() {
         return;
     };
     const N: usize = 20_000;
-    let spec = large_rows(N);
+    let spec = large_collection("rows", N);
     // Both replicas on one port of two loopback addresses (see nginx.conf).
     let rport = free_port();
     let replicas: Vec<Http> = ["127.0.0.1", "127.0.0.2"]
@@ -313,20 +313,4 @@ async fn two_replicas_behind_nginx_answer_every_call() {
         "both replicas serve: {on_a} and {on_b}"
     );
     drop(replicas);
-}
-
-/// A plain collection (no presenter) of `n` rows `{"id": i, "text": …}`.
-fn large_rows(n: usize) -> String {
-    let mut rows = Vec::new();
-    rows.push(b'[');
-    for i in 0..n {
-        if i > 0 {
-            rows.push(b',');
-        }
-        rows.extend_from_slice(
-            format!("{{\"id\":{i},\"text\":\"{}\"}}", "lorem ipsum ".repeat(8)).as_bytes(),
-        );
-    }
-    rows.push(b']');
-    format!("rows={}", temp_file("rows.json", &rows).display())
 }

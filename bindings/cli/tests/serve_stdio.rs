@@ -667,20 +667,7 @@ fn progress_then_the_result() {
 
 #[test]
 fn cancellation_and_closed_stdin_stop_a_large_call() {
-    // A plain collection, no presenter: `limit` is the caller's, so one call can be large.
-    let mut rows = Vec::new();
-    rows.push(b'[');
-    for i in 0..60_000 {
-        if i > 0 {
-            rows.push(b',');
-        }
-        rows.extend_from_slice(
-            format!("{{\"id\":{i},\"text\":\"{}\"}}", "lorem ipsum ".repeat(8)).as_bytes(),
-        );
-    }
-    rows.push(b']');
-    let file = temp_file("rows.json", &rows);
-    let spec = format!("rows={}", file.display());
+    let spec = large_collection("rows", 60_000);
     let mut s = Raw::start_paused(&["--collection", &spec, "--max-message-bytes", "0"]);
     let _ = s.stderr.recv_timeout(WAIT);
     let big = json!({"action": "list", "limit": 60000, "format": "pretty"});

@@ -199,6 +199,23 @@ pub fn demo_rows(n: usize) -> Vec<Value> {
     serde_json::from_slice::<Vec<Value>>(&toolwire_mcp::demo::invoices(n)).unwrap()
 }
 
+/// `NAME=FILE` for `--collection` of a plain collection (no presenter) of `n` rows
+/// `{"id": i, "text": …}`: `limit` is the caller's, so one `list` can be a large response.
+pub fn large_collection(name: &str, n: usize) -> String {
+    let mut rows = Vec::new();
+    rows.push(b'[');
+    for i in 0..n {
+        if i > 0 {
+            rows.push(b',');
+        }
+        rows.extend_from_slice(
+            format!("{{\"id\":{i},\"text\":\"{}\"}}", "lorem ipsum ".repeat(8)).as_bytes(),
+        );
+    }
+    rows.push(b']');
+    format!("{name}={}", temp_file("rows.json", &rows).display())
+}
+
 /// A file in a fresh temporary directory.
 pub fn temp_file(name: &str, contents: &[u8]) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!(
