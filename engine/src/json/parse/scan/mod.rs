@@ -45,6 +45,19 @@ pub(crate) struct Raw {
     pub(crate) special: u64,
 }
 
+impl Raw {
+    /// ORs in the movemasks of one group of lanes (quote, backslash, op, ws, special, in that
+    /// order) for the bytes from `shift` on: how the vector kernels assemble a 64-byte block.
+    #[inline(always)]
+    pub(crate) fn put(&mut self, m: [u32; 5], shift: usize) {
+        self.quote |= (m[0] as u64) << shift;
+        self.backslash |= (m[1] as u64) << shift;
+        self.op |= (m[2] as u64) << shift;
+        self.ws |= (m[3] as u64) << shift;
+        self.special |= (m[4] as u64) << shift;
+    }
+}
+
 /// The two masks a string needs, for the parser's string lexer: [`Raw::quote`] and
 /// [`Raw::special`] (computed alone, as they are needed for every string).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -57,12 +57,7 @@ pub(super) fn classify_sse2(block: &[u8; 64]) -> Raw {
             let x = _mm_loadu_si128(block.as_ptr().add(16 * k).cast::<__m128i>());
             sse2_masks(x)
         };
-        let s = 16 * k;
-        r.quote |= (m[0] as u64) << s;
-        r.backslash |= (m[1] as u64) << s;
-        r.op |= (m[2] as u64) << s;
-        r.ws |= (m[3] as u64) << s;
-        r.special |= (m[4] as u64) << s;
+        r.put(m, 16 * k);
     }
     r
 }
@@ -112,12 +107,7 @@ pub(super) unsafe fn classify_avx2(block: &[u8; 64]) -> Raw {
                 _mm256_movemask_epi8(special) as u32,
             ]
         };
-        let s = 32 * k;
-        r.quote |= (m[0] as u64) << s;
-        r.backslash |= (m[1] as u64) << s;
-        r.op |= (m[2] as u64) << s;
-        r.ws |= (m[3] as u64) << s;
-        r.special |= (m[4] as u64) << s;
+        r.put(m, 32 * k);
     }
     r
 }
