@@ -48,6 +48,21 @@ fn anchor_frame(text: String) -> Vec<u8> {
     v
 }
 
+/// The two anchors of a bytes → framed response group: serde_json + toon-format, and
+/// serde_json's pretty printer, each with its serde_json framing.
+fn bench_anchors(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    rows: usize,
+    json: &[u8],
+) {
+    g.bench_function(BenchmarkId::new("serde_json+toon_format", rows), |b| {
+        b.iter(|| anchor_toon(json))
+    });
+    g.bench_function(BenchmarkId::new("serde_json_pretty", rows), |b| {
+        b.iter(|| anchor_pretty(json))
+    });
+}
+
 fn anchor_toon(json: &[u8]) -> Vec<u8> {
     let value: serde_json::Value = serde_json::from_slice(json).unwrap();
     let opts = toon_format::EncodeOptions::new().with_delimiter(toon_format::Delimiter::Pipe);
@@ -96,12 +111,7 @@ fn framed(c: &mut Criterion, rows: usize, anchors: bool) {
         b.iter(|| ours_windowed(&json, Format::Pretty))
     });
     if anchors {
-        g.bench_function(BenchmarkId::new("serde_json+toon_format", rows), |b| {
-            b.iter(|| anchor_toon(&json))
-        });
-        g.bench_function(BenchmarkId::new("serde_json_pretty", rows), |b| {
-            b.iter(|| anchor_pretty(&json))
-        });
+        bench_anchors(&mut g, rows, &json);
     }
     g.finish();
 
@@ -285,12 +295,7 @@ fn bytes_to_framed(c: &mut Criterion) {
                 );
             }
             if anchors {
-                g.bench_function(BenchmarkId::new("serde_json+toon_format", rows), |b| {
-                    b.iter(|| anchor_toon(&json))
-                });
-                g.bench_function(BenchmarkId::new("serde_json_pretty", rows), |b| {
-                    b.iter(|| anchor_pretty(&json))
-                });
+                bench_anchors(&mut g, rows, &json);
             }
         }
         g.finish();
