@@ -269,6 +269,36 @@ impl<'s> DocBuilder<'s> {
         self.forget_keys();
     }
 
+    /// Where in the input key number `i` (from 0) of the last object remembered at the level
+    /// of the object open now is, when that key was taken verbatim from the input: the
+    /// parser's guess for the key it is about to lex ([`DocBuilder::end_object_repeated`]).
+    #[inline(always)]
+    pub(crate) fn remembered_key(&self, i: usize) -> Option<(usize, usize)> {
+        let level = (self.depth as usize).checked_sub(1)?;
+        match self.prev_keys.get(level)?.get(i)? {
+            Node::StrSrc(s) => Some((s.start as usize, s.len as usize)),
+            _ => None,
+        }
+    }
+
+    /// [`DocBuilder::end_object`] for an object whose caller knows (`repeated`) that each of
+    /// its `len` keys is, byte for byte in the input, the key at the same place of
+    /// [`DocBuilder::remembered_key`]: when those were all the remembered keys, the object
+    /// has exactly them, so it is marked [`Node::Object::same_keys`] without comparing keys.
+    #[inline]
+    pub(crate) fn end_object_repeated(&mut self, mark: Mark, len: usize, repeated: bool) {
+        let level = (self.depth as usize).wrapping_sub(1);
+        let all = repeated && len > 1 && self.prev_keys.get(level).is_some_and(|k| k.len() == len);
+        if !all {
+            return self.end_object(mark, len);
+        }
+        let start = self.close_object(mark, len);
+        debug_assert!(self.same_keys_as_previous(start, len));
+        if let Node::Object { same_keys, .. } = &mut self.doc.nodes[start] {
+            *same_keys = true;
+        }
+    }
+
     /// True when the object at `start` has exactly the keys, in order, of the last object
     /// remembered free of duplicates (so it is free of them too).
     #[inline]

@@ -224,6 +224,72 @@ fn same_keys_marks_an_object_with_the_keys_of_the_last_one_closed_at_its_depth()
     assert_eq!(same_keys_flags(&doc), [false, true]);
 }
 
+/// The parser guesses each key from the last object remembered at its level
+/// (`DocBuilder::remembered_key`): a wrong guess must fall back to lexing, never change a key,
+/// a mark, an error or a flag.
+#[test]
+fn guessed_keys_change_nothing_but_the_work() {
+    fn parse(s: &str) -> crate::Result<Doc<'_>> {
+        crate::json::parse(s.as_bytes(), &Default::default())
+    }
+    let keys = |doc: &Doc<'_>| -> Vec<Vec<String>> {
+        let root = doc.root();
+        let rows = root.as_array().expect("an array");
+        rows.iter()
+            .map(|r| {
+                let o = r.as_object().expect("an object");
+                o.iter()
+                    .map(|(k, _)| String::from_utf8_lossy(k.as_bytes()).into_owned())
+                    .collect()
+            })
+            .collect()
+    };
+    // Each row against the one before: the same keys spelled with whitespace before the `:`
+    // (marked), a key that is a prefix or an extension of the guess, one escaped to the same
+    // text (marked: equal keys), fewer keys, more keys, and a different key in the middle.
+    let doc = parse(
+        r#"[{"ab":1,"cd":2},{"ab" :1,"cd"	:2},{"ab":1,"cd":2},{"a":1,"cd":2},{"abc":1,"cd":2},
+            {"abc":1,"cd":2},{"ab\u0063":1,"cd":2},{"abc":1},{"abc":1,"cd":2,"ef":3},
+            {"abc":1,"xx":2,"ef":3},{"abc":1,"xx":2,"ef":3}]"#,
+    )
+    .unwrap();
+    assert_eq!(
+        same_keys_flags(&doc),
+        [
+            false, true, true, false, false, true, true, false, false, false, true
+        ]
+    );
+    assert_eq!(keys(&doc)[1], ["ab", "cd"]);
+    assert_eq!(keys(&doc)[3], ["a", "cd"]);
+    assert_eq!(keys(&doc)[6], ["abc", "cd"]);
+    assert_eq!(keys(&doc)[9], ["abc", "xx", "ef"]);
+    // A repeat of a guessed key in the same object is still a duplicate, merged.
+    let doc = parse(r#"[{"a":1,"b":2},{"a":3,"a":4}]"#).unwrap();
+    assert_eq!(keys(&doc)[1], ["a"]);
+    assert_eq!(same_keys_flags(&doc), [false, false]);
+    // A key with a reserved tag marks the document whether lexed or guessed.
+    let doc = parse(r#"[{"<tool_error>":1,"b":2},{"<tool_error>":1,"b":2}]"#).unwrap();
+    assert!(doc.has_reserved_tag());
+    assert_eq!(same_keys_flags(&doc), [false, true]);
+    // Errors are those of lexing, at the same place: each text against the same text whose
+    // first row has other keys of the same lengths (nothing to guess from).
+    let unguessed = |t: &str| t.replacen("ab", "AB", 1).replacen("cd", "CD", 1);
+    let limit = crate::json::ParseOptions::new().max_keys_per_object(2);
+    for (text, opts) in [
+        (r#"[{"ab":1,"cd":2},{"ab":1,"cd":2,"ef":3}]"#, &limit),
+        (r#"[{"ab":1,"cd":2},{"ab":1,"cd""#, &Default::default()),
+        (r#"[{"ab":1,"cd":2},{"ab":1,"cd"x"#, &Default::default()),
+        (r#"[{"ab":1,"cd":2},{"ab":1,"c"#, &Default::default()),
+        (r#"[{"ab":1,"cd":2},{"ab":1,"cd":"#, &Default::default()),
+    ] {
+        let guessed = crate::json::parse(text.as_bytes(), opts).unwrap_err();
+        let other = unguessed(text);
+        let lexed = crate::json::parse(other.as_bytes(), opts).unwrap_err();
+        assert_eq!(guessed.message(), lexed.message(), "{text}");
+        assert_eq!(guessed.position(), lexed.position(), "{text}");
+    }
+}
+
 #[test]
 fn same_keys_is_forgotten_where_the_previous_object_is_not_the_builders() {
     let two = |b: &mut DocBuilder<'_>, k: &[u8]| {

@@ -227,6 +227,9 @@ struct Frame {
     /// Elements or members completed so far.
     count: usize,
     is_object: bool,
+    /// Every key so far repeated the key at its place in the last object remembered at this
+    /// level ([`Parser::key`]).
+    repeated: bool,
 }
 
 /// A lexed string: borrowed from the input, or unescaped in the scratch buffer.
@@ -591,6 +594,31 @@ impl<'s, 'o> Parser<'s, 'o> {
         Ok(tok)
     }
 
+    /// Lexes the key of member `count` and the `:` after it (as [`Parser::member_key`]) and
+    /// pushes it (`EMIT`). While every key so far repeated the remembered one at its place
+    /// (`*repeated`, [`DocBuilder::remembered_key`]), this one is first compared with that
+    /// key's bytes: a repeat (the next row of a collection) needs no lexing, and once every key
+    /// repeated, the closed object no key comparison ([`DocBuilder::end_object_repeated`]).
+    /// Identical bytes of a key lexed before in this document set no new flags.
+    #[inline(always)]
+    fn key<const EMIT: bool>(&mut self, count: usize, repeated: &mut bool) -> Result<()> {
+        if EMIT && *repeated {
+            if let Some((start, len)) = self.b.remembered_key(count) {
+                let at = self.pos + 1;
+                if self.repeats_key(start, len, count) {
+                    self.b.str_src(at, len);
+                    return Ok(());
+                }
+            }
+            *repeated = false;
+        }
+        let key = self.member_key(count)?;
+        if EMIT {
+            self.push_str(key);
+        }
+        Ok(())
+    }
+
     /// When the input at the current position (where a key's opening quote belongs) is `"` + the key
     /// `src[start..start + len]` + `"` + optional whitespace + `:`, moves past the `:` and
     /// returns true. The caller knows that earlier key was lexed without error, so these
@@ -599,13 +627,29 @@ impl<'s, 'o> Parser<'s, 'o> {
     pub(crate) fn repeats_key(&mut self, start: usize, len: usize, count: usize) -> bool {
         let at = self.pos + 1;
         let src = self.src;
+        if count >= self.opts.max_keys_per_object {
+            return false;
+        }
+        // The common case in one compare: the earlier key was `"key":` (its `:` right after
+        // the closing quote), and so is this one.
+        if let (Some(new), Some(old)) = (
+            src.get(self.pos..at + len + 2),
+            src.get(start.wrapping_sub(1)..start + len + 2),
+        ) {
+            if old[0] == b'"' && old[len + 1] == b'"' && old[len + 2] == b':' {
+                if bytes_eq(new, old) {
+                    self.pos = at + len + 2;
+                    return true;
+                }
+                return false;
+            }
+        }
         let (Some(new), Some(old)) = (src.get(at..at + len), src.get(start..start + len)) else {
             return false;
         };
         if src.get(self.pos) != Some(&b'"')
             || src.get(at + len) != Some(&b'"')
             || !bytes_eq(new, old)
-            || count >= self.opts.max_keys_per_object
         {
             return false;
         }
@@ -1010,17 +1054,16 @@ impl<'s, 'o> Parser<'s, 'o> {
                             }
                         }
                     } else {
+                        let mut repeated = EMIT;
+                        if is_object {
+                            self.key::<EMIT>(0, &mut repeated)?;
+                        }
                         self.stack.push(Frame {
                             mark,
                             count: 0,
                             is_object,
+                            repeated,
                         });
-                        if is_object {
-                            let key = self.member_key(0)?;
-                            if EMIT {
-                                self.push_str(key);
-                            }
-                        }
                         continue 'value;
                     }
                 }
@@ -1056,7 +1099,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                     return Ok(());
                 };
                 top.count += 1;
-                let (count, is_object) = (top.count, top.is_object);
+                let (count, is_object, repeated) = (top.count, top.is_object, top.repeated);
                 self.skip_ws();
                 match (self.peek(), is_object) {
                     (Some(b','), false) => {
@@ -1066,9 +1109,10 @@ impl<'s, 'o> Parser<'s, 'o> {
                     (Some(b','), true) => {
                         self.pos += 1;
                         self.skip_ws();
-                        let key = self.member_key(count)?;
-                        if EMIT {
-                            self.push_str(key);
+                        let mut repeated = repeated;
+                        self.key::<EMIT>(count, &mut repeated)?;
+                        if let Some(top) = self.stack.last_mut() {
+                            top.repeated = repeated;
                         }
                         continue 'value;
                     }
@@ -1078,10 +1122,11 @@ impl<'s, 'o> Parser<'s, 'o> {
                             mark: Some(m),
                             count,
                             is_object,
+                            repeated,
                         }) = self.stack.pop()
                         {
                             if is_object {
-                                self.b.end_object(m, count);
+                                self.b.end_object_repeated(m, count, repeated);
                             } else {
                                 self.b.end_array(m, count);
                             }

@@ -132,10 +132,16 @@ pub(super) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
         w.copy_from_slice(&s[i..i + 4]);
         u32::from_le_bytes(w)
     };
+    let wide = |s: &[u8], i: usize| {
+        let mut w = [0u8; 16];
+        w.copy_from_slice(&s[i..i + 16]);
+        u128::from_le_bytes(w)
+    };
     match n {
         0..=3 => a == b,
         4..=8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
         9..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        17..=32 => wide(a, 0) == wide(b, 0) && wide(a, n - 16) == wide(b, n - 16),
         _ => a == b,
     }
 }
