@@ -64,7 +64,7 @@ pub(super) fn needs_quotes(s: &[u8], table: &[bool; 256]) -> bool {
     if matches!(first, b' ' | b'-' | b'#') || last == b' ' {
         return true;
     }
-    if s.iter().any(|&b| table[b as usize]) {
+    if any_in_table(s, table) {
         return true;
     }
     match first {
@@ -72,6 +72,105 @@ pub(super) fn needs_quotes(s: &[u8], table: &[bool; 256]) -> bool {
         b't' | b'f' | b'n' => matches!(s, b"true" | b"false" | b"null"),
         _ => false,
     }
+}
+
+/// True when a byte of `s` is in `table`: eight lookups ORed per branch (overlapping at
+/// the end, harmless for "any"), not a branch per byte.
+#[inline(always)]
+pub(super) fn any_in_table(s: &[u8], table: &[bool; 256]) -> bool {
+    let n = s.len();
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if any_of_eight(&s[i..i + 8], table) {
+                return true;
+            }
+            i += 8;
+        }
+        return any_of_eight(&s[n - 8..], table);
+    }
+    if n >= 4 {
+        let t = |b: u8| table[b as usize];
+        return t(s[0])
+            | t(s[1])
+            | t(s[2])
+            | t(s[3])
+            | t(s[n - 4])
+            | t(s[n - 3])
+            | t(s[n - 2])
+            | t(s[n - 1]);
+    }
+    s.iter().any(|&b| table[b as usize])
+}
+
+/// [`any_in_table`] of exactly eight bytes, without a branch.
+#[inline(always)]
+fn any_of_eight(c: &[u8], table: &[bool; 256]) -> bool {
+    let c: &[u8; 8] = c.try_into().expect("eight bytes");
+    let t = |b: u8| table[b as usize];
+    t(c[0]) | t(c[1]) | t(c[2]) | t(c[3]) | t(c[4]) | t(c[5]) | t(c[6]) | t(c[7])
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = ONES * 0x80;
+
+/// Nonzero when a byte of `w` is `b` (exact for presence: a borrow only leaves a byte that
+/// matched).
+#[inline(always)]
+fn has_byte(w: u64, b: u8) -> u64 {
+    let v = w ^ (ONES * u64::from(b));
+    v.wrapping_sub(ONES) & !v & HIGHS
+}
+
+/// Nonzero when a byte of `w` is a C0 control (below 0x20; exact for presence as above).
+#[inline(always)]
+fn has_control(w: u64) -> u64 {
+    w.wrapping_sub(ONES * 0x20) & !w & HIGHS
+}
+
+/// Nonzero when a byte of `w` needs an escape inside quotes ([`ESCAPE`]: `"`, `\\`, C0).
+#[inline(always)]
+fn escape_word(w: u64) -> u64 {
+    has_control(w) | has_byte(w, b'"') | has_byte(w, b'\\')
+}
+
+/// True when a byte of `s` needs an escape inside quotes, eight bytes at a time: words at
+/// every multiple of 8 and one ending at the end (overlapping is harmless for "any"); under
+/// 8 bytes, one word made of the string's bytes (some twice) and padding `a`, which needs
+/// none.
+#[inline(always)]
+pub(super) fn has_escape(s: &[u8]) -> bool {
+    let test = escape_word;
+    let n = s.len();
+    let word = |i: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[i..i + 8]);
+        u64::from_le_bytes(w)
+    };
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if test(word(i)) != 0 {
+                return true;
+            }
+            i += 8;
+        }
+        return test(word(n - 8)) != 0;
+    }
+    let w = if n >= 4 {
+        let half = |i: usize| {
+            let mut w = [0u8; 4];
+            w.copy_from_slice(&s[i..i + 4]);
+            u64::from(u32::from_le_bytes(w))
+        };
+        half(0) | half(n - 4) << 32
+    } else if n > 0 {
+        let b = |i: usize| u64::from(s[i]);
+        b(0) | b(n / 2) << 8 | b(n - 1) << 16 | u64::from_le_bytes(*b"\0\0\0aaaaa")
+    } else {
+        return false;
+    };
+    test(w) != 0
 }
 
 /// `^[+-]?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$`
@@ -118,6 +217,11 @@ pub(super) fn is_unquoted_key(k: &[u8]) -> bool {
 /// Writes `s` in double quotes with TOON escapes, copying clean runs in bulk.
 pub(super) fn write_quoted<W: Sink + ?Sized>(w: &mut W, s: &[u8]) {
     w.write_byte(b'"');
+    if !has_escape(s) {
+        w.write_clean(s);
+        w.write_byte(b'"');
+        return;
+    }
     let mut start = 0;
     for (i, &b) in s.iter().enumerate() {
         let e = ESCAPE[b as usize];

@@ -127,6 +127,42 @@ fn tables_hold_exactly_the_spec_bytes() {
     }
 }
 
+/// The word-at-a-time checks against one lookup per byte: every byte value at every place of
+/// strings of every length up to 40 (each check reads 8-byte words, overlapping at the end,
+/// and shorter strings as a padded word).
+#[test]
+fn word_checks_equal_byte_by_byte_checks() {
+    let escapes = |s: &[u8]| s.iter().any(|&b| ESCAPE[b as usize] != 0);
+    for n in 0..=40 {
+        for at in 0..n.max(1) {
+            for b in 0..=255u8 {
+                let mut s = vec![b'a'; n];
+                if n > 0 {
+                    s[at] = b;
+                }
+                for table in [&QUOTE_COMMA, &QUOTE_TAB, &QUOTE_PIPE] {
+                    let want = s.iter().any(|&b| table[b as usize]);
+                    assert_eq!(any_in_table(&s, table), want, "{s:?}");
+                }
+                assert_eq!(has_escape(&s), escapes(&s), "{s:?}");
+            }
+        }
+    }
+    // Several special bytes, non-ASCII around them.
+    for s in [
+        "é\"x",
+        "ab\\cdefghij",
+        "\u{1F600}\u{1F600}\n",
+        "aaaaaaaa\u{7}",
+        "本本本本",
+    ] {
+        let s = s.as_bytes();
+        assert_eq!(has_escape(s), escapes(s), "{s:?}");
+        let want = s.iter().any(|&b| QUOTE_COMMA[b as usize]);
+        assert_eq!(any_in_table(s, &QUOTE_COMMA), want, "{s:?}");
+    }
+}
+
 #[test]
 fn parallel_list_items_equal_the_sequential_encoding() {
     // List-form arrays (rows with nested arrays, mixed shapes, nested list forms, empty
