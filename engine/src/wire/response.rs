@@ -666,15 +666,47 @@ pub(super) fn data_len_bound(v: Value<'_>) -> usize {
     let nodes = doc.nodes();
     let start = v.index();
     let end = doc.next_sibling(start);
+    // The sum of `node_len_bound` over the nodes, walked without tracking every node's depth:
+    // a node's `2 * depth` is counted by the containers around it instead (each adds 2 per
+    // node inside it), so only containers look at the stack of open ones.
     let mut ends: Vec<usize> = Vec::new();
     let mut bound = 0usize;
     for (i, node) in nodes[start..end].iter().enumerate() {
-        let i = start + i;
-        while ends.last().is_some_and(|&e| e <= i) {
+        bound += match *node {
+            Node::StrSrc(s) | Node::StrHeap(s) => 28 + 7 * s.len as usize,
+            Node::IntSrc(s) | Node::IntHeap(s) => 24 + s.len as usize,
+            Node::Array { end, .. } | Node::Object { end, .. } => {
+                let i = start + i;
+                while ends.last().is_some_and(|&e| e <= i) {
+                    ends.pop();
+                }
+                let depth = ends.len();
+                ends.push(end as usize);
+                // Its own line (whose depth the containers around it count) and its closing
+                // line at its depth, and one level for each node inside it.
+                48 + 2 * depth + 2 * (end as usize - i - 1)
+            }
+            _ => 24,
+        };
+    }
+    debug_assert_eq!(bound, data_len_bound_by_depth(v));
+    bound
+}
+
+/// [`data_len_bound`] as [`node_len_bound`] defines it, each node at its depth (the check
+/// of debug builds).
+fn data_len_bound_by_depth(v: Value<'_>) -> usize {
+    let nodes = v.doc().nodes();
+    let start = v.index();
+    let end = v.doc().next_sibling(start);
+    let mut ends: Vec<usize> = Vec::new();
+    let mut bound = 0usize;
+    for (i, node) in nodes[start..end].iter().enumerate() {
+        while ends.last().is_some_and(|&e| e <= start + i) {
             ends.pop();
         }
         bound += node_len_bound(node, ends.len());
-        if let Node::Array { end, .. } | Node::Object { end, .. } = *node {
+        if let crate::doc::Node::Array { end, .. } | crate::doc::Node::Object { end, .. } = *node {
             ends.push(end as usize);
         }
     }
