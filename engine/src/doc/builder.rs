@@ -103,6 +103,19 @@ impl<'s> DocBuilder<'s> {
         self.doc.nodes.push(Node::Float(x));
     }
 
+    /// Pushes a non-integer number whose lexeme `src[start..start + len]` is exactly what
+    /// `num::write_f64` writes for its nearest f64 (the parser checks it).
+    #[inline]
+    pub(crate) fn float_src(&mut self, start: usize, len: usize) {
+        debug_assert!({
+            let lex = &self.doc.src[start..start + len];
+            let mut out = Vec::new();
+            crate::num::write_f64(&mut out, crate::num::float_value(lex));
+            out == lex
+        });
+        self.doc.nodes.push(Node::FloatSrc(span(start, len)));
+    }
+
     /// Pushes an integer whose lexeme `-?(0|[1-9][0-9]*)` is `src[start..start + len]`.
     #[inline]
     pub fn int_src(&mut self, start: usize, len: usize) {
@@ -516,6 +529,7 @@ impl<'s> DocBuilder<'s> {
                 Node::IntHeap(s) => Node::IntHeap(to_heap(from.heap_bytes(s))),
                 Node::StrSrc(s) if !same_src => Node::StrHeap(to_heap(from.src_bytes(s))),
                 Node::IntSrc(s) if !same_src => Node::IntHeap(to_heap(from.src_bytes(s))),
+                Node::FloatSrc(s) if !same_src => Node::Float(from.float_src_value(s)),
                 n => n,
             }));
     }

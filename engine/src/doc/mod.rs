@@ -50,6 +50,9 @@ pub(crate) enum Node {
     /// An integer lexeme in the heap.
     IntHeap(Span),
     Float(f64),
+    /// A non-integer whose lexeme in the input is exactly how the writers write its value
+    /// (`json::parse`'s `is_written_as_read`): copied when written, converted when read.
+    FloatSrc(Span),
     /// A string borrowed from the input as is.
     StrSrc(Span),
     /// A string in the heap (unescaped).
@@ -180,6 +183,12 @@ impl<'s> Doc<'s> {
     #[inline]
     pub(crate) fn src_bytes(&self, span: Span) -> &[u8] {
         &self.src[span.range()]
+    }
+
+    /// The value of a [`Node::FloatSrc`] lexeme.
+    #[inline]
+    pub(crate) fn float_src_value(&self, span: Span) -> f64 {
+        crate::num::float_value(self.src_bytes(span))
     }
 
     #[inline]

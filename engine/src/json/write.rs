@@ -353,6 +353,7 @@ where
         Node::IntSrc(s) => fmt.write_int_lexeme(out, doc.src_bytes(s)),
         Node::IntHeap(s) => fmt.write_int_lexeme(out, doc.heap_bytes(s)),
         Node::Float(x) => fmt.write_f64(out, x),
+        Node::FloatSrc(s) => out.write_clean(doc.src_bytes(s)),
         Node::StrSrc(s) => fmt.write_string(out, doc.src_bytes(s)),
         Node::StrHeap(s) => fmt.write_string(out, doc.heap_bytes(s)),
     }

@@ -57,7 +57,8 @@ pub(crate) fn kind(node: &Node) -> u8 {
         Node::Bool(_) => BOOL,
         Node::IntSrc(_) | Node::IntHeap(_) => INT | NUM,
         Node::Float(x) if x.is_finite() && x.fract() == 0.0 => INT | NUM,
-        Node::Float(_) => NUM,
+        // Its lexeme ends in a nonzero fraction digit.
+        Node::Float(_) | Node::FloatSrc(_) => NUM,
         Node::StrSrc(_) | Node::StrHeap(_) => STR,
         Node::Array { .. } => ARR,
         Node::Object { .. } => OBJ,
@@ -71,6 +72,7 @@ pub(crate) fn push_node(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
         Node::Null => b.null(),
         Node::Bool(x) => b.bool(x),
         Node::Float(x) => b.float(x),
+        Node::FloatSrc(s) => b.float_src(s.start as usize, s.len as usize),
         Node::StrSrc(s) => b.str_src(s.start as usize, s.len as usize),
         Node::IntSrc(s) => b.int_src(s.start as usize, s.len as usize),
         Node::StrHeap(s) => b.str_heap(doc.heap_bytes(s)),

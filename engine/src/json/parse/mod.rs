@@ -257,13 +257,13 @@ pub(crate) struct Parser<'s, 'o> {
     blk: scan::Str,
 }
 
-mod number;
 pub(crate) mod scan;
 mod swar;
 #[cfg(test)]
 mod tests;
 
-use number::float_value;
+use crate::num::float_value;
+use crate::num::is_written_as_read;
 use scan::Kernel;
 use swar::*;
 
@@ -987,6 +987,12 @@ impl<'s, 'o> Parser<'s, 'o> {
             }
             return Ok(false);
         }
+        // A fraction written the way the writers would write its value is kept as its text:
+        // nothing to convert now, nothing to format later.
+        if EMIT && !has_exp && is_written_as_read(&src[start..i], int_digits) {
+            self.b.float_src(start, i - start);
+            return Ok(true);
+        }
         // Without an exponent, a number below 10^308 cannot overflow: skipped values only
         // need the (slower) conversion when it could.
         if EMIT || has_exp || int_digits > 308 {
@@ -1009,7 +1015,19 @@ impl<'s, 'o> Parser<'s, 'o> {
     #[inline]
     pub(crate) fn emit_number(&mut self, start: usize, end: usize, is_float: bool) {
         if is_float {
-            self.b.float(float_value(&self.src[start..end]));
+            let lex = &self.src[start..end];
+            let neg = usize::from(lex[0] == b'-');
+            let int_digits = lex
+                .iter()
+                .skip(neg)
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            let exp = lex.iter().any(|&b| b | 0x20 == b'e');
+            if !exp && is_written_as_read(lex, int_digits) {
+                self.b.float_src(start, end - start);
+            } else {
+                self.b.float(float_value(lex));
+            }
         } else {
             self.b.int_src(start, end - start);
         }

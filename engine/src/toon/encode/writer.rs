@@ -162,6 +162,7 @@ impl<'o> Enc<'o> {
             Node::IntSrc(s) => crate::num::write_int_lexeme(w, doc.src_bytes(s)),
             Node::IntHeap(s) => crate::num::write_int_lexeme(w, doc.heap_bytes(s)),
             Node::Float(x) => crate::num::write_f64(w, x),
+            Node::FloatSrc(s) => w.write_clean(doc.src_bytes(s)),
             Node::StrSrc(s) => self.string(w, doc.src_bytes(s)),
             Node::StrHeap(s) => self.string(w, doc.heap_bytes(s)),
             // Only primitives reach here.
