@@ -51,7 +51,8 @@ pub(crate) enum Node {
     IntHeap(Span),
     Float(f64),
     /// A non-integer whose lexeme in the input is exactly how the writers write its value
-    /// (`json::parse`'s `is_written_as_read`): copied when written, converted when read.
+    /// (`num::is_written_as_read`, checked by the parser): copied when written, converted
+    /// when read.
     FloatSrc(Span),
     /// A string borrowed from the input as is.
     StrSrc(Span),

@@ -262,8 +262,7 @@ mod swar;
 #[cfg(test)]
 mod tests;
 
-use crate::num::float_value;
-use crate::num::is_written_as_read;
+use crate::num::{float_value, is_written_as_read};
 use scan::Kernel;
 use swar::*;
 
