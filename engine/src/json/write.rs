@@ -94,6 +94,15 @@ pub trait Formatter {
         crate::num::write_f64(out, value);
     }
 
+    /// Writes a non-integer kept as its input text, which is exactly what the default
+    /// [`Formatter::write_f64`] writes for its value. By default through
+    /// [`Formatter::write_f64`] (so a formatter that overrides it keeps its own form); the
+    /// crate's formatters copy the text.
+    #[inline]
+    fn write_f64_text<W: Sink + ?Sized>(&mut self, out: &mut W, text: &[u8]) {
+        self.write_f64(out, crate::num::float_value(text));
+    }
+
     /// Writes a string value (WTF-8) as a JSON string literal.
     #[inline]
     fn write_string<W: Sink + ?Sized>(&mut self, out: &mut W, value: &[u8]) {
@@ -169,7 +178,12 @@ pub trait Formatter {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CompactFormatter;
 
-impl Formatter for CompactFormatter {}
+impl Formatter for CompactFormatter {
+    #[inline]
+    fn write_f64_text<W: Sink + ?Sized>(&mut self, out: &mut W, text: &[u8]) {
+        out.write_clean(text);
+    }
+}
 
 /// `JSON.stringify(x, null, n)`: one member or element per line, indented by `n` spaces per
 /// level (2 by default, as WIRE.md's `Json::Pretty`).
@@ -207,6 +221,11 @@ impl PrettyFormatter {
 }
 
 impl Formatter for PrettyFormatter {
+    #[inline]
+    fn write_f64_text<W: Sink + ?Sized>(&mut self, out: &mut W, text: &[u8]) {
+        out.write_clean(text);
+    }
+
     #[inline]
     fn begin_array<W: Sink + ?Sized>(&mut self, out: &mut W) {
         self.depth += 1;
@@ -353,7 +372,7 @@ where
         Node::IntSrc(s) => fmt.write_int_lexeme(out, doc.src_bytes(s)),
         Node::IntHeap(s) => fmt.write_int_lexeme(out, doc.heap_bytes(s)),
         Node::Float(x) => fmt.write_f64(out, x),
-        Node::FloatSrc(s) => out.write_clean(doc.src_bytes(s)),
+        Node::FloatSrc(s) => fmt.write_f64_text(out, doc.src_bytes(s)),
         Node::StrSrc(s) => fmt.write_string(out, doc.src_bytes(s)),
         Node::StrHeap(s) => fmt.write_string(out, doc.heap_bytes(s)),
     }
@@ -430,6 +449,29 @@ pub fn to_string_pretty(value: Value<'_>) -> String {
 mod tests {
     use super::*;
     use crate::doc::DocBuilder;
+
+    /// A fraction kept as its text (`0.5`) reaches a formatter that overrides `write_f64`
+    /// as its value, like one converted at parse time (`1.5e3`, `0.50`); the crate's own
+    /// formatters copy the text.
+    #[test]
+    fn kept_fraction_texts_reach_a_custom_write_f64() {
+        struct Hex;
+        impl Formatter for Hex {
+            fn write_f64<W: Sink + ?Sized>(&mut self, out: &mut W, value: f64) {
+                out.write(format!("{:#x}", value.to_bits()).as_bytes());
+            }
+        }
+        let doc = crate::json::parse(b"[0.5,1.5e3,0.50]", &Default::default()).unwrap();
+        let mut out = Vec::new();
+        write_with(doc.root(), &mut out, &mut Hex);
+        let hex = |x: f64| format!("{:#x}", x.to_bits());
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("[{},{},{}]", hex(0.5), hex(1500.0), hex(0.5))
+        );
+        assert_eq!(to_string_compact(doc.root()), "[0.5,1500,0.5]");
+        assert_eq!(to_string_pretty(doc.root()), "[\n  0.5,\n  1500,\n  0.5\n]");
+    }
 
     #[test]
     fn nested_empties_and_scalars() {

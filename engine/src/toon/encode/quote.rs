@@ -140,7 +140,6 @@ fn escape_word(w: u64) -> u64 {
 /// none.
 #[inline(always)]
 pub(super) fn has_escape(s: &[u8]) -> bool {
-    let test = escape_word;
     let n = s.len();
     let word = |i: usize| {
         let mut w = [0u8; 8];
@@ -150,12 +149,12 @@ pub(super) fn has_escape(s: &[u8]) -> bool {
     if n >= 8 {
         let mut i = 0;
         while i + 8 < n {
-            if test(word(i)) != 0 {
+            if escape_word(word(i)) != 0 {
                 return true;
             }
             i += 8;
         }
-        return test(word(n - 8)) != 0;
+        return escape_word(word(n - 8)) != 0;
     }
     let w = if n >= 4 {
         let half = |i: usize| {
@@ -170,7 +169,7 @@ pub(super) fn has_escape(s: &[u8]) -> bool {
     } else {
         return false;
     };
-    test(w) != 0
+    escape_word(w) != 0
 }
 
 /// `^[+-]?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$`
