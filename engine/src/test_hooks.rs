@@ -81,8 +81,11 @@ pub trait ResponseHooks {
     /// True when the data block is JSON text read window by window (`Data::Json`).
     fn data_is_windowed(&self) -> bool;
     /// True when the data block is JSON text read window by window, once (the first reading
-    /// kept its windows for the writing).
+    /// kept every window for the writing).
     fn data_is_read_once(&self) -> bool;
+    /// The input range of the rows of each window the first reading kept for the writing, in
+    /// array order (the rows between and after them are parsed again).
+    fn data_kept_ranges(&self) -> Vec<(usize, usize)>;
 }
 
 impl ResponseHooks for ToolResponse<'_> {
@@ -94,6 +97,9 @@ impl ResponseHooks for ToolResponse<'_> {
     }
     fn data_is_read_once(&self) -> bool {
         self.is_read_once()
+    }
+    fn data_kept_ranges(&self) -> Vec<(usize, usize)> {
+        self.kept_ranges()
     }
 }
 

@@ -580,6 +580,19 @@ pub fn json_windows(data: &[u8]) {
         once, whole,
         "read once, windows of {window} bytes, {format:?}"
     );
+    // Read in part: a budget of a few windows' tape keeps some, the rest is parsed again.
+    let keep = json.len() * usize::from(pick >> 5);
+    let part = observe(
+        wire::response(wire::Data::Json(json))
+            .format(format)
+            .window_bytes(window)
+            .keep_tape(keep)
+            .build(),
+    );
+    assert_eq!(
+        part, whole,
+        "kept {keep} bytes of tape, windows of {window} bytes, {format:?}"
+    );
     // Plain TOON text (`toon::encode_json`): no fallback, the encoder's own errors.
     if let Format::Toon(d) = format {
         let opts = EncodeOptions::new().delimiter(d);

@@ -1,9 +1,9 @@
 //! Reading a root JSON array window by window: once to collect facts (validation and
 //! whatever the caller needs before its first byte), then to hand each window's rows to a
-//! writer. The first reading keeps its windows when their tapes fit in the caller's budget
-//! ([`Reading::kept`]): the second then walks them instead of parsing the input again, so an
-//! input whose tape fits in memory is read once. Otherwise the second reading parses the
-//! input again window by window. Both readings parse the next window on another thread while
+//! writer. The first reading keeps its windows while their tapes fit in the caller's budget
+//! ([`Reading::kept`]): the second walks the kept ones and parses again only the rows between
+//! and after them, so an input whose tape fits in memory is read once, and one whose tape is
+//! larger is parsed a second time only for the share over the budget. Both readings parse the next window on another thread while
 //! the current one is used ([`pipelined`]); the first reading also reads the array's second
 //! half on another thread from a guessed row start ([`split_point`]), kept only when the
 //! reading of the first half stops exactly there. The windows themselves are [`RowWindows`].
@@ -41,11 +41,47 @@ pub(crate) trait Facts: Send {
     fn then(self, later: Self) -> Self;
 }
 
-/// The windows of a first reading, kept for the second: each window's document and whether
-/// its first element is the array's first row repeated (skipped when writing).
+/// One window of a first reading kept for the second.
+#[derive(Clone, Debug)]
+struct KeptWindow<'d> {
+    doc: Doc<'d>,
+    /// Its first element is the array's first row repeated (skipped when writing).
+    repeats: bool,
+    /// Where its own rows start in the input (just past a comma, or the array's first element).
+    start: usize,
+    /// Just past its last row's comma, or past the closing bracket when `last`.
+    end: usize,
+    /// It holds the array's last row.
+    last: bool,
+}
+
+/// The windows of a first reading kept for the second, in array order, up to the budget:
+/// all of them (the input is read once), or some, with gaps the second reading parses again.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Kept<'d> {
-    windows: Vec<(Doc<'d>, bool)>,
+    windows: Vec<KeptWindow<'d>>,
+    /// Every window was kept: the second reading parses nothing.
+    complete: bool,
+}
+
+impl Kept<'_> {
+    /// True when every window was kept (the input is read once).
+    pub(crate) fn complete(&self) -> bool {
+        self.complete
+    }
+
+    /// The input range of each kept window's rows, in array order.
+    pub(crate) fn ranges(&self) -> Vec<(usize, usize)> {
+        self.windows.iter().map(|w| (w.start, w.end)).collect()
+    }
+}
+
+/// A window and the input range of its own rows (see [`KeptWindow`]).
+struct Window<'d> {
+    doc: Doc<'d>,
+    start: usize,
+    end: usize,
+    last: bool,
 }
 
 /// The outcome of a first reading.
@@ -54,48 +90,92 @@ pub(crate) struct Reading<'d, F> {
     pub(crate) facts: F,
     /// The array's element count.
     pub(crate) rows: usize,
-    /// Every window, when their tapes fit in the budget (the input is then read once).
+    /// The windows kept while their tapes fit in the budget; `None` when none was.
     pub(crate) kept: Option<Kept<'d>>,
 }
 
-/// The keeping budget, shared by the two threads of a first reading: all or nothing, the
-/// first window over the budget drops what was kept.
+/// The keeping budget, shared by the two threads of a first reading. Each keeps its windows
+/// in order until the first window over the budget, which stops all keeping. What was kept
+/// then shrinks to leave room for the rest of the reading, which parses windows ahead and
+/// lends them for reuse (up to three per reader, [`READING_WINDOWS`] in all), and for the
+/// second reading, which parses the rows not kept again: each thread drops its last kept
+/// windows until the kept tape is at most the budget less that many windows' tape.
 struct Keeper {
     budget: usize,
+    /// The budget leaves room for the reading's other windows already (the input's tape was
+    /// predicted not to fit): what was kept stays when keeping stops.
+    reserved: bool,
     used: AtomicUsize,
     off: AtomicBool,
+    /// The kept tape once keeping stopped (set before `off`).
+    floor: AtomicUsize,
 }
 
+/// The windows a reading holds besides the kept ones: two readers, each with the window it
+/// works on, the one parsed ahead and the one lent for reuse (measured: 8 MiB of 1 MiB
+/// windows of flat invoices, `tests/tests/memory.rs`).
+const READING_WINDOWS: usize = 6;
+
 impl Keeper {
-    /// Keeps `doc` (its first element a repeat of the array's first row when `repeats`) in
-    /// `kept` while the budget allows; otherwise gives it back for recycling.
+    fn new(budget: usize, reserved: bool) -> Keeper {
+        Keeper {
+            budget,
+            reserved,
+            used: AtomicUsize::new(0),
+            off: AtomicBool::new(false),
+            floor: AtomicUsize::new(0),
+        }
+    }
+
+    /// Keeps `w` (its first element a repeat of the array's first row when `repeats`) in
+    /// `kept` while the budget allows; otherwise gives its document back for recycling.
     fn take<'d>(
         &self,
-        doc: Doc<'d>,
+        w: Window<'d>,
         repeats: bool,
-        kept: &mut Vec<(Doc<'d>, bool)>,
+        kept: &mut Vec<KeptWindow<'d>>,
     ) -> Option<Doc<'d>> {
-        if self.off.load(Ordering::Relaxed) {
-            kept.clear();
-            return Some(doc);
+        if self.off.load(Ordering::Acquire) {
+            self.trim(kept);
+            return Some(w.doc);
         }
-        let doc = doc.shrunk();
+        let doc = w.doc.shrunk();
         let n = doc.held_bytes();
         if self.used.fetch_add(n, Ordering::Relaxed) + n > self.budget {
-            self.stop();
-            kept.clear();
+            self.used.fetch_sub(n, Ordering::Relaxed);
+            let reading = if self.reserved {
+                0
+            } else {
+                n.saturating_mul(READING_WINDOWS)
+            };
+            self.floor
+                .fetch_max(self.budget.saturating_sub(reading), Ordering::Relaxed);
+            self.off.store(true, Ordering::Release);
+            self.trim(kept);
             return Some(doc);
         }
-        kept.push((doc, repeats));
+        kept.push(KeptWindow {
+            doc,
+            repeats,
+            start: w.start,
+            end: w.end,
+            last: w.last,
+        });
         None
     }
 
-    fn stop(&self) {
-        self.off.store(true, Ordering::Relaxed);
+    /// Once keeping stopped, drops the last windows of `kept` while the kept tape is above
+    /// the floor (the rows are parsed again by the second reading).
+    fn trim(&self, kept: &mut Vec<KeptWindow<'_>>) {
+        let floor = self.floor.load(Ordering::Relaxed);
+        while self.used.load(Ordering::Relaxed) > floor {
+            let Some(w) = kept.pop() else { break };
+            self.used.fetch_sub(w.doc.held_bytes(), Ordering::Relaxed);
+        }
     }
 
     fn on(&self) -> bool {
-        !self.off.load(Ordering::Relaxed)
+        !self.off.load(Ordering::Acquire)
     }
 }
 
@@ -103,9 +183,7 @@ impl Keeper {
 /// facts (`later` starts empty for a second half read on another thread). `repeat_first`:
 /// every window after the first begins with the array's first row again (for analyses that
 /// compare rows with it). The windows are kept for the second reading while their tapes
-/// total at most `keep` bytes, and that is decided from the first window: when its tape per
-/// input byte predicts more than `keep` for the whole input, nothing is kept. `None` when
-/// `src` is not a JSON array.
+/// total at most `keep` bytes ([`Kept`]). `None` when `src` is not a JSON array.
 ///
 /// # Errors
 ///
@@ -122,31 +200,30 @@ pub(crate) fn read<'d, F: Facts>(
     let Some(mut windows) = RowWindows::new(src, &opts)? else {
         return Ok(None);
     };
-    let keeper = Keeper {
-        budget: keep,
-        used: AtomicUsize::new(0),
-        off: AtomicBool::new(false),
-    };
     let (mut head, mut tail) = (Vec::new(), Vec::new());
-    if let Some(doc) = windows.next_window(None, window, repeat_first)? {
-        first.add(&doc);
-        let doc = doc.shrunk();
+    let mut keeper = Keeper::new(keep, false);
+    if let Some(w) = next(&mut windows, None, window, repeat_first)? {
+        first.add(&w.doc);
+        let doc = w.doc.shrunk();
         // The tape of the whole input, predicted from this window's tape per input byte.
-        let predicted =
-            (doc.held_bytes() as u128 * src.len() as u128) / windows.pos().max(1) as u128;
+        // When it will not all fit, keeping stops short of the budget by the tape of the
+        // windows the reading holds besides (see [`Keeper`]), so the kept ones and those
+        // stay within the budget together.
+        let n = doc.held_bytes();
+        let predicted = (n as u128 * src.len() as u128) / windows.pos().max(1) as u128;
         if predicted > keep as u128 {
-            keeper.stop();
+            keeper = Keeper::new(keep.saturating_sub(n.saturating_mul(READING_WINDOWS)), true);
         }
-        drop(keeper.take(doc, false, &mut head));
+        drop(keeper.take(Window { doc, ..w }, false, &mut head));
     }
     let split = (rayon::current_num_threads() > 1 && !windows.done())
         .then(|| split_point(src, windows.pos(), window))
         .flatten();
     let rows = match split {
         None => {
-            pipelined(&mut windows, window, repeat_first, |doc| {
-                first.add(&doc);
-                (true, keeper.take(doc, repeat_first, &mut head))
+            pipelined(&mut windows, window, repeat_first, |w| {
+                first.add(&w.doc);
+                (true, keeper.take(w, repeat_first, &mut head))
             })?;
             windows.rows()
         }
@@ -159,9 +236,9 @@ pub(crate) fn read<'d, F: Facts>(
             let abandoned = AtomicBool::new(false);
             let (r_head, r_tail) = rayon::join(
                 || {
-                    let r = pipelined(&mut windows, window, repeat_first, |doc| {
-                        first.add(&doc);
-                        (true, keeper.take(doc, repeat_first, &mut head))
+                    let r = pipelined(&mut windows, window, repeat_first, |w| {
+                        first.add(&w.doc);
+                        (true, keeper.take(w, repeat_first, &mut head))
                     });
                     if !windows.stopped() {
                         abandoned.store(true, Ordering::Relaxed);
@@ -169,10 +246,10 @@ pub(crate) fn read<'d, F: Facts>(
                     r
                 },
                 || {
-                    pipelined(&mut rest, window, repeat_first, |doc| {
-                        later.add(&doc);
+                    pipelined(&mut rest, window, repeat_first, |w| {
+                        later.add(&w.doc);
                         let go = !abandoned.load(Ordering::Relaxed);
-                        (go, keeper.take(doc, repeat_first, &mut tail))
+                        (go, keeper.take(w, repeat_first, &mut tail))
                     })
                 },
             );
@@ -185,11 +262,21 @@ pub(crate) fn read<'d, F: Facts>(
             } else {
                 // The whole array was read by the first thread: what the other kept is not
                 // part of it.
+                for w in tail.drain(..) {
+                    keeper.used.fetch_sub(w.doc.held_bytes(), Ordering::Relaxed);
+                }
                 windows.rows()
             }
         }
     };
-    let kept = keeper.on().then_some(Kept { windows: head });
+    if !keeper.on() {
+        // A window the other thread kept just as keeping stopped.
+        keeper.trim(&mut head);
+    }
+    let kept = (!head.is_empty()).then(|| Kept {
+        complete: keeper.on(),
+        windows: head,
+    });
     Ok(Some(Reading {
         facts: first,
         rows,
@@ -198,9 +285,9 @@ pub(crate) fn read<'d, F: Facts>(
 }
 
 /// The second reading: hands each window's rows of `src` (a root array the first reading
-/// accepted) to `f` with how many leading elements to skip (a repeat of the first row),
-/// from the windows the first reading kept or by parsing `src` again; stops when `out` is
-/// cancelled.
+/// accepted) to `f` with how many leading elements to skip (a repeat of the first row), in
+/// array order: the windows the first reading kept, and the rows before, between and after
+/// them parsed again; stops when `out` is cancelled.
 pub(crate) fn each_window<W: Sink + ?Sized>(
     src: &[u8],
     kept: Option<&Kept<'_>>,
@@ -208,30 +295,54 @@ pub(crate) fn each_window<W: Sink + ?Sized>(
     out: &mut W,
     mut f: impl FnMut(Array<'_>, usize, &mut W),
 ) {
-    if let Some(kept) = kept {
-        for (doc, repeats) in &kept.windows {
-            if out.cancelled() {
-                return;
-            }
-            if let Some(arr) = doc.root().as_array() {
-                f(arr, usize::from(*repeats), out);
-            }
-        }
-        return;
-    }
     let opts = ParseOptions::default();
     // The first reading read the same input with the same options without an error.
-    let Ok(Some(mut windows)) = RowWindows::new(src, &opts) else {
+    let Ok(Some(windows)) = RowWindows::new(src, &opts) else {
         debug_assert!(false, "the windowed input changed its mind");
         return;
     };
-    let done = pipelined(&mut windows, window, false, |doc| {
-        if let Some(arr) = doc.root().as_array() {
-            f(arr, 0, out);
+    if windows.done() {
+        return;
+    }
+    // Parses the rows from `from` up to `to` (the end of the array when `None`) again; false
+    // when `out` was cancelled.
+    let again = |from: usize,
+                 to: Option<usize>,
+                 out: &mut W,
+                 f: &mut dyn FnMut(Array<'_>, usize, &mut W)|
+     -> bool {
+        let mut rows = RowWindows::resume_at(src, &opts, from, None);
+        if let Some(to) = to {
+            rows.stop_at(to);
         }
-        (!out.cancelled(), Some(doc))
-    });
-    debug_assert!(done.is_ok(), "the windowed input changed its mind");
+        let done = pipelined(&mut rows, window, false, |w| {
+            if let Some(arr) = w.doc.root().as_array() {
+                f(arr, 0, out);
+            }
+            (!out.cancelled(), Some(w.doc))
+        });
+        debug_assert!(done.is_ok(), "the windowed input changed its mind");
+        debug_assert!(
+            out.cancelled() || to.is_none_or(|_| rows.stopped()),
+            "a kept window starts where no row does"
+        );
+        !out.cancelled()
+    };
+    let mut pos = windows.pos();
+    let mut ended = false;
+    for w in kept.map_or(&[][..], |k| &k.windows) {
+        if out.cancelled() || (w.start > pos && !again(pos, Some(w.start), out, &mut f)) {
+            return;
+        }
+        if let Some(arr) = w.doc.root().as_array() {
+            f(arr, usize::from(w.repeats), out);
+        }
+        pos = w.end;
+        ended = w.last;
+    }
+    if !ended && !out.cancelled() {
+        again(pos, None, out, &mut f);
+    }
 }
 
 /// Where a second reading may start, guessed: just past the first comma at or after the middle
@@ -253,6 +364,24 @@ fn split_point(src: &[u8], from: usize, window: usize) -> Option<usize> {
         .map(|comma| comma + 1)
 }
 
+/// The next window of `windows` and the input range of its rows.
+fn next<'d>(
+    windows: &mut RowWindows<'d, '_>,
+    recycled: Option<Doc<'d>>,
+    bytes: usize,
+    repeat_first: bool,
+) -> Result<Option<Window<'d>>> {
+    let start = windows.pos();
+    Ok(windows
+        .next_window(recycled, bytes, repeat_first)?
+        .map(|doc| Window {
+            doc,
+            start,
+            end: windows.pos(),
+            last: windows.done(),
+        }))
+}
+
 /// Hands every window of `windows` to `f` (until it returns `false`), parsing the next window
 /// on another thread while `f` works on this one: the two passes cost about the larger of
 /// parsing and `f`, not their sum. `f` takes the window and may give it back (or another it
@@ -265,23 +394,135 @@ fn pipelined<'d>(
     windows: &mut RowWindows<'d, '_>,
     bytes: usize,
     repeat_first: bool,
-    mut f: impl FnMut(Doc<'d>) -> (bool, Option<Doc<'d>>),
+    mut f: impl FnMut(Window<'d>) -> (bool, Option<Doc<'d>>),
 ) -> Result<()> {
-    let mut current = windows.next_window(None, bytes, repeat_first)?;
+    let mut current = next(windows, None, bytes, repeat_first)?;
     let mut spare = None;
-    while let Some(doc) = current.take() {
-        let mut next = Ok(None);
+    while let Some(w) = current.take() {
+        let mut ahead = Ok(None);
         let mut go = true;
         let mut given = None;
         rayon::in_place_scope(|s| {
-            s.spawn(|_| next = windows.next_window(spare.take(), bytes, repeat_first));
-            (go, given) = f(doc);
+            s.spawn(|_| ahead = next(windows, spare.take(), bytes, repeat_first));
+            (go, given) = f(w);
         });
         if !go {
             return Ok(());
         }
         spare = given;
-        current = next?;
+        current = ahead?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{parse, to_string_compact};
+
+    /// The rows the second reading hands out, as compact JSON texts (skipped ones left out).
+    fn second_reading(src: &[u8], kept: Option<&Kept<'_>>, window: usize) -> Vec<String> {
+        let mut rows = Vec::new();
+        let mut sink = Vec::new();
+        each_window(src, kept, window, &mut sink, |arr, skip, _| {
+            rows.extend(arr.iter().skip(skip).map(to_string_compact));
+        });
+        rows
+    }
+
+    /// Every window of `src` in windows of `window` bytes, the first row repeated in all but
+    /// the first when `repeat`.
+    fn all_windows(src: &[u8], window: usize, repeat: bool) -> Vec<Window<'_>> {
+        let opts = ParseOptions::default();
+        let mut rows = RowWindows::new(src, &opts).unwrap().unwrap();
+        let mut out = Vec::new();
+        while let Some(w) = next(&mut rows, None, window, repeat && !out.is_empty()).unwrap() {
+            out.push(w);
+        }
+        out
+    }
+
+    /// The second reading walks the kept windows and parses every row it did not keep again,
+    /// before, between and after them: whichever windows were kept, every row once, in order.
+    #[test]
+    fn the_second_reading_parses_again_exactly_the_rows_not_kept() {
+        let src = br#" [ {"a":1}, [2,[3]] ,"four",5.5 , {"b":[6,7]},null,true,{"c":"x,y"} ,9 ] "#;
+        let doc = parse(src, &ParseOptions::default()).unwrap();
+        let expect: Vec<String> = doc
+            .root()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(to_string_compact)
+            .collect();
+        for window in [1, 6, 12, 30] {
+            for repeat in [false, true] {
+                let n = all_windows(src, window, repeat).len();
+                assert!(n > 1 || window == 30);
+                // Every subset of the windows kept (the bits of `mask`).
+                for mask in 0u32..(1 << n.min(10)) {
+                    let windows = all_windows(src, window, repeat);
+                    let kept = Kept {
+                        complete: mask.count_ones() as usize == n,
+                        windows: windows
+                            .into_iter()
+                            .enumerate()
+                            .filter(|(i, _)| mask & (1 << i) != 0)
+                            .map(|(i, w)| KeptWindow {
+                                doc: w.doc,
+                                repeats: repeat && i > 0,
+                                start: w.start,
+                                end: w.end,
+                                last: w.last,
+                            })
+                            .collect(),
+                    };
+                    assert_eq!(
+                        second_reading(src, Some(&kept), 7),
+                        expect,
+                        "windows of {window} bytes, kept {mask:b}, repeat {repeat}"
+                    );
+                }
+            }
+        }
+        assert_eq!(second_reading(src, None, 7), expect);
+        assert!(second_reading(b"[]", None, 7).is_empty());
+    }
+
+    /// Keeping stops at the first window over the budget; what was kept then shrinks to the
+    /// floor that leaves room for the rest of the reading, unless the budget left that room
+    /// from the start.
+    #[test]
+    fn keeping_stops_at_the_budget_and_trims_to_the_floor() {
+        let src = format!(
+            "[{}]",
+            (0..400)
+                .map(|i| format!(r#"{{"i":{i}}}"#))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let windows = all_windows(src.as_bytes(), 200, false);
+        let n = windows[0].doc.clone().shrunk().held_bytes();
+        for reserved in [false, true] {
+            let keeper = Keeper::new(10 * n, reserved);
+            let mut kept = Vec::new();
+            let mut refused = 0;
+            for w in all_windows(src.as_bytes(), 200, false) {
+                refused += usize::from(keeper.take(w, false, &mut kept).is_some());
+            }
+            assert!(!keeper.on() && refused > 0);
+            let used: usize = kept.iter().map(|w| w.doc.held_bytes()).sum();
+            assert_eq!(used, keeper.used.load(Ordering::Relaxed));
+            let floor = if reserved {
+                10 * n
+            } else {
+                10 * n - READING_WINDOWS * n
+            };
+            assert!(used <= floor, "reserved {reserved}: {used} > {floor}");
+            assert!(used + 2 * n > floor, "reserved {reserved}: trimmed too far");
+            // The kept windows are the array's first ones, one after the other.
+            assert!(kept.windows(2).all(|w| w[0].end == w[1].start));
+            assert_eq!(kept[0].start, windows[0].start);
+        }
+    }
 }

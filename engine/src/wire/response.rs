@@ -562,9 +562,18 @@ impl<'d> ToolResponse<'d> {
     }
 
     /// True when the data block is JSON text read window by window and the first reading
-    /// kept its windows (the input is read once).
+    /// kept every window (the input is read once).
     pub(crate) fn is_read_once(&self) -> bool {
         matches!(&self.data, DataBlock::Windowed(w) if w.read_once())
+    }
+
+    /// The input range of the rows of each window of a windowed data block the first reading
+    /// kept (none otherwise).
+    pub(crate) fn kept_ranges(&self) -> Vec<(usize, usize)> {
+        match &self.data {
+            DataBlock::Windowed(w) => w.kept_ranges(),
+            _ => Vec::new(),
+        }
     }
 
     /// The windowed data block, if it is one (its `structuredContent` is written from it).

@@ -40,7 +40,8 @@ pub(crate) struct Windowed<'d> {
     rows: usize,
     len_bound: usize,
     window: usize,
-    /// The windows of the first reading, when they fit in the budget: the input is read once.
+    /// The windows of the first reading kept while they fit in the budget (all of them: the
+    /// input is read once).
     kept: Option<Kept<'d>>,
     /// The side door's document, parsed whole on first use (tests). It owns its strings: a
     /// cell of a type with `'d` in it would make every response invariant in `'d`.
@@ -140,9 +141,14 @@ impl<'d> Windowed<'d> {
         self.len_bound
     }
 
-    /// True when the first reading kept its windows (the input is read once).
+    /// True when the first reading kept every window (the input is read once).
     pub(crate) fn read_once(&self) -> bool {
-        self.kept.is_some()
+        self.kept.as_ref().is_some_and(Kept::complete)
+    }
+
+    /// The input range of the rows of each window the first reading kept for the writing.
+    pub(crate) fn kept_ranges(&self) -> Vec<(usize, usize)> {
+        self.kept.as_ref().map_or_else(Vec::new, Kept::ranges)
     }
 
     /// The whole document, parsed on first use (the side door).
