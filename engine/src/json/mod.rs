@@ -16,8 +16,8 @@ pub use parse::{ParseOptions, parse};
 pub(crate) use parse::{scan, with_kernel};
 pub use select::{Selector, parse_selected};
 pub(crate) use windows::RowWindows;
-pub(crate) use write::write_leaf;
 pub use write::{
     CompactFormatter, Formatter, PrettyFormatter, to_string_compact, to_string_pretty,
     to_vec_compact, to_vec_pretty, write_compact, write_pretty, write_with,
 };
+pub(crate) use write::{write_elements, write_leaf};

@@ -172,6 +172,17 @@ pub trait Formatter {
     fn begin_object_value<W: Sink + ?Sized>(&mut self, out: &mut W) {
         out.write_byte(b':');
     }
+
+    /// True when what [`Formatter::begin_object_key`], [`Formatter::write_key`] and
+    /// [`Formatter::begin_object_value`] write for a member depends only on the key, whether
+    /// it is the first and the nesting depth, and those calls change no state: then the
+    /// walk of [`write_with`] writes the members of an object with the keys of the last
+    /// object at its depth (a row of a collection, `same_keys` on the tape) by copying the
+    /// bytes it wrote for that object's members. `false` by default: every call is made.
+    #[inline]
+    fn member_prefixes_repeat(&self) -> bool {
+        false
+    }
 }
 
 /// `JSON.stringify(x)`: every [`Formatter`] default, no whitespace.
@@ -182,6 +193,11 @@ impl Formatter for CompactFormatter {
     #[inline]
     fn write_f64_text<W: Sink + ?Sized>(&mut self, out: &mut W, text: &[u8]) {
         out.write_clean(text);
+    }
+
+    #[inline]
+    fn member_prefixes_repeat(&self) -> bool {
+        true
     }
 }
 
@@ -224,6 +240,12 @@ impl Formatter for PrettyFormatter {
     #[inline]
     fn write_f64_text<W: Sink + ?Sized>(&mut self, out: &mut W, text: &[u8]) {
         out.write_clean(text);
+    }
+
+    /// The indentation is the depth's, the same for every object at one depth.
+    #[inline]
+    fn member_prefixes_repeat(&self) -> bool {
+        true
     }
 
     #[inline]
@@ -280,6 +302,30 @@ struct Open {
     end: usize,
     object: bool,
     first: bool,
+    /// An object whose member prefixes are copied from [`Prefixes`] at its depth.
+    replay: bool,
+    /// Members written so far (an object's).
+    member: usize,
+}
+
+/// The bytes written before each member's value (separator, line break and indentation,
+/// quoted key, `:`), as the sink received them (escaped into a framing sink), of the last
+/// object walked at each depth: an object marked `same_keys` has the keys of exactly that
+/// object (the builder compares each object with the last one closed at its depth, and the
+/// walk covers one contiguous range of the tape, so within it the last object at a depth is
+/// the one before in the tape), so its prefixes are those bytes again.
+#[derive(Default)]
+struct Prefixes {
+    /// Per depth: each member's bytes and the end offset of each in `bytes`.
+    levels: Vec<Level>,
+}
+
+/// The member prefixes of the last object begun at one depth (closed by the time the next
+/// object at that depth begins: objects at one depth never nest).
+#[derive(Default)]
+struct Level {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
 }
 
 /// Writes `value` through `fmt` into `out`. Iterative: any depth, no recursion.
@@ -288,7 +334,8 @@ struct Open {
 /// nodes; a stack of open containers (their end indices) says where to close them and
 /// whether the next node is an object key. Measured against a walk through the public
 /// `Value`/`Elements`/`Members` API, this halves the instructions spent outside string and
-/// number formatting.
+/// number formatting. With a formatter whose [`Formatter::member_prefixes_repeat`], the
+/// members of a row with the previous row's keys cost one copy each before their values.
 pub fn write_with<F, W>(value: Value<'_>, out: &mut W, fmt: &mut F)
 where
     F: Formatter + ?Sized,
@@ -296,10 +343,62 @@ where
 {
     let doc = value.doc();
     let start = value.index();
-    let nodes = doc.nodes();
     // A container left open by a hand-made builder records `end` 0: walk at least its node.
-    let end = doc.next_sibling(start).clamp(start + 1, nodes.len());
-    let mut stack: Vec<Open> = Vec::new();
+    let end = doc.next_sibling(start).clamp(start + 1, doc.nodes().len());
+    walk(doc, start, end, None, out, fmt);
+}
+
+/// Writes the elements of `arr` after its first `skip` as elements of an open array (its
+/// `begin_array` written; `first` when no element of it was written before) through `fmt`,
+/// in one walk of the tape (one [`Prefixes`] for all of them).
+pub(crate) fn write_elements<F, W>(
+    arr: crate::doc::Array<'_>,
+    skip: usize,
+    first: bool,
+    out: &mut W,
+    fmt: &mut F,
+) where
+    F: Formatter + ?Sized,
+    W: Sink + ?Sized,
+{
+    let value = arr.as_value();
+    let doc = value.doc();
+    let end = doc.next_sibling(value.index()).min(doc.nodes().len());
+    let Some(from) = arr.iter().nth(skip) else {
+        return;
+    };
+    if from.index() >= end {
+        return;
+    }
+    let outer = Open {
+        end,
+        object: false,
+        first,
+        replay: false,
+        member: 0,
+    };
+    walk(doc, from.index(), end, Some(outer), out, fmt);
+}
+
+/// The walk of [`write_with`] over tape nodes `start..end`, inside the container `outer` when
+/// given (never closed here).
+fn walk<F, W>(
+    doc: &crate::doc::Doc<'_>,
+    start: usize,
+    end: usize,
+    outer: Option<Open>,
+    out: &mut W,
+    fmt: &mut F,
+) where
+    F: Formatter + ?Sized,
+    W: Sink + ?Sized,
+{
+    let nodes = doc.nodes();
+    let base = usize::from(outer.is_some());
+    let mut stack: Vec<Open> = outer.into_iter().collect();
+    let repeat = fmt.member_prefixes_repeat();
+    let escapes = out.escapes();
+    let mut prefixes = Prefixes::default();
     let mut i = start;
     while i < end {
         // A dropped stream stops the work (checked every 4096 nodes: cheap).
@@ -307,19 +406,59 @@ where
             return;
         }
         // Close the containers that end here (a tape index can end several at once).
-        while let Some(top) = stack.last() {
+        while stack.len() > base {
+            let top = &stack[stack.len() - 1];
             if top.end > i {
                 break;
             }
             close(out, fmt, top.object);
             stack.pop();
         }
+        let depth = stack.len();
         if let Some(top) = stack.last_mut() {
             let first = std::mem::replace(&mut top.first, false);
             if top.object {
-                fmt.begin_object_key(out, first);
-                fmt.write_key(out, doc.key_at(i));
-                fmt.begin_object_value(out);
+                let member = top.member;
+                top.member += 1;
+                let key = doc.key_at(i);
+                let copied = top.replay && replay_prefix(&prefixes.levels[depth], member, out);
+                if copied {
+                    #[cfg(debug_assertions)]
+                    {
+                        // The copy is what the calls would have written (the builder's mark
+                        // is right and the walk's last object at this depth is its reference).
+                        let level = &prefixes.levels[depth];
+                        let from = if member == 0 {
+                            0
+                        } else {
+                            level.ends[member - 1]
+                        };
+                        let mut fresh = Vec::new();
+                        if escapes {
+                            let mut esc = crate::escape::EscapingSink::new(&mut fresh);
+                            member_prefix(&mut esc, fmt, key, first);
+                        } else {
+                            member_prefix(&mut fresh, fmt, key, first);
+                        }
+                        let copy = &level.bytes[from..level.ends[member]];
+                        debug_assert_eq!(copy, &fresh[..], "a repeated member prefix differs");
+                    }
+                } else if repeat && !top.replay {
+                    let level = &mut prefixes.levels[depth];
+                    let from = level.bytes.len();
+                    if escapes {
+                        let mut esc = crate::escape::EscapingSink::new(&mut level.bytes);
+                        member_prefix(&mut esc, fmt, key, first);
+                    } else {
+                        member_prefix(&mut level.bytes, fmt, key, first);
+                    }
+                    level.ends.push(level.bytes.len());
+                    write_prefix(out, &level.bytes[from..], escapes);
+                } else {
+                    // No repeats, or more members than the object copied from (a hand-made
+                    // tape whose counts disagree): the calls themselves.
+                    member_prefix(out, fmt, key, first);
+                }
                 i += 1;
                 if i >= end {
                     // A key without a value (a hand-made tape): keep the output JSON.
@@ -339,23 +478,82 @@ where
                     end: end as usize,
                     object: false,
                     first: true,
+                    replay: false,
+                    member: 0,
                 });
             }
-            Node::Object { end, .. } => {
+            Node::Object {
+                end,
+                len,
+                same_keys,
+            } => {
                 fmt.begin_object(out);
+                let replay = repeat && same_keys && {
+                    let level = prefixes.levels.get(depth + 1);
+                    level.is_some_and(|l| l.ends.len() == len as usize)
+                };
+                if repeat && !replay {
+                    if prefixes.levels.len() <= depth + 1 {
+                        prefixes.levels.resize_with(depth + 2, Level::default);
+                    }
+                    let level = &mut prefixes.levels[depth + 1];
+                    level.bytes.clear();
+                    level.ends.clear();
+                }
                 stack.push(Open {
                     end: end as usize,
                     object: true,
                     first: true,
+                    replay,
+                    member: 0,
                 });
             }
             leaf => write_leaf(out, fmt, doc, leaf),
         }
         i += 1;
     }
-    while let Some(top) = stack.pop() {
+    while stack.len() > base {
+        let top = stack.pop().expect("above the base");
         close(out, fmt, top.object);
     }
+}
+
+/// Copies member `member`'s prefix of `level` into `out`; false when it has none.
+#[inline]
+fn replay_prefix<W: Sink + ?Sized>(level: &Level, member: usize, out: &mut W) -> bool {
+    let Some(&to) = level.ends.get(member) else {
+        return false;
+    };
+    let from = if member == 0 {
+        0
+    } else {
+        level.ends[member - 1]
+    };
+    write_prefix(out, &level.bytes[from..to], out.escapes());
+    true
+}
+
+/// Writes prefix bytes as the sink received them when they were made: already escaped into
+/// a framing sink.
+#[inline]
+fn write_prefix<W: Sink + ?Sized>(out: &mut W, bytes: &[u8], escaped: bool) {
+    if escaped {
+        out.write_escaped(bytes);
+    } else {
+        out.write(bytes);
+    }
+}
+
+/// What precedes a member's value: separator, key, `:` (with the formatter's line breaks).
+#[inline]
+fn member_prefix<F, W>(out: &mut W, fmt: &mut F, key: &[u8], first: bool)
+where
+    F: Formatter + ?Sized,
+    W: Sink + ?Sized,
+{
+    fmt.begin_object_key(out, first);
+    fmt.write_key(out, key);
+    fmt.begin_object_value(out);
 }
 
 /// Writes a primitive tape node of `doc` through `fmt` (a container writes `null`: callers
@@ -567,5 +765,209 @@ mod tests {
             want.push(']');
         }
         assert_eq!(s, want);
+    }
+
+    /// `F` with every call made: the oracle of the walk's copied member prefixes.
+    struct Calls<F>(F);
+
+    impl<F: Formatter> Formatter for Calls<F> {
+        fn write_null<W: Sink + ?Sized>(&mut self, out: &mut W) {
+            self.0.write_null(out)
+        }
+        fn write_bool<W: Sink + ?Sized>(&mut self, out: &mut W, value: bool) {
+            self.0.write_bool(out, value)
+        }
+        fn write_int_lexeme<W: Sink + ?Sized>(&mut self, out: &mut W, lexeme: &[u8]) {
+            self.0.write_int_lexeme(out, lexeme)
+        }
+        fn write_f64<W: Sink + ?Sized>(&mut self, out: &mut W, value: f64) {
+            self.0.write_f64(out, value)
+        }
+        fn write_f64_text<W: Sink + ?Sized>(&mut self, out: &mut W, text: &[u8]) {
+            self.0.write_f64_text(out, text)
+        }
+        fn write_string<W: Sink + ?Sized>(&mut self, out: &mut W, value: &[u8]) {
+            self.0.write_string(out, value)
+        }
+        fn write_key<W: Sink + ?Sized>(&mut self, out: &mut W, key: &[u8]) {
+            self.0.write_key(out, key)
+        }
+        fn write_empty_array<W: Sink + ?Sized>(&mut self, out: &mut W) {
+            self.0.write_empty_array(out)
+        }
+        fn write_empty_object<W: Sink + ?Sized>(&mut self, out: &mut W) {
+            self.0.write_empty_object(out)
+        }
+        fn begin_array<W: Sink + ?Sized>(&mut self, out: &mut W) {
+            self.0.begin_array(out)
+        }
+        fn end_array<W: Sink + ?Sized>(&mut self, out: &mut W) {
+            self.0.end_array(out)
+        }
+        fn begin_array_value<W: Sink + ?Sized>(&mut self, out: &mut W, first: bool) {
+            self.0.begin_array_value(out, first)
+        }
+        fn begin_object<W: Sink + ?Sized>(&mut self, out: &mut W) {
+            self.0.begin_object(out)
+        }
+        fn end_object<W: Sink + ?Sized>(&mut self, out: &mut W) {
+            self.0.end_object(out)
+        }
+        fn begin_object_key<W: Sink + ?Sized>(&mut self, out: &mut W, first: bool) {
+            self.0.begin_object_key(out, first)
+        }
+        fn begin_object_value<W: Sink + ?Sized>(&mut self, out: &mut W) {
+            self.0.begin_object_value(out)
+        }
+    }
+
+    /// `value` written through `fmt`, plainly and into a framing sink.
+    fn both<F: Formatter>(value: Value<'_>, mut fmt: impl FnMut() -> F) -> (Vec<u8>, Vec<u8>) {
+        let mut plain = Vec::new();
+        write_with(value, &mut plain, &mut fmt());
+        let mut framed = Vec::new();
+        write_with(
+            value,
+            &mut crate::escape::EscapingSink::new(&mut framed),
+            &mut fmt(),
+        );
+        (plain, framed)
+    }
+
+    /// The elements of root array `doc` after `skip`, through `write_elements` (one walk)
+    /// and element by element with every call made, plainly and framed; the two pairs.
+    fn elements<F: Formatter>(
+        doc: &crate::doc::Doc<'_>,
+        skip: usize,
+        mut fmt: impl FnMut() -> F,
+    ) -> [(Vec<u8>, Vec<u8>); 2] {
+        let arr = doc.root().as_array().unwrap();
+        let mut got = (Vec::new(), Vec::new());
+        let mut f = fmt();
+        f.begin_array(&mut got.0);
+        write_elements(arr, skip, true, &mut got.0, &mut f);
+        let mut f = fmt();
+        let mut esc = crate::escape::EscapingSink::new(&mut got.1);
+        f.begin_array(&mut esc);
+        write_elements(arr, skip, true, &mut esc, &mut f);
+        let mut want = (Vec::new(), Vec::new());
+        let mut f = Calls(fmt());
+        f.begin_array(&mut want.0);
+        for (k, v) in arr.iter().skip(skip).enumerate() {
+            f.begin_array_value(&mut want.0, k == 0);
+            write_with(v, &mut want.0, &mut f);
+        }
+        let mut f = Calls(fmt());
+        let mut esc = crate::escape::EscapingSink::new(&mut want.1);
+        f.begin_array(&mut esc);
+        for (k, v) in arr.iter().skip(skip).enumerate() {
+            f.begin_array_value(&mut esc, k == 0);
+            write_with(v, &mut esc, &mut f);
+        }
+        [got, want]
+    }
+
+    /// Every subtree of `src` and every run of its root array's elements: the walk that
+    /// copies repeated member prefixes writes what the calls write, in both formatters,
+    /// plainly and into a framing sink.
+    fn check_repeated_prefixes(src: &str) -> usize {
+        let doc = crate::json::parse(src.as_bytes(), &Default::default()).unwrap();
+        let marked = doc
+            .nodes()
+            .iter()
+            .filter(|n| {
+                matches!(
+                    n,
+                    Node::Object {
+                        same_keys: true,
+                        ..
+                    }
+                )
+            })
+            .count();
+        let mut values = vec![doc.root()];
+        while let Some(v) = values.pop() {
+            match v.get() {
+                crate::ValueRef::Array(a) => values.extend(a.iter()),
+                crate::ValueRef::Object(o) => values.extend(o.iter().map(|(_, x)| x)),
+                _ => {}
+            }
+            let idx = v.index();
+            assert_eq!(
+                both(v, PrettyFormatter::new),
+                both(v, || Calls(PrettyFormatter::new())),
+                "{src} at {idx}"
+            );
+            assert_eq!(
+                both(v, || CompactFormatter),
+                both(v, || Calls(CompactFormatter)),
+                "{src} at {idx}"
+            );
+        }
+        if let Some(arr) = doc.root().as_array() {
+            for skip in 0..=arr.len() {
+                let [got, want] = elements(&doc, skip, PrettyFormatter::new);
+                assert_eq!(got, want, "{src}, pretty, skip {skip}");
+                let [got, want] = elements(&doc, skip, || CompactFormatter);
+                assert_eq!(got, want, "{src}, compact, skip {skip}");
+            }
+        }
+        marked
+    }
+
+    #[test]
+    fn repeated_member_prefixes_are_what_the_calls_write() {
+        for src in [
+            r#"[{"a":1,"b":2},{"a":3,"b":4},{"b":5,"a":6},{"b":7,"a":8},{"a":1},{"b":7,"a":8}]"#,
+            r#"[{"g":{"x":1,"y":2},"k":1},{"g":{"x":1,"y":2},"k":2}]"#,
+            r#"[{"c":{"a":1,"b":2},"s":{"x":1,"y":2}},{"c":{"x":1,"y":2},"s":{"x":1,"y":2}}]"#,
+            r#"[{"a":1,"b":2},{"a":1,"a":2},{"a":1,"b":2}]"#,
+            r#"[{"k\"q":1,"<tool_error>":[{"e\u0001":{},"f":[]}]},{"k\"q":2,"<tool_error>":[{"e\u0001":{},"f":[1]}]}]"#,
+            r#"{"rows":[{"a":{"b":{"c":1,"d":2},"e":3},"f":4},{"a":{"b":{"c":5,"d":6},"e":7},"f":8}],"z":{"c":1,"d":2}}"#,
+            r#"[[{"a":1,"b":2}],[{"a":1,"b":2},{"a":1,"b":2}],{"a":1,"b":2},{}]"#,
+        ] {
+            check_repeated_prefixes(src);
+        }
+        // Wide rows (more than the remembered keys' fast path) too.
+        let wide = |v: usize| {
+            let fields: Vec<String> = (0..40).map(|i| format!(r#""k{i}":{v}"#)).collect();
+            format!("{{{}}}", fields.join(","))
+        };
+        assert!(check_repeated_prefixes(&format!("[{},{},{}]", wide(1), wide(2), wide(3))) == 2);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Rows drawn from a few key sets (so many are marked `same_keys`), nested objects
+        /// and keys that need escaping: the copies equal the calls.
+        #[test]
+        fn repeated_member_prefixes_equal_the_calls_on_generated_rows(
+            rows in proptest::collection::vec(
+                (0usize..4, 0u8..4, proptest::option::of(0usize..3)),
+                0..24,
+            )
+        ) {
+            const KEYS: [&[&str]; 4] = [
+                &["id", "name"],
+                &["id", "name", "tag"],
+                &[r#"a\"b"#, "<llm_directives>", r"\u00e9\n"],
+                &["name", "id"],
+            ];
+            let row = |(set, v, inner): &(usize, u8, Option<usize>)| {
+                let mut fields: Vec<String> = KEYS[*set]
+                    .iter()
+                    .map(|k| format!(r#""{k}":{v}"#))
+                    .collect();
+                if let Some(i) = inner {
+                    let inner: Vec<String> =
+                        KEYS[*i].iter().map(|k| format!(r#""{k}":"x""#)).collect();
+                    fields.push(format!(r#""in":{{{}}}"#, inner.join(",")));
+                }
+                format!("{{{}}}", fields.join(","))
+            };
+            let src = format!("[{}]", rows.iter().map(row).collect::<Vec<_>>().join(","));
+            check_repeated_prefixes(&src);
+        }
     }
 }

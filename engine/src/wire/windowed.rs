@@ -23,7 +23,9 @@ use crate::doc::{Doc, DocBuilder};
 use crate::error::Result;
 use crate::json::windowed::{self, Facts, Kept, Reading};
 pub(crate) use crate::json::windowed::{KEEP_TAPE, WINDOW_BYTES, WINDOWED_ABOVE};
-use crate::json::{CompactFormatter, Formatter, ParseOptions, PrettyFormatter, parse, write_with};
+use crate::json::{
+    CompactFormatter, Formatter, ParseOptions, PrettyFormatter, parse, write_elements,
+};
 use crate::sink::Sink;
 use crate::toon::{EncodeOptions, RootForm, ToonFacts, write_windows};
 
@@ -202,9 +204,9 @@ impl<'d> Windowed<'d> {
             self.window,
             out,
             |arr, skip, out| {
-                for v in arr.iter().skip(skip) {
-                    fmt.begin_array_value(out, std::mem::take(&mut first));
-                    write_with(v, out, fmt);
+                // One walk per window: a row with the previous row's keys copies their bytes.
+                if arr.len() > skip {
+                    write_elements(arr, skip, std::mem::take(&mut first), out, fmt);
                 }
             },
         );
