@@ -383,10 +383,16 @@ async function encodeJsonAsync(json, options) {
   return finish(toon, o);
 }
 
-// A large ASCII string goes to the addon as bytes copied by Buffer.from(…, 'latin1') (ASCII is
-// its own UTF-8): measured ~20% faster on 100k rows than napi's two-pass UTF-8 conversion.
+// A large ASCII string goes to the addon as bytes (ASCII is its own UTF-8), ~20% faster on
+// 100k rows than napi's two-pass UTF-8 conversion. One pass both copies and checks:
+// `encodeInto` reads the whole string into `s.length` bytes only when every char is ASCII
+// (any other takes two bytes or more, a lone surrogate three). Otherwise the string goes as
+// it is, and napi's conversion reports a lone surrogate.
+const textEncoder = new TextEncoder();
 function fastText(s) {
-  return s.length > 4096 && Buffer.byteLength(s, 'utf8') === s.length ? Buffer.from(s, 'latin1') : s;
+  if (s.length <= 4096) return s;
+  const bytes = Buffer.allocUnsafe(s.length);
+  return textEncoder.encodeInto(s, bytes).read === s.length ? bytes : s;
 }
 
 function asText(json) {

@@ -69,3 +69,26 @@ test('decodeStreamSync and decodeStream yield the package events', async () => {
   }
   assert.throws(() => Array.from(tw.decodeStreamSync(['a[2]: 1'])), tw.ToonDecodeError);
 });
+
+// Large strings go to the addon as bytes when they are ASCII (index.js `fastText`, one
+// `encodeInto` pass): every kind of non-ASCII char, at the start, the middle and the very end
+// of a text above the 4096-char threshold, must take the string path and give the package's
+// text; a lone surrogate there is the package's TypeError.
+test('large texts: ASCII as bytes, any other char through the string path', () => {
+  const pad = 'x'.repeat(5000);
+  for (const ch of ['', 'é', 'ÿ', '\u0080', '中', '😀', '\u007f']) {
+    for (const at of ['start', 'middle', 'end']) {
+      const s = at === 'start' ? ch + pad : at === 'middle' ? pad + ch + pad : pad + ch;
+      const rows = [{ id: 1, s }, { id: 2, s: 'b' }];
+      assert.equal(tw.encode(rows), ref.encode(rows), `encode, ${JSON.stringify(ch)} at the ${at}`);
+      const json = JSON.stringify(rows);
+      assert.equal(tw.encodeJson(json), ref.encode(JSON.parse(json)), `encodeJson, ${JSON.stringify(ch)} at the ${at}`);
+    }
+  }
+  for (const lone of ['\ud800', '\udfff']) {
+    for (const s of [lone + pad, pad + lone + pad, pad + lone]) {
+      assert.throws(() => ref.encode([s]), TypeError);
+      assert.throws(() => tw.encode([s]), TypeError);
+    }
+  }
+});
