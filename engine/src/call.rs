@@ -471,6 +471,10 @@ impl ToolCall {
     /// Presents `input`: through the presenter (with `_select` and the overrides), or as it
     /// is — a root string is a text result, used verbatim in every format.
     ///
+    /// A reply meant for a message cap comes from [`ToolCall::respond_within`]: of JSON
+    /// bytes read window by window, this one leaves the data block's size bound uncomputed
+    /// ([`wire::ResponseBuilder::size_bound`]), so a cap check of its response counts bytes.
+    ///
     /// # Errors
     ///
     /// Malformed JSON text kept as it is by [`ToolCall::read`] (positioned; nothing is
@@ -480,18 +484,29 @@ impl ToolCall {
     /// altered), or data that cannot be encoded in the chosen format (nested deeper than the
     /// TOON encoder's limit). Under a presenter such problems are error responses.
     pub fn respond<'d>(&self, input: &'d Input<'_>) -> Result<Reply<'d>> {
-        let mut reply = self.respond_unfinished(input)?;
+        self.respond_bounded(input, false)
+    }
+
+    /// [`ToolCall::respond`], computing the data block's size bound of windowed JSON bytes
+    /// when `size_bound` (for [`ToolCall::respond_within`]'s cap).
+    pub(crate) fn respond_bounded<'d>(
+        &self,
+        input: &'d Input<'_>,
+        size_bound: bool,
+    ) -> Result<Reply<'d>> {
+        let mut reply = self.respond_unfinished(input, size_bound)?;
         self.finish_response(input, &mut reply);
         Ok(reply)
     }
 
-    fn respond_unfinished<'d>(&self, input: &'d Input<'_>) -> Result<Reply<'d>> {
+    fn respond_unfinished<'d>(&self, input: &'d Input<'_>, size_bound: bool) -> Result<Reply<'d>> {
         let (root, total) = match &input.0 {
             InputKind::Json(bytes, off_heap) => {
                 let format = self.overrides.format.unwrap_or_default();
                 let response = wire::response(Data::Json(bytes))
                     .format(format)
                     .input_off_heap(*off_heap)
+                    .size_bound(size_bound)
                     .build()?;
                 return Ok(self.reply(response, None));
             }

@@ -200,10 +200,10 @@ fn large_inputs_stream_windowed_and_equal_the_whole_document() {
         assert!(sink.finish());
         assert!(chunks > 10, "{chunks} chunks");
         assert_eq!(streamed, framed, "{format:?} streamed");
-        assert!(
-            toolwire::frame::framed_len_bound(&Id::Number("1".into()), &r) >= framed.len(),
-            "the size bound bounds"
-        );
+        let bound = toolwire::frame::framed_len_bound(&Id::Number("1".into()), &r);
+        assert!(bound >= framed.len(), "the size bound bounds");
+        assert_ne!(bound, usize::MAX, "{format:?}: computed");
+        size_bound_off_counts_exactly(&json, format, &framed);
     }
     for protocol in [Protocol::default(), Protocol::Since20260728] {
         let r = wire::success_structured(Data::Json(&json)).unwrap();
@@ -222,6 +222,73 @@ fn large_inputs_stream_windowed_and_equal_the_whole_document() {
         toolwire::json::to_string_compact(r.data().unwrap()),
         toolwire::json::to_string_compact(doc.root())
     );
+}
+
+/// Built without the size bound (`ResponseBuilder::size_bound(false)`, what `ToolCall::respond`
+/// asks): the same bytes, the bound `usize::MAX`, and the cap checks count exactly.
+fn size_bound_off_counts_exactly(json: &[u8], format: Format, framed: &[u8]) {
+    use toolwire::frame::{check_size, frame_capped, framed_len_bound};
+    let id = Id::Number("1".into());
+    let r = wire::response(Data::Json(json))
+        .format(format)
+        .size_bound(false)
+        .build()
+        .unwrap();
+    assert!(r.data_is_windowed());
+    assert_eq!(r.block_len_bound(0), usize::MAX, "{format:?}");
+    assert_eq!(framed_len_bound(&id, &r), usize::MAX, "{format:?}");
+    let mut out = Vec::new();
+    frame(&id, &r, Protocol::default(), &mut out);
+    assert!(
+        out == framed,
+        "{format:?}: the same bytes without the bound"
+    );
+    let exact = framed.len();
+    assert_eq!(
+        check_size(&id, &r, Protocol::default(), exact).unwrap(),
+        Some(exact)
+    );
+    assert!(check_size(&id, &r, Protocol::default(), exact - 1).is_err());
+    let mut capped = Vec::new();
+    frame_capped(&id, &r, Protocol::default(), exact, &mut capped).unwrap();
+    assert!(capped == framed, "{format:?}: capped");
+}
+
+/// The front door: `respond` skips the bound of windowed JSON bytes, `respond_within`
+/// computes it (its cheap check passes without counting) and still cuts when over the cap.
+#[test]
+fn the_front_door_computes_the_size_bound_only_for_a_cap() {
+    use toolwire::call::{Shape, ToolCall};
+    use toolwire::frame::framed_len_bound;
+    let json = toolwire_benches::invoices_json(64_000, toolwire_benches::Shape::Flat);
+    let id = Id::Number("1".into());
+    let shape = Shape::Frame {
+        id: id.clone(),
+        protocol: Protocol::default(),
+    };
+    let call = ToolCall::new().format(Format::Pretty);
+    let input = call.read(&json).unwrap();
+    let plain = call.respond(&input).unwrap();
+    assert!(plain.response().data_is_windowed());
+    assert_eq!(framed_len_bound(&id, plain.response()), usize::MAX);
+    let mut framed = Vec::new();
+    plain.write(&shape, &mut framed);
+    let capped = call
+        .respond_within(&input, &shape, usize::MAX >> 1)
+        .unwrap();
+    let bound = framed_len_bound(&id, capped.response());
+    assert!(bound >= framed.len() && bound != usize::MAX, "{bound}");
+    let mut out = Vec::new();
+    capped.write(&shape, &mut out);
+    assert!(out == framed, "the same bytes under a cap they fit");
+    // Exactly the message's size: fits (the bound is over it, so the bytes are counted).
+    let exact = call.respond_within(&input, &shape, framed.len()).unwrap();
+    assert!(!exact.is_error());
+    // One byte less: JSON bytes are not a collection to cut, so the call is TOO_LARGE.
+    let over = call
+        .respond_within(&input, &shape, framed.len() - 1)
+        .unwrap();
+    assert!(over.is_error());
 }
 
 #[test]

@@ -149,7 +149,7 @@ impl ToolCall {
         shape: &Shape,
         cap: usize,
     ) -> Result<Reply<'d>> {
-        let full = self.respond(input)?;
+        let full = self.respond_bounded(input, true)?;
         // The cheap bound (a walk over the data, no encoding) answers most calls; it also
         // places the first probe when the message does not fit.
         let bound = frame::framed_len_bound(shape_id(shape), &full.response);

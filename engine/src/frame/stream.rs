@@ -67,13 +67,19 @@ pub fn framed_len_bound(id: &Id, response: &ToolResponse<'_>) -> usize {
         Id::String(s) => 7 * s.len() + 2,
     };
     // `{"jsonrpc":"2.0","id":…,"result":{"content":[…],"isError":false,"resultType":"complete"}}`
+    // Saturating: a data block whose bound was not computed says `usize::MAX`
+    // (`ResponseBuilder::size_bound`).
     let mut bound = 128 + id_len;
     for i in 0..response.block_count() {
-        bound += 32 + response.block_len_bound(i);
+        bound = bound
+            .saturating_add(32)
+            .saturating_add(response.block_len_bound(i));
     }
     if response.is_structured() {
         // structuredContent repeats the data (compact JSON, unescaped, maybe wrapped).
-        bound += 32 + response.block_len_bound(0);
+        bound = bound
+            .saturating_add(32)
+            .saturating_add(response.block_len_bound(0));
     }
     bound
 }

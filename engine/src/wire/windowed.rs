@@ -53,7 +53,8 @@ pub(crate) struct Windowed<'d> {
 /// Reads `src` window by window and decides how its data block is written in `format`
 /// (pretty, compact or TOON; never `Auto`). `None` when `src` is not a JSON array: the caller
 /// parses it whole. The windows are kept for writing while their tapes total at most `keep`
-/// bytes ([`windowed::read`]).
+/// bytes ([`windowed::read`]). `bound`: the block's size bound is computed (else it is
+/// `usize::MAX`, [`ResponseBuilder::size_bound`](super::ResponseBuilder::size_bound)).
 ///
 /// # Errors
 ///
@@ -65,6 +66,7 @@ pub(crate) fn analyse(
     format: Format,
     window: usize,
     keep: usize,
+    bound: bool,
 ) -> Result<Option<Windowed<'_>>> {
     let toon = match format {
         Format::Toon(d) => Some(EncodeOptions::new().delimiter(d)),
@@ -73,7 +75,7 @@ pub(crate) fn analyse(
     let facts = |continuing| BlockFacts {
         tag: false,
         surrogate: false,
-        len_bound: 2,
+        len_bound: bound.then_some(2),
         toon: toon.as_ref().map(|o| ToonFacts::new(o, continuing)),
     };
     let Some(Reading { facts, rows, kept }) =
@@ -93,7 +95,7 @@ pub(crate) fn analyse(
         toon: toon.clone().unwrap_or_default(),
         form,
         rows,
-        len_bound: facts.len_bound,
+        len_bound: facts.len_bound.unwrap_or(usize::MAX),
         window,
         kept,
         side: OnceLock::new(),
@@ -104,7 +106,8 @@ pub(crate) fn analyse(
 struct BlockFacts<'o> {
     tag: bool,
     surrogate: bool,
-    len_bound: usize,
+    /// The data block's size bound so far, when it is asked for.
+    len_bound: Option<usize>,
     /// The TOON facts, when the format is TOON.
     toon: Option<ToonFacts<'o>>,
 }
@@ -113,7 +116,9 @@ impl Facts for BlockFacts<'_> {
     fn add(&mut self, doc: &Doc<'_>) {
         self.tag |= doc.has_reserved_tag();
         self.surrogate |= doc.has_lone_surrogate();
-        self.len_bound += data_len_bound(doc.root());
+        if let Some(b) = &mut self.len_bound {
+            *b += data_len_bound(doc.root());
+        }
         if let Some(t) = &mut self.toon {
             t.add(doc);
         }
@@ -123,7 +128,7 @@ impl Facts for BlockFacts<'_> {
         BlockFacts {
             tag: self.tag || later.tag,
             surrogate: self.surrogate || later.surrogate,
-            len_bound: self.len_bound + later.len_bound,
+            len_bound: self.len_bound.zip(later.len_bound).map(|(a, b)| a + b),
             toon: match (self.toon, later.toon) {
                 (Some(a), Some(b)) => Some(a.then(b)),
                 (a, _) => a,
