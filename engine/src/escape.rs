@@ -66,6 +66,30 @@ pub(crate) fn u00(b: u8) -> [u8; 6] {
 pub fn write_json_string<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
     let first = skip_clean(s, 0);
     if first == s.len() {
+        return write_clean_json_string(out, s);
+    }
+    out.write_byte(b'"');
+    write_body_from(out, s, first);
+    out.write_byte(b'"');
+}
+
+/// [`write_json_string`] of a string the caller knows needs no escaping: no C0 control,
+/// `"`, `\`, `<` or byte `0xED` (the parser's plain strings, ASCII from space to DEL without
+/// `"`, `\` or `<`, are such). Checked in debug builds.
+#[inline]
+pub fn write_plain_json_string<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
+    debug_assert_eq!(
+        skip_clean(s, 0),
+        s.len(),
+        "a plain string needs no escaping"
+    );
+    write_clean_json_string(out, s);
+}
+
+/// Writes `s`, which needs no escaping, between quotes.
+#[inline]
+fn write_clean_json_string<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
+    {
         // One reserve and three copies. Into a framing sink the quotes go out pre-escaped
         // (`\"`) and the clean body as it is, straight into the frame's buffer.
         let quote: &[u8] = if out.escapes() { b"\\\"" } else { b"\"" };
@@ -85,11 +109,7 @@ pub fn write_json_string<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
         // SAFETY: all `n` bytes were initialised just above; nothing touched the sink since
         // `spare_escaped`.
         unsafe { out.advance_escaped(n) };
-        return;
     }
-    out.write_byte(b'"');
-    write_body_from(out, s, first);
-    out.write_byte(b'"');
 }
 
 /// Writes the escaped body of `s` (WTF-8) without the surrounding quotes.

@@ -152,6 +152,19 @@ impl<'s> DocBuilder<'s> {
         self.doc.nodes.push(Node::StrSrc(span(start, len)));
     }
 
+    /// Pushes a string value that is `src[start..start + len]` verbatim and plain: printable
+    /// ASCII other than `"`, `\` and `<` ([`Node::StrPlain`]; the caller checked it).
+    #[inline]
+    pub(crate) fn str_plain(&mut self, start: usize, len: usize) {
+        debug_assert!(
+            self.doc.src[start..start + len]
+                .iter()
+                .all(|&b| (0x20..0x80).contains(&b) && !matches!(b, b'"' | b'\\' | b'<')),
+            "a plain string is ASCII from space to DEL without quote, backslash or <"
+        );
+        self.doc.nodes.push(Node::StrPlain(span(start, len)));
+    }
+
     /// Pushes a string (or key) of WTF-8 bytes copied into the heap. The caller is
     /// responsible for the document flags.
     #[inline]
@@ -289,7 +302,7 @@ impl<'s> DocBuilder<'s> {
     pub(crate) fn remembered_key(&self, i: usize) -> Option<(usize, usize)> {
         let level = (self.depth as usize).checked_sub(1)?;
         match self.prev_keys.get(level)?.get(i)? {
-            Node::StrSrc(s) => Some((s.start as usize, s.len as usize)),
+            Node::StrSrc(s) | Node::StrPlain(s) => Some((s.start as usize, s.len as usize)),
             _ => None,
         }
     }
@@ -327,7 +340,7 @@ impl<'s> DocBuilder<'s> {
         for prev in prev_keys {
             let here = doc.key_at(i);
             let before = match *prev {
-                Node::StrSrc(s) => doc.src_bytes(s),
+                Node::StrSrc(s) | Node::StrPlain(s) => doc.src_bytes(s),
                 Node::StrHeap(s) => doc.heap_bytes(s),
                 _ => return false,
             };
@@ -527,7 +540,9 @@ impl<'s> DocBuilder<'s> {
                 },
                 Node::StrHeap(s) => Node::StrHeap(to_heap(from.heap_bytes(s))),
                 Node::IntHeap(s) => Node::IntHeap(to_heap(from.heap_bytes(s))),
-                Node::StrSrc(s) if !same_src => Node::StrHeap(to_heap(from.src_bytes(s))),
+                Node::StrSrc(s) | Node::StrPlain(s) if !same_src => {
+                    Node::StrHeap(to_heap(from.src_bytes(s)))
+                }
                 Node::IntSrc(s) if !same_src => Node::IntHeap(to_heap(from.src_bytes(s))),
                 Node::FloatSrc(s) if !same_src => Node::Float(from.float_src_value(s)),
                 n => n,

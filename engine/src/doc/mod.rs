@@ -56,6 +56,11 @@ pub(crate) enum Node {
     FloatSrc(Span),
     /// A string borrowed from the input as is.
     StrSrc(Span),
+    /// A string value borrowed from the input whose bytes are ASCII from space to DEL other than
+    /// `"`, `\` and `<` (the parser's plain run, `json::parse`): the JSON writers copy it
+    /// between quotes without looking for escapes, inside a frame too. Otherwise a
+    /// [`Node::StrSrc`]; keys are never plain.
+    StrPlain(Span),
     /// A string in the heap (unescaped).
     StrHeap(Span),
     /// `len` elements follow; `end` is the index just past the subtree.
@@ -216,7 +221,7 @@ impl<'s> Doc<'s> {
     #[inline]
     pub(crate) fn key_at(&self, idx: usize) -> &[u8] {
         match self.nodes[idx] {
-            Node::StrSrc(s) => self.src_bytes(s),
+            Node::StrSrc(s) | Node::StrPlain(s) => self.src_bytes(s),
             Node::StrHeap(s) => self.heap_bytes(s),
             _ => b"",
         }

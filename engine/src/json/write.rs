@@ -109,6 +109,15 @@ pub trait Formatter {
         crate::escape::write_json_string(out, value);
     }
 
+    /// Writes a string value known to need no escaping (ASCII from space to DEL other than `"`, `\`
+    /// and `<`: [`crate::escape::write_plain_json_string`]). By default
+    /// [`Formatter::write_string`], so a formatter that changes strings sees every one;
+    /// the crate's formatters copy it.
+    #[inline]
+    fn write_plain_string<W: Sink + ?Sized>(&mut self, out: &mut W, value: &[u8]) {
+        self.write_string(out, value);
+    }
+
     /// Writes an object key (WTF-8) as a JSON string literal.
     #[inline]
     fn write_key<W: Sink + ?Sized>(&mut self, out: &mut W, key: &[u8]) {
@@ -196,6 +205,11 @@ impl Formatter for CompactFormatter {
     }
 
     #[inline]
+    fn write_plain_string<W: Sink + ?Sized>(&mut self, out: &mut W, value: &[u8]) {
+        crate::escape::write_plain_json_string(out, value);
+    }
+
+    #[inline]
     fn member_prefixes_repeat(&self) -> bool {
         true
     }
@@ -240,6 +254,11 @@ impl Formatter for PrettyFormatter {
     #[inline]
     fn write_f64_text<W: Sink + ?Sized>(&mut self, out: &mut W, text: &[u8]) {
         out.write_clean(text);
+    }
+
+    #[inline]
+    fn write_plain_string<W: Sink + ?Sized>(&mut self, out: &mut W, value: &[u8]) {
+        crate::escape::write_plain_json_string(out, value);
     }
 
     /// The indentation is the depth's, the same for every object at one depth.
@@ -572,6 +591,7 @@ where
         Node::Float(x) => fmt.write_f64(out, x),
         Node::FloatSrc(s) => fmt.write_f64_text(out, doc.src_bytes(s)),
         Node::StrSrc(s) => fmt.write_string(out, doc.src_bytes(s)),
+        Node::StrPlain(s) => fmt.write_plain_string(out, doc.src_bytes(s)),
         Node::StrHeap(s) => fmt.write_string(out, doc.heap_bytes(s)),
     }
 }
@@ -934,6 +954,99 @@ mod tests {
             format!("{{{}}}", fields.join(","))
         };
         assert!(check_repeated_prefixes(&format!("[{},{},{}]", wide(1), wide(2), wide(3))) == 2);
+    }
+
+    /// Plain string values (`Node::StrPlain`: ASCII from space to DEL without `"`, `\` or `<`, found
+    /// by the block masks) are copied without an escape scan; every other string takes the
+    /// escaping path. Each byte at a string's start, middle and end, short and past a block:
+    /// the node kind is what the bytes say, and the crate's formatters write what their
+    /// calls write through `write_string` (plain and framed), as does the TOON encoder
+    /// against a parse without the kernels (no plain nodes).
+    #[test]
+    fn plain_strings_are_copied_and_everything_else_escaped() {
+        let mut texts: Vec<String> = Vec::new();
+        let pad = "p".repeat(70);
+        let mut pieces: Vec<String> = (0x20u8..0x7f)
+            .map(|b| match b {
+                b'"' => r#"\""#.to_owned(),
+                b'\\' => r"\\".to_owned(),
+                b => (b as char).to_string(),
+            })
+            .collect();
+        pieces.extend(
+            [
+                r"\n",
+                r"\u0001",
+                r"\u00e9",
+                "é",
+                "中",
+                r"\ud800",
+                "<tool_error>",
+                "\u{7f}",
+            ]
+            .map(str::to_owned),
+        );
+        for piece in &pieces {
+            for (a, b) in [
+                ("", "x"),
+                ("x", "x"),
+                ("x", ""),
+                (pad.as_str(), pad.as_str()),
+            ] {
+                texts.push(format!("{a}{piece}{b}"));
+            }
+        }
+        texts.push(String::new());
+        let rows: Vec<String> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!(r#"{{"i":{i},"s":"{t}"}}"#))
+            .collect();
+        let src = format!("[{}]", rows.join(","));
+        let doc = crate::json::parse(src.as_bytes(), &Default::default()).unwrap();
+        let kernel = crate::json::parse::kernel().is_some();
+        let mut plain = 0;
+        for (n, t) in texts.iter().enumerate() {
+            let row = doc.root().as_array().unwrap().iter().nth(n).unwrap();
+            let s = row.as_object().unwrap().get(b"s").unwrap();
+            // `t` is the string's text in the input, between its quotes.
+            let want_plain = kernel
+                && t.bytes()
+                    .all(|c| (0x20..0x80).contains(&c) && !matches!(c, b'"' | b'\\' | b'<'));
+            let is_plain = matches!(doc.nodes()[s.index()], Node::StrPlain(_));
+            assert_eq!(is_plain, want_plain, "{t:?}");
+            plain += usize::from(is_plain);
+        }
+        assert!(!kernel || plain > 80, "{plain} plain strings");
+        check_repeated_prefixes(&src);
+        let toon = |d: &crate::Doc<'_>| {
+            crate::toon::to_vec(d.root(), &crate::toon::EncodeOptions::new()).unwrap()
+        };
+        // TOON cannot hold a lone surrogate: its rows are left out there.
+        let toon_rows: Vec<&str> = rows
+            .iter()
+            .filter(|r| !r.contains(r"\ud800"))
+            .map(String::as_str)
+            .collect();
+        let toon_src = format!("[{}]", toon_rows.join(","));
+        let toon_doc = crate::json::parse(toon_src.as_bytes(), &Default::default()).unwrap();
+        let bytewise = crate::json::with_kernel(None, || {
+            let d = crate::json::parse(src.as_bytes(), &Default::default()).unwrap();
+            let t = crate::json::parse(toon_src.as_bytes(), &Default::default()).unwrap();
+            for n in d.nodes().iter().chain(t.nodes()) {
+                assert!(
+                    !matches!(n, Node::StrPlain(_)),
+                    "no plain nodes without a kernel"
+                );
+            }
+            (toon(&t), to_vec_pretty(d.root()))
+        })
+        .unwrap();
+        assert!(toon(&toon_doc) == bytewise.0, "TOON of plain nodes");
+        assert!(
+            to_vec_pretty(doc.root()) == bytewise.1,
+            "pretty JSON of plain nodes"
+        );
     }
 
     proptest::proptest! {

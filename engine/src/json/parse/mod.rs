@@ -232,10 +232,12 @@ struct Frame {
     repeated: bool,
 }
 
-/// A lexed string: borrowed from the input, or unescaped in the scratch buffer.
+/// A lexed string: borrowed from the input (`Plain` when its bytes are ASCII from space to DEL
+/// other than `"`, `\` and `<`, as the block masks found it), or unescaped in the scratch buffer.
 #[derive(Clone, Copy)]
 pub(crate) enum StrTok {
     Src { start: usize, len: usize },
+    Plain { start: usize, len: usize },
     Scratch,
 }
 
@@ -288,7 +290,7 @@ pub(crate) fn with_kernel<T>(kernel: Option<Kernel>, f: impl FnOnce() -> T) -> O
 }
 
 /// The kernel parsers use on this thread (`None`: the bytewise path).
-fn kernel() -> Option<Kernel> {
+pub(crate) fn kernel() -> Option<Kernel> {
     FORCED.get().unwrap_or_else(|| Some(Kernel::detected()))
 }
 
@@ -538,6 +540,7 @@ impl<'s, 'o> Parser<'s, 'o> {
     pub(crate) fn push_str(&mut self, tok: StrTok) {
         match tok {
             StrTok::Src { start, len } => self.b.str_src(start, len),
+            StrTok::Plain { start, len } => self.b.str_plain(start, len),
             StrTok::Scratch => self.b.str_heap(&self.scratch),
         }
     }
@@ -546,7 +549,9 @@ impl<'s, 'o> Parser<'s, 'o> {
     #[inline(always)]
     pub(crate) fn tok_bytes(&self, tok: StrTok) -> &[u8] {
         match tok {
-            StrTok::Src { start, len } => &self.src[start..start + len],
+            StrTok::Src { start, len } | StrTok::Plain { start, len } => {
+                &self.src[start..start + len]
+            }
             StrTok::Scratch => &self.scratch,
         }
     }
@@ -613,7 +618,11 @@ impl<'s, 'o> Parser<'s, 'o> {
         }
         let key = self.member_key(count)?;
         if EMIT {
-            self.push_str(key);
+            // Keys are never plain nodes ([`Node::StrPlain`] is for values).
+            match key {
+                StrTok::Plain { start, len } => self.b.str_src(start, len),
+                key => self.push_str(key),
+            }
         }
         Ok(())
     }
@@ -714,7 +723,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                     return Err(self.string_too_long(start));
                 }
                 self.pos = i + 1;
-                return Ok(StrTok::Src {
+                return Ok(StrTok::Plain {
                     start,
                     len: i - start,
                 });

@@ -72,6 +72,19 @@ impl<'o> Enc<'o> {
         }
     }
 
+    /// [`Enc::string`] of a plain string ([`Node::StrPlain`]: ASCII from space to DEL without `"`,
+    /// `\\` or `<`): quoted or not, nothing in it is escaped.
+    #[inline]
+    fn plain_string<W: Sink + ?Sized>(&self, w: &mut W, s: &[u8]) {
+        if needs_quotes(s, self.table) {
+            w.write_byte(b'"');
+            w.write_clean(s);
+            w.write_byte(b'"');
+        } else {
+            w.write_clean(s);
+        }
+    }
+
     #[inline]
     pub(super) fn primitive<W: Sink + ?Sized>(&self, w: &mut W, v: Value<'_>) {
         match v.get() {
@@ -164,6 +177,7 @@ impl<'o> Enc<'o> {
             Node::Float(x) => crate::num::write_f64(w, x),
             Node::FloatSrc(s) => w.write_clean(doc.src_bytes(s)),
             Node::StrSrc(s) => self.string(w, doc.src_bytes(s)),
+            Node::StrPlain(s) => self.plain_string(w, doc.src_bytes(s)),
             Node::StrHeap(s) => self.string(w, doc.heap_bytes(s)),
             // Only primitives reach here.
             Node::Array { .. } | Node::Object { .. } => w.write(b"null"),
