@@ -77,7 +77,7 @@ pub fn write_json_string<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
 /// `"`, `\`, `<` or byte `0xED` (the parser's plain strings, ASCII from space to DEL without
 /// `"`, `\` or `<`, are such). Checked in debug builds.
 #[inline]
-pub fn write_plain_json_string<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
+pub(crate) fn write_plain_json_string<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
     debug_assert_eq!(
         skip_clean(s, 0),
         s.len(),
@@ -89,27 +89,25 @@ pub fn write_plain_json_string<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
 /// Writes `s`, which needs no escaping, between quotes.
 #[inline]
 fn write_clean_json_string<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
-    {
-        // One reserve and three copies. Into a framing sink the quotes go out pre-escaped
-        // (`\"`) and the clean body as it is, straight into the frame's buffer.
-        let quote: &[u8] = if out.escapes() { b"\\\"" } else { b"\"" };
-        let q = quote.len();
-        let n = s.len() + 2 * q;
-        // Cut to `n`: a sink that returned less makes this panic, never write past it.
-        let spare = &mut out.spare_escaped(n)[..n];
-        // SAFETY: `spare` has exactly `n` bytes: `0..q`, `q..q + s.len()` and
-        // `n - q..n` are in bounds and disjoint; `MaybeUninit<u8>` has the layout of `u8`,
-        // and the sources (a static and initialised input) cannot overlap spare capacity.
-        unsafe {
-            let dst = spare.as_mut_ptr().cast::<u8>();
-            std::ptr::copy_nonoverlapping(quote.as_ptr(), dst, q);
-            std::ptr::copy_nonoverlapping(s.as_ptr(), dst.add(q), s.len());
-            std::ptr::copy_nonoverlapping(quote.as_ptr(), dst.add(n - q), q);
-        }
-        // SAFETY: all `n` bytes were initialised just above; nothing touched the sink since
-        // `spare_escaped`.
-        unsafe { out.advance_escaped(n) };
+    // One reserve and three copies. Into a framing sink the quotes go out pre-escaped
+    // (`\"`) and the clean body as it is, straight into the frame's buffer.
+    let quote: &[u8] = if out.escapes() { b"\\\"" } else { b"\"" };
+    let q = quote.len();
+    let n = s.len() + 2 * q;
+    // Cut to `n`: a sink that returned less makes this panic, never write past it.
+    let spare = &mut out.spare_escaped(n)[..n];
+    // SAFETY: `spare` has exactly `n` bytes: `0..q`, `q..q + s.len()` and
+    // `n - q..n` are in bounds and disjoint; `MaybeUninit<u8>` has the layout of `u8`,
+    // and the sources (a static and initialised input) cannot overlap spare capacity.
+    unsafe {
+        let dst = spare.as_mut_ptr().cast::<u8>();
+        std::ptr::copy_nonoverlapping(quote.as_ptr(), dst, q);
+        std::ptr::copy_nonoverlapping(s.as_ptr(), dst.add(q), s.len());
+        std::ptr::copy_nonoverlapping(quote.as_ptr(), dst.add(n - q), q);
     }
+    // SAFETY: all `n` bytes were initialised just above; nothing touched the sink since
+    // `spare_escaped`.
+    unsafe { out.advance_escaped(n) };
 }
 
 /// Writes the escaped body of `s` (WTF-8) without the surrounding quotes.

@@ -152,8 +152,8 @@ impl<'s> DocBuilder<'s> {
         self.doc.nodes.push(Node::StrSrc(span(start, len)));
     }
 
-    /// Pushes a string value that is `src[start..start + len]` verbatim and plain: printable
-    /// ASCII other than `"`, `\` and `<` ([`Node::StrPlain`]; the caller checked it).
+    /// Pushes a string value that is `src[start..start + len]` verbatim and plain: ASCII from
+    /// space to DEL other than `"`, `\` and `<` ([`Node::StrPlain`]; the caller checked it).
     #[inline]
     pub(crate) fn str_plain(&mut self, start: usize, len: usize) {
         debug_assert!(

@@ -109,10 +109,10 @@ pub trait Formatter {
         crate::escape::write_json_string(out, value);
     }
 
-    /// Writes a string value known to need no escaping (ASCII from space to DEL other than `"`, `\`
-    /// and `<`: [`crate::escape::write_plain_json_string`]). By default
-    /// [`Formatter::write_string`], so a formatter that changes strings sees every one;
-    /// the crate's formatters copy it.
+    /// Writes a string value the parser found plain: ASCII from space to DEL other than `"`,
+    /// `\` and `<`, so nothing in it needs escaping. By default [`Formatter::write_string`],
+    /// so a formatter that changes strings sees every one; the crate's formatters copy it
+    /// between quotes without the escape scan.
     #[inline]
     fn write_plain_string<W: Sink + ?Sized>(&mut self, out: &mut W, value: &[u8]) {
         self.write_string(out, value);

@@ -73,7 +73,7 @@ impl<'o> Enc<'o> {
     }
 
     /// [`Enc::string`] of a plain string ([`Node::StrPlain`]: ASCII from space to DEL without `"`,
-    /// `\\` or `<`): quoted or not, nothing in it is escaped.
+    /// `\` or `<`): quoted or not, nothing in it is escaped.
     #[inline]
     fn plain_string<W: Sink + ?Sized>(&self, w: &mut W, s: &[u8]) {
         if needs_quotes(s, self.table) {
