@@ -548,26 +548,31 @@ async fn stream_frame_of_windowed_json() {
 // size and every budget.
 
 /// The response of `json` in `format`, windowed with `window` bytes per window, keeping up to
-/// `keep` bytes of window tapes, and the input ranges of the kept windows' rows.
-fn kept(json: &[u8], format: Format, window: usize, keep: usize) -> (String, Vec<(usize, usize)>) {
-    let r = wire::response(Data::Json(json))
+/// `keep` bytes of window tapes.
+fn windowed_keeping(
+    json: &[u8],
+    format: Format,
+    window: usize,
+    keep: usize,
+) -> toolwire::Result<ToolResponse<'_>> {
+    wire::response(Data::Json(json))
         .format(format)
         .llm_hint("hint")
         .window_bytes(window)
         .keep_tape(keep)
-        .build();
+        .build()
+}
+
+/// [`windowed_keeping`] observed, and the input ranges of the kept windows' rows.
+fn kept(json: &[u8], format: Format, window: usize, keep: usize) -> (String, Vec<(usize, usize)>) {
+    let r = windowed_keeping(json, format, window, keep);
     let ranges = r.as_ref().map(|r| r.data_kept_ranges()).unwrap_or_default();
     (observe(r), ranges)
 }
 
 /// [`kept`], asserting whether every window was kept (the input read once).
 fn read_once(json: &[u8], format: Format, window: usize, keep: usize, once: bool) -> String {
-    let r = wire::response(Data::Json(json))
-        .format(format)
-        .llm_hint("hint")
-        .window_bytes(window)
-        .keep_tape(keep)
-        .build();
+    let r = windowed_keeping(json, format, window, keep);
     if let Ok(r) = &r {
         let windowed = json.len() > window && json.trim_ascii_start().first() == Some(&b'[');
         assert_eq!(r.data_is_windowed(), windowed);
