@@ -3,10 +3,11 @@
 //! writer. The first reading keeps its windows while their tapes fit in the caller's budget
 //! ([`Reading::kept`]): the second walks the kept ones and parses again only the rows between
 //! and after them, so an input whose tape fits in memory is read once, and one whose tape is
-//! larger is parsed a second time only for the share over the budget. Both readings parse the next window on another thread while
-//! the current one is used ([`pipelined`]); the first reading also reads the array's second
-//! half on another thread from a guessed row start ([`split_point`]), kept only when the
-//! reading of the first half stops exactly there. The windows themselves are [`RowWindows`].
+//! larger is parsed a second time only for the share over the budget. Both readings parse
+//! the next window on another thread while the current one is used ([`pipelined`]); the
+//! first reading also reads the array's second half on another thread from a guessed row
+//! start ([`split_point`]), kept only when the reading of the first half stops exactly
+//! there. The windows themselves are [`RowWindows`].
 //!
 //! Two callers: `toon::encode_json` (TOON text from JSON text) and the wire's `Data::Json`
 //! (any format, with the size cap's bound and the document flags).
