@@ -100,7 +100,7 @@ impl<'s> DocBuilder<'s> {
     /// Pushes a non-integer number (WIRE.md §1.3: non-integers are f64).
     #[inline]
     pub fn float(&mut self, x: f64) {
-        self.doc.nodes.push(Node::Float(x));
+        self.doc.nodes.push(Node::Float(super::F64::new(x)));
     }
 
     /// Pushes a non-integer number whose lexeme `src[start..start + len]` is exactly what
@@ -544,7 +544,9 @@ impl<'s> DocBuilder<'s> {
                     Node::StrHeap(to_heap(from.src_bytes(s)))
                 }
                 Node::IntSrc(s) if !same_src => Node::IntHeap(to_heap(from.src_bytes(s))),
-                Node::FloatSrc(s) if !same_src => Node::Float(from.float_src_value(s)),
+                Node::FloatSrc(s) if !same_src => {
+                    Node::Float(super::F64::new(from.float_src_value(s)))
+                }
                 n => n,
             }));
     }

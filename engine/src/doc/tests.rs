@@ -43,8 +43,27 @@ fn max_depth_bounds_every_value() {
 }
 
 #[test]
-fn node_is_16_bytes() {
-    assert_eq!(std::mem::size_of::<Node>(), 16);
+fn node_is_12_bytes_and_keeps_every_f64() {
+    assert_eq!(std::mem::size_of::<Node>(), 12);
+    assert_eq!(std::mem::align_of::<Node>(), 4);
+    for x in [
+        0.0,
+        -0.0,
+        1.5,
+        -2.25e-308,
+        f64::MIN_POSITIVE,
+        f64::MAX,
+        5e-324,
+        f64::NAN,
+    ] {
+        let mut b = DocBuilder::new(b"");
+        b.float(x);
+        let doc = b.finish();
+        match doc.root().get() {
+            ValueRef::Number(Number::Float(y)) => assert_eq!(y.to_bits(), x.to_bits(), "{x:e}"),
+            other => panic!("{x:e} came back as {other:?}"),
+        }
+    }
 }
 
 fn sample(src: &[u8]) -> Doc<'_> {

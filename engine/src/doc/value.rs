@@ -100,7 +100,7 @@ impl<'d> Value<'d> {
             Node::IntHeap(s) => ValueRef::Number(Number::Int(crate::num::normalize_int_lexeme(
                 doc.heap_bytes(s),
             ))),
-            Node::Float(x) => ValueRef::Number(Number::Float(x)),
+            Node::Float(x) => ValueRef::Number(Number::Float(x.get())),
             Node::FloatSrc(s) => ValueRef::Number(Number::Float(self.doc.float_src_value(s))),
             Node::StrSrc(s) | Node::StrPlain(s) => ValueRef::String(Str(doc.src_bytes(s))),
             Node::StrHeap(s) => ValueRef::String(Str(doc.heap_bytes(s))),

@@ -22,8 +22,8 @@ use crate::sink::Sink;
 /// Input bytes per window by default: about 7,700 rows of a typical table, 1.5 MiB of tape.
 pub(crate) const WINDOW_BYTES: usize = 1 << 20;
 
-/// Inputs up to this size are parsed whole: the whole tape of an input this small (1.8x its
-/// size for the flat invoices, 16 bytes per value or key) stays within 16 MiB, inside the
+/// Inputs up to this size are parsed whole: the whole tape of an input this small (1.35x its
+/// size for the flat invoices, 12 bytes per value or key) stays within 16 MiB, inside the
 /// memory contract whatever the output. Larger inputs are read window by window, once when
 /// their tape fits in [`KEEP_TAPE`], else twice.
 pub(crate) const WINDOWED_ABOVE: usize = 8 << 20;

@@ -588,7 +588,7 @@ where
         Node::Bool(b) => fmt.write_bool(out, b),
         Node::IntSrc(s) => fmt.write_int_lexeme(out, doc.src_bytes(s)),
         Node::IntHeap(s) => fmt.write_int_lexeme(out, doc.heap_bytes(s)),
-        Node::Float(x) => fmt.write_f64(out, x),
+        Node::Float(x) => fmt.write_f64(out, x.get()),
         Node::FloatSrc(s) => fmt.write_f64_text(out, doc.src_bytes(s)),
         Node::StrSrc(s) => fmt.write_string(out, doc.src_bytes(s)),
         Node::StrPlain(s) => fmt.write_plain_string(out, doc.src_bytes(s)),

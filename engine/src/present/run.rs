@@ -56,7 +56,7 @@ pub(crate) fn kind(node: &Node) -> u8 {
         Node::Null => NULL,
         Node::Bool(_) => BOOL,
         Node::IntSrc(_) | Node::IntHeap(_) => INT | NUM,
-        Node::Float(x) if x.is_finite() && x.fract() == 0.0 => INT | NUM,
+        Node::Float(x) if x.get().is_finite() && x.get().fract() == 0.0 => INT | NUM,
         // Its lexeme ends in a nonzero fraction digit.
         Node::Float(_) | Node::FloatSrc(_) => NUM,
         Node::StrSrc(_) | Node::StrPlain(_) | Node::StrHeap(_) => STR,
@@ -71,7 +71,7 @@ pub(crate) fn push_node(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
     match doc.nodes()[idx] {
         Node::Null => b.null(),
         Node::Bool(x) => b.bool(x),
-        Node::Float(x) => b.float(x),
+        Node::Float(x) => b.float(x.get()),
         Node::FloatSrc(s) => b.float_src(s.start as usize, s.len as usize),
         Node::StrSrc(s) => b.str_src(s.start as usize, s.len as usize),
         Node::StrPlain(s) => b.str_plain(s.start as usize, s.len as usize),

@@ -295,7 +295,7 @@ fn push_owned(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
     match doc.nodes()[idx] {
         Node::Null => b.null(),
         Node::Bool(x) => b.bool(x),
-        Node::Float(x) => b.float(x),
+        Node::Float(x) => b.float(x.get()),
         Node::FloatSrc(s) => b.float(doc.float_src_value(s)),
         Node::StrSrc(s) | Node::StrPlain(s) => b.str_heap(doc.src_bytes(s)),
         Node::StrHeap(s) => b.str_heap(doc.heap_bytes(s)),

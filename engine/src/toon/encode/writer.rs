@@ -174,7 +174,7 @@ impl<'o> Enc<'o> {
             Node::Bool(false) => w.write_clean(b"false"),
             Node::IntSrc(s) => crate::num::write_int_lexeme(w, doc.src_bytes(s)),
             Node::IntHeap(s) => crate::num::write_int_lexeme(w, doc.heap_bytes(s)),
-            Node::Float(x) => crate::num::write_f64(w, x),
+            Node::Float(x) => crate::num::write_f64(w, x.get()),
             Node::FloatSrc(s) => w.write_clean(doc.src_bytes(s)),
             Node::StrSrc(s) => self.string(w, doc.src_bytes(s)),
             Node::StrPlain(s) => self.plain_string(w, doc.src_bytes(s)),
