@@ -146,3 +146,9 @@ pub fn kernel_mismatches(src: &[u8], kernel: Kernel) -> Option<Vec<(usize, Strin
             .collect()
     })
 }
+
+/// Where the tape of `doc` is in memory: two documents with the same address share one
+/// allocation, reused ([`crate::doc`]'s spare tape).
+pub fn tape_address(doc: &crate::Doc<'_>) -> usize {
+    doc.nodes().as_ptr() as usize
+}

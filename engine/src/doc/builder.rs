@@ -46,7 +46,7 @@ impl<'s> DocBuilder<'s> {
         DocBuilder {
             doc: Doc {
                 src,
-                nodes: Vec::new(),
+                nodes: Tape::default(),
                 heap: Vec::new(),
                 flags: 0,
                 max_depth: 0,
@@ -62,7 +62,7 @@ impl<'s> DocBuilder<'s> {
         DocBuilder {
             doc: Doc {
                 src,
-                nodes: Vec::with_capacity(nodes),
+                nodes: Tape::with_capacity(nodes),
                 heap: Vec::with_capacity(heap),
                 flags: 0,
                 max_depth: 0,

@@ -18,6 +18,8 @@
 use std::collections::HashSet;
 
 mod builder;
+mod tape;
+use tape::Tape;
 #[cfg(test)]
 mod tests;
 mod value;
@@ -118,7 +120,7 @@ const FLAG_LONE_SURROGATE: u8 = 2;
 #[derive(Clone, Debug)]
 pub struct Doc<'s> {
     src: &'s [u8],
-    nodes: Vec<Node>,
+    nodes: Tape,
     heap: Vec<u8>,
     flags: u8,
     /// An upper bound of the nesting depth (containers inside containers; a scalar root is 0).
