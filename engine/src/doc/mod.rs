@@ -43,7 +43,7 @@ impl Span {
 }
 
 /// An `f64` held as two `u32` halves: with no 8-byte field, a [`Node`] aligns to 4 bytes
-/// and takes 12 bytes instead of 16 (docs/DECISIONS.md, "A 12-byte tape").
+/// and takes 12 bytes instead of 16 (docs/DECISIONS.md, "A 12-byte tape and a spare").
 #[derive(Clone, Copy)]
 pub(crate) struct F64([u32; 2]);
 

@@ -83,14 +83,14 @@
 //! through the general writer. No allocation per row: one scratch vector, one path stack, and
 //! the derived tape and heap (reserved at the input's node count).
 //!
-//! A derived tape costs 12 bytes per kept node (16 when this was measured), more than the compact JSON it encodes, and
-//! most of its cost is first-touch page faults of the fresh tape: with it, schema and
-//! redaction over 100,000 flat invoice rows took 3.8× plain encoding in compact JSON (28.9 ms
-//! against 7.5 ms) and 1.44× in TOON. The row view (see above) removes the copy: its
-//! validation pass reads each row once, records nothing for rows in the canonical layout
-//! (exactly the declared fields, in order) and 4 bytes per declared field per row otherwise,
-//! and the encoders write from the input tape (TOON tables in parallel chunks as for any
-//! tabular array, the censor's cell encoded once per block). Measured (`present_cost/flat`,
+//! A derived tape costs 12 bytes per kept node (16 when this was measured), more than the
+//! compact JSON it encodes, and most of its cost is first-touch page faults of the fresh tape:
+//! with it, schema and redaction over 100,000 flat invoice rows took 3.8× plain encoding in
+//! compact JSON (28.9 ms against 7.5 ms) and 1.44× in TOON. The row view (see above) removes
+//! the copy: its validation pass reads each row once, records nothing for rows in the canonical
+//! layout (exactly the declared fields, in order) and 4 bytes per declared field per row
+//! otherwise, and the encoders write from the input tape (TOON tables in parallel chunks as for
+//! any tabular array, the censor's cell encoded once per block). Measured (`present_cost/flat`,
 //! 100,000 rows, a loaded 2-core VM, one run): compact JSON 7.97 ms against plain 7.82 ms
 //! (1.02×), TOON 8.86 ms against plain 10.32 ms (0.86×; the plain encoder also analyses the
 //! table's shape, the view knows it from validation).
