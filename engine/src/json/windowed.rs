@@ -19,7 +19,7 @@ use crate::doc::{Array, Doc};
 use crate::error::Result;
 use crate::sink::Sink;
 
-/// Input bytes per window by default: about 7,700 rows of a typical table, 1.5 MiB of tape.
+/// Input bytes per window by default: about 7,700 rows of a typical table, 1.2 MiB of tape.
 pub(crate) const WINDOW_BYTES: usize = 1 << 20;
 
 /// Inputs up to this size are parsed whole: the whole tape of an input this small (1.35x its
