@@ -60,7 +60,7 @@
 //! | [`present`] | presenters: files, schema, truncation and budgets, redaction, UI, rules, suggestions, embeds, `_select`, tool descriptions | `doc` `error` `escape` `json` `num` `sink` `tag` `tokens` `toon` `wire` |
 //! | [`frame`] | JSON-RPC 2.0 framing and the size cap, over `ToolResponse`'s public API | `error` `escape` `json` `sink` `wire` |
 //! | [`call`] | the front door: one tool call → its response bytes | `doc` `error` `frame` `json` `present` `sink` `wire` |
-//! | `test_hooks` | hidden hooks for the project's own tests, benches and fuzz targets | `json` `present` `sink` `tokens` `toon` `wire` |
+//! | `test_hooks` | hidden hooks for the project's own tests, benches and fuzz targets | `doc` `json` `present` `sink` `tokens` `toon` `wire` |
 //!
 //! ## JSON bytes of any size
 //!

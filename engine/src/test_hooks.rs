@@ -152,3 +152,14 @@ pub fn kernel_mismatches(src: &[u8], kernel: Kernel) -> Option<Vec<(usize, Strin
 pub fn tape_address(doc: &crate::Doc<'_>) -> usize {
     doc.nodes().as_ptr() as usize
 }
+
+/// The bytes of all the spare tapes a process keeps now ([`crate::doc`]'s spares).
+pub fn spare_tape_bytes() -> usize {
+    crate::doc::spare_tape_bytes()
+}
+
+/// Gives every spare tape back to the allocator: a measurement of a call's peak heap then
+/// counts the tapes the call takes, as in a fresh process.
+pub fn drop_spare_tapes() {
+    crate::doc::drop_spare_tapes();
+}

@@ -1,9 +1,10 @@
-//! The spare tape (`toolwire::doc`): a dropped tape of 1 MiB to 32 MiB is reused by the next
-//! document that fits in it, so a process parsing a large document per call does not fault
-//! in fresh pages every call. One test function: the spare is process-wide, and no other
-//! test of this binary may take it between two steps.
+//! The spare tapes (`toolwire::doc`): a dropped tape of at least 1 MiB is kept while all the
+//! kept ones stay within 32 MiB, and reused by the next document that fits in one, so a
+//! process parsing large documents per call does not fault in fresh pages every call. One
+//! test function: the spares are process-wide, and no other test of this binary may take
+//! them between two steps.
 use toolwire::json::{ParseOptions, parse, to_vec_compact as to_vec};
-use toolwire::test_hooks::tape_address;
+use toolwire::test_hooks::{spare_tape_bytes, tape_address};
 
 /// `[0,1,2,…]` of `n` elements (one node each, plus the array's).
 fn array_of(n: usize) -> Vec<u8> {
@@ -74,4 +75,45 @@ fn a_dropped_tape_is_reused_by_the_next_document_that_fits() {
     );
 
     drop(after_small);
+
+    // Several are kept: two documents dropped together are both reused by the next two (the
+    // windowed reader holds one tape per window of an input it reads once).
+    let (a, b) = (parse(&mid, &opts).unwrap(), parse(&mid, &opts).unwrap());
+    let mut dropped = [tape_address(&a), tape_address(&b)];
+    drop((a, b));
+    let (c, d) = (parse(&mid, &opts).unwrap(), parse(&mid, &opts).unwrap());
+    let mut reused = [tape_address(&c), tape_address(&d)];
+    dropped.sort_unstable();
+    reused.sort_unstable();
+    assert_eq!(reused, dropped, "both dropped tapes are reused");
+    assert_eq!(to_vec(c.root()), mid);
+    assert_eq!(to_vec(d.root()), mid);
+    drop((c, d));
+
+    // All the kept tapes stay within 32 MiB: of 20 tapes of 2.4 MB dropped together, 13 are
+    // kept.
+    let tape_bytes = 200_001 * 12;
+    let many: Vec<_> = (0..20).map(|_| parse(&mid, &opts).unwrap()).collect();
+    drop(many);
+    let held = spare_tape_bytes();
+    assert!(
+        held <= 32 << 20 && held >= 13 * tape_bytes,
+        "{held} bytes of spare tapes after dropping 20 of {tape_bytes}"
+    );
+
+    // A larger tape makes room for itself by giving up smaller ones: 10.8 MB (900k nodes)
+    // dropped into full spares is kept, and reused.
+    let large = array_of(900_000);
+    let first_large = parse(&large, &opts).unwrap();
+    let large_at = tape_address(&first_large);
+    drop(first_large);
+    let second_large = parse(&large, &opts).unwrap();
+    assert_eq!(
+        tape_address(&second_large),
+        large_at,
+        "a larger tape evicts smaller ones to be kept"
+    );
+    assert_eq!(to_vec(second_large.root()), large);
+    drop(second_large);
+    assert!(spare_tape_bytes() <= 32 << 20);
 }

@@ -20,6 +20,7 @@ use std::collections::HashSet;
 mod builder;
 mod tape;
 use tape::Tape;
+pub(crate) use tape::{drop_spare_tapes, spare_tape_bytes};
 #[cfg(test)]
 mod tests;
 mod value;
