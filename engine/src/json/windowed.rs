@@ -71,6 +71,21 @@ impl Kept<'_> {
         self.complete
     }
 
+    /// When every window was kept: each window's array, how many of its first elements
+    /// repeat an earlier row (to be skipped), and the input bytes of its own rows, in array
+    /// order.
+    pub(crate) fn arrays(&self) -> Option<Vec<(Array<'_>, usize, usize)>> {
+        self.complete.then(|| {
+            self.windows
+                .iter()
+                .filter_map(|w| {
+                    let arr = w.doc.root().as_array()?;
+                    Some((arr, usize::from(w.repeats), w.end - w.start))
+                })
+                .collect()
+        })
+    }
+
     /// The input range of each kept window's rows, in array order.
     pub(crate) fn ranges(&self) -> Vec<(usize, usize)> {
         self.windows.iter().map(|w| (w.start, w.end)).collect()
@@ -274,7 +289,8 @@ pub(crate) fn read<'d, F: Facts>(
         // A window the other thread kept just as keeping stopped.
         keeper.trim(&mut head);
     }
-    let kept = (!head.is_empty()).then(|| Kept {
+    // An empty array keeps no window yet is read once: nothing is left to parse again.
+    let kept = (keeper.on() || !head.is_empty()).then(|| Kept {
         complete: keeper.on(),
         windows: head,
     });

@@ -5,7 +5,8 @@
 //! budget, else as it is parsed again. Anything else is parsed whole.
 
 use super::{
-    EncodeOptions, RootAnalysis, RootForm, Sink, encode, write_root_header, write_root_window,
+    EncodeOptions, RootAnalysis, RootForm, Sink, encode, write_kept_windows, write_root_header,
+    write_root_window,
 };
 use crate::doc::Doc;
 use crate::error::{Error, Result};
@@ -80,6 +81,11 @@ pub(crate) fn write_windows<W: Sink + ?Sized>(
     out: &mut W,
 ) {
     write_root_header(form, rows, opts, out);
+    if let Some(windows) = kept.and_then(Kept::arrays)
+        && write_kept_windows(form, &windows, opts, out)
+    {
+        return;
+    }
     let mut written = 0;
     windowed::each_window(src, kept, window, out, |arr, skip, out| {
         write_root_window(form, arr, skip, written, opts, out);

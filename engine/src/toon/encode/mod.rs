@@ -82,7 +82,9 @@ use quote::*;
 use rows::*;
 pub(crate) use rows::{Cells, Item, TableRows, encode_list, encode_table, string_cell};
 use shape::*;
-pub(crate) use windows::{RootAnalysis, RootForm, write_root_header, write_root_window};
+pub(crate) use windows::{
+    RootAnalysis, RootForm, write_kept_windows, write_root_header, write_root_window,
+};
 use writer::*;
 
 /// The largest accepted [`EncodeOptions::max_depth`]; larger settings are clamped to it so the

@@ -12,8 +12,10 @@
 //! thread ([`RootAnalysis::continuing`]) repeats the first row in every window, and
 //! [`RootAnalysis::then`] joins it to the part before.
 
-use super::{Enc, EncodeOptions, Lead, OwnedShape, Sink, parallel_table, tabular_shape};
-use crate::doc::Array;
+use super::{
+    Enc, EncodeOptions, Lead, OwnedShape, RowPart, Shape, Sink, parallel_table, tabular_shape,
+};
+use crate::doc::{Array, Elements};
 
 /// The TOON form of a root array.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -197,4 +199,96 @@ pub(crate) fn write_root_window<W: Sink + ?Sized>(
             enc.list_items(out, items, 1);
         }
     }
+}
+
+/// Input bytes of a part of a kept window ([`write_kept_windows`]): a quarter of a default
+/// window, so that the parts in flight (four per pool thread) hold a few MiB of output at
+/// most, even for rows whose TOON is as long as their JSON.
+const KEPT_PART_BYTES: usize = 256 << 10;
+
+/// `n` elements of a kept window from `rows` after `hops` of them, as table rows (`shape`)
+/// or list items at depth 1: the worker that encodes the part hops to its first element, so
+/// the writing thread walks nothing.
+struct WindowPart<'a, 'd> {
+    rows: Elements<'d>,
+    hops: usize,
+    n: usize,
+    shape: Option<&'a Shape<'a>>,
+}
+
+impl RowPart for WindowPart<'_, '_> {
+    fn write<S: Sink + ?Sized>(&self, enc: &mut Enc<'_>, w: &mut S) {
+        let mut rows = self.rows.clone();
+        for _ in 0..self.hops {
+            rows.next();
+        }
+        let rows = rows.take(self.n);
+        match self.shape {
+            Some(shape) => enc.rows(w, rows, shape, 1),
+            None => {
+                for v in rows {
+                    enc.list_item(w, v, 1);
+                }
+            }
+        }
+    }
+}
+
+/// The elements of every window of a root array in `form`, after the header, when the first
+/// reading kept them all (`windows`: each window's array, how many of its first elements
+/// repeat an earlier row, and its input bytes): the rows of all windows cut into one run of
+/// parts of about [`KEPT_PART_BYTES`] of input, encoded by the pool as one stream
+/// ([`Enc::parts_parallel`]), so both threads stay busy across window boundaries. Window by
+/// window ([`write_root_window`]), each window's shape is checked again on the writing thread
+/// and its few parts end in a join: on two threads that second reading of 100k kept rows
+/// took 7.6–13 ms against 4.7 ms for the same rows of one document (docs/DECISIONS.md,
+/// "Read once in parallel"). False, with nothing written, when the rows are too few to run
+/// in parallel or the form is not a table or a list; the caller then goes window by window.
+pub(crate) fn write_kept_windows<W: Sink + ?Sized>(
+    form: &RootForm,
+    windows: &[(Array<'_>, usize, usize)],
+    opts: &EncodeOptions,
+    out: &mut W,
+) -> bool {
+    let rows: usize = windows.iter().map(|(arr, skip, _)| arr.len() - skip).sum();
+    if !(opts.parallel && rows >= opts.parallel_threshold && rayon::current_num_threads() > 1) {
+        return false;
+    }
+    let owned;
+    let shape = match form {
+        RootForm::Table(table) => {
+            owned = table.shape();
+            Some(&owned)
+        }
+        RootForm::List => None,
+        RootForm::Empty | RootForm::Inline => return false,
+    };
+    let mut parts = Vec::new();
+    for (arr, skip, bytes) in windows {
+        let all = arr.iter();
+        let n = arr.len() - skip;
+        let per = n.div_ceil(bytes.div_ceil(KEPT_PART_BYTES).max(1)).max(1);
+        // A table's rows all span the same nodes (the same keys, one node per key and per
+        // primitive cell, the same nested groups), so a part's first row is found by
+        // arithmetic; a list's items differ, and the part's worker hops to its first.
+        let span = shape.and(arr.even_span());
+        parts.extend((0..n).step_by(per).map(|from| {
+            let first = skip + from;
+            let (rows, hops) = match span {
+                Some(span) => (
+                    all.resume(all.position() + first * span, arr.len() - first),
+                    0,
+                ),
+                None => (all.clone(), first),
+            };
+            WindowPart {
+                rows,
+                hops,
+                n: per.min(n - from),
+                shape,
+            }
+        }));
+    }
+    Enc::new(opts, true).parts_parallel(out, &parts);
+    true
 }
