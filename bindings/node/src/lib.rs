@@ -91,9 +91,21 @@ fn encode_options(delimiter: &str, indent: u32) -> Result<EncodeOptions> {
     Ok(EncodeOptions::new().delimiter(d).indent(indent as usize))
 }
 
+/// The engine's `encode_json` with the bindings' extra room for the reading of a large input
+/// (`toon::BINDING_ROOM`): the contract here is a peak under twice the input, so a Buffer of
+/// up to about 20 MB of rows is read once.
+fn encode_json_into<W: toolwire::Sink + ?Sized>(
+    json: &[u8],
+    opts: &EncodeOptions,
+    out: &mut W,
+) -> toolwire::Result<()> {
+    let room = json.len().min(toon::BINDING_ROOM);
+    toon::encode_json_with_room(json, opts, room, out)
+}
+
 fn encode_json_bytes(json: &[u8], opts: &EncodeOptions) -> Result<String> {
     let mut out = Vec::with_capacity(json.len() / 2 + 16);
-    toon::encode_json(json, opts, &mut out).map_err(|e| engine_error(&e))?;
+    encode_json_into(json, opts, &mut out).map_err(|e| engine_error(&e))?;
     utf8(out)
 }
 
@@ -125,7 +137,7 @@ pub fn encode_json<'e>(
                 }
             }
         });
-        let res = toon::encode_json(bytes_of(&json), &opts, &mut sink);
+        let res = encode_json_into(bytes_of(&json), &opts, &mut sink);
         sink.finish();
         res
     };

@@ -172,12 +172,6 @@ fn json_text<'a>(data: &'a Bound<'_, PyAny>) -> PyResult<JsonText<'a>> {
     )))
 }
 
-/// Up to this size `encode_json` parses the whole document, then encodes it (one parse,
-/// tables encoded in parallel: 1.4x faster than the windowed reader on 100k rows, measured
-/// in the bench); above it, the engine's windowed `encode_json` keeps memory at the input
-/// plus a few MiB. Both write the same bytes (the engine guarantees it).
-const WHOLE_DOC_MAX: usize = 64 << 20;
-
 /// `toolwire.toon.encode_json`: JSON text → TOON text, without Python objects, the GIL
 /// released while the engine parses and encodes.
 #[pyfunction]
@@ -193,12 +187,14 @@ fn encode_json<'py>(
     let bytes = text.bytes();
     let out = py
         .detach(|| {
-            if bytes.len() <= WHOLE_DOC_MAX {
-                let doc = toolwire::json::parse(bytes, &Default::default())?;
-                return toolwire::toon::to_vec(doc.root(), &opts);
-            }
-            let mut out = Vec::new();
-            toolwire::toon::encode_json(bytes, &opts, &mut out).map(|()| out)
+            // The engine's windowed reading with the bindings' room (`toon::BINDING_ROOM`):
+            // up to about 20 MB of rows read once, a larger input's tape never held whole.
+            // Faster than a whole parse at every size measured (the same bytes, the engine
+            // guarantees it): 100k flat rows 11.6 vs 16.3 ms, 300k 60.6 vs 78.6 ms, 100k
+            // nested 77.4 vs 81.2 ms (docs/DECISIONS.md, "Read once in parallel").
+            let mut out = Vec::with_capacity(bytes.len() / 2);
+            let room = bytes.len().min(toolwire::toon::BINDING_ROOM);
+            toolwire::toon::encode_json_with_room(bytes, &opts, room, &mut out).map(|()| out)
         })
         .map_err(|e| engine_error(py, &e))?;
     py_str(py, &out)

@@ -54,10 +54,43 @@ pub fn encode_json_off_heap<W: crate::Sink + ?Sized>(
     opts: &EncodeOptions,
     out: &mut W,
 ) -> crate::Result<()> {
+    encode_json_with_room(json, opts, json.len(), out)
+}
+
+/// [`encode_json`] whose first reading of a large root array may hold `room` more bytes of
+/// parsed windows than the engine's own budget (11 MiB of tape, inside the 16 MiB margin of
+/// ARCHITECTURE.md's heap contract), so that an input whose tape fits is read once instead of
+/// partly twice. A caller whose contract leaves more memory than the engine's passes the
+/// difference: [`encode_json_off_heap`] passes the input's size, the Node and Python bindings
+/// [`BINDING_ROOM`] at most. The same bytes and errors as [`encode_json`].
+///
+/// ```
+/// use toolwire::toon::{EncodeOptions, encode_json_with_room};
+/// let mut out = Vec::new();
+/// encode_json_with_room(b"[1,2]", &EncodeOptions::new(), 16 << 20, &mut out)?;
+/// assert_eq!(out, b"[2]: 1,2");
+/// # Ok::<(), toolwire::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// See [`encode_json`].
+pub fn encode_json_with_room<W: crate::Sink + ?Sized>(
+    json: &[u8],
+    opts: &EncodeOptions,
+    room: usize,
+    out: &mut W,
+) -> crate::Result<()> {
     use crate::json::windowed::{KEEP_TAPE, WINDOW_BYTES, WINDOWED_ABOVE};
-    let keep = KEEP_TAPE.saturating_add(json.len());
+    let keep = KEEP_TAPE.saturating_add(room);
     encode::encode_json_text(json, opts, WINDOWED_ABOVE, WINDOW_BYTES, keep, out)
 }
+
+/// The most extra room ([`encode_json_with_room`]) the Node and Python bindings give the
+/// reading of JSON text they hold on their heap: 16 MiB, so that up to about 20 MB of flat
+/// rows (a tape of 1.35× the text) are read once, while a 100 MB input stays far under the
+/// Node binding's contract of a peak below twice the input (docs/DECISIONS.md, "Read once").
+pub const BINDING_ROOM: usize = 16 << 20;
 
 /// [`encode_json`] reading any input longer than `window` bytes in windows of `window` bytes,
 /// keeping up to `keep` bytes of their tapes to read it once: for tests (`test_hooks`).
