@@ -159,6 +159,14 @@ fn push_part<'e>(
     chunk: &[u8],
     parts: &mut Vec<JsString<'e>>,
 ) -> Result<()> {
+    // The common case, checked in one pass: ASCII is whole UTF-8 characters, and a one-byte
+    // string by a plain copy.
+    if carry.is_empty() && chunk.is_ascii() {
+        if !chunk.is_empty() {
+            parts.push(env.create_string_latin1(chunk)?);
+        }
+        return Ok(());
+    }
     let joined;
     let bytes: &[u8] = if carry.is_empty() {
         chunk
