@@ -107,7 +107,8 @@ impl Drop for Tape {
             if smallest >= size {
                 return;
             }
-            drop(spares.swap_remove(i));
+            // `remove`, not `swap_remove`: the order of dropping is the tie-break of a take.
+            drop(spares.remove(i));
             held -= smallest;
         }
         self.0.clear();

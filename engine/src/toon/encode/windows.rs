@@ -275,10 +275,14 @@ pub(crate) fn write_kept_windows<W: Sink + ?Sized>(
         parts.extend((0..n).step_by(per).map(|from| {
             let first = skip + from;
             let (rows, hops) = match span {
-                Some(span) => (
-                    all.resume(all.position() + first * span, arr.len() - first),
-                    0,
-                ),
+                Some(span) => {
+                    let rows = all.resume(all.position() + first * span, arr.len() - first);
+                    debug_assert!(
+                        rows.clone().next().and_then(|v| v.as_object()).is_some(),
+                        "a table part starts on a row"
+                    );
+                    (rows, 0)
+                }
                 None => (all.clone(), first),
             };
             WindowPart {
