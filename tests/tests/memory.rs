@@ -36,6 +36,29 @@ fn streamed_toon_response(input: &[u8]) -> usize {
     stream(&r)
 }
 
+/// [`streamed_toon_response`] of an input the first reading keeps whole (asserted: read once),
+/// its bytes `off_heap` or not.
+fn streamed_read_once(input: &[u8], off_heap: bool) -> usize {
+    let r = wire::response(wire::Data::Json(input))
+        .format(Format::Toon(Delimiter::Pipe))
+        .input_off_heap(off_heap)
+        .build()
+        .unwrap();
+    assert!(
+        r.data_is_read_once(),
+        "read once (off the heap: {off_heap})"
+    );
+    stream(&r)
+}
+
+/// A JSON array of `n` rows of one number and one `width`-digit string.
+fn id_text_rows(n: usize, width: usize) -> Vec<u8> {
+    let rows: Vec<String> = (0..n)
+        .map(|i| format!(r#"{{"id":{i},"t":"{i:0width$}"}}"#))
+        .collect();
+    format!("[{}]", rows.join(",")).into_bytes()
+}
+
 /// Streams the framed TOON response of a parsed document through 256 KiB chunks that are
 /// dropped as they come; returns the bytes streamed.
 fn stream_framed_toon(doc: &toolwire::Doc<'_>) -> usize {
@@ -88,19 +111,9 @@ fn peak_heap_stays_within_the_contracts() {
     // tapes fit in the budget keeps them for the writing instead of parsing again. Rows of
     // one number and one 60-byte string: 9 MiB of input, about as much tape; the peak above
     // the input stays within 16 MiB all the same.
-    let rows: Vec<String> = (0..120_000)
-        .map(|i| format!(r#"{{"id":{i},"t":"{:060}"}}"#, i))
-        .collect();
-    let input = format!("[{}]", rows.join(",")).into_bytes();
+    let input = id_text_rows(120_000, 60);
     assert!(input.len() > 8 * MIB);
-    let (peak, output) = peak_of(|| {
-        let r = wire::response(wire::Data::Json(&input))
-            .format(Format::Toon(Delimiter::Pipe))
-            .build()
-            .unwrap();
-        assert!(r.data_is_read_once(), "the window tapes fit: read once");
-        stream(&r)
-    });
+    let (peak, output) = peak_of(|| streamed_read_once(&input, false));
     eprintln!(
         "read once: input {} B, output {output} B, peak heap above the input {peak} B",
         input.len()
@@ -114,19 +127,9 @@ fn peak_heap_stays_within_the_contracts() {
     // buffers (parts of about 256 KiB of input, four per pool thread in flight) are the
     // largest they get; the peak above the input still stays within 16 MiB (parts of whole
     // windows, two batches of eight, had peaked at 35 MB).
-    let rows: Vec<String> = (0..115_000)
-        .map(|i| format!(r#"{{"id":{i},"t":"{:0200}"}}"#, i))
-        .collect();
-    let input = format!("[{}]", rows.join(",")).into_bytes();
+    let input = id_text_rows(115_000, 200);
     assert!(input.len() > 20 * MIB);
-    let (peak, output) = peak_of(|| {
-        let r = wire::response(wire::Data::Json(&input))
-            .format(Format::Toon(Delimiter::Pipe))
-            .build()
-            .unwrap();
-        assert!(r.data_is_read_once(), "a compact tape: read once");
-        stream(&r)
-    });
+    let (peak, output) = peak_of(|| streamed_read_once(&input, false));
     eprintln!(
         "read once, long strings: input {} B, output {output} B, peak heap above the input {peak} B",
         input.len()
@@ -144,15 +147,7 @@ fn peak_heap_stays_within_the_contracts() {
     // the kept tapes: 100k flat invoices (24 MB of tape) are read once, and the peak stays
     // within the input's size + 16 MiB (the output not even counted).
     let input = toolwire_benches::invoices_json(100_000, toolwire_benches::Shape::Flat);
-    let (peak, output) = peak_of(|| {
-        let r = wire::response(wire::Data::Json(&input))
-            .format(Format::Toon(Delimiter::Pipe))
-            .input_off_heap(true)
-            .build()
-            .unwrap();
-        assert!(r.data_is_read_once(), "off the heap: read once");
-        stream(&r)
-    });
+    let (peak, output) = peak_of(|| streamed_read_once(&input, true));
     eprintln!(
         "read once off the heap: input {} B, output {output} B, peak heap {peak} B",
         input.len()
