@@ -13,8 +13,10 @@ use std::mem::MaybeUninit;
 use bytes::BytesMut;
 
 mod chunked;
+mod ordered;
 
 pub use chunked::{ChunkedSink, CountingSink};
+pub(crate) use ordered::write_ordered;
 
 /// An infallible append-only byte buffer.
 ///

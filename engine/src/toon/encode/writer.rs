@@ -302,7 +302,7 @@ impl<'o> Enc<'o> {
     /// buffer, and appends the buffers to `w` in order.
     ///
     /// Called from outside the pool (the CLI, a binding, the server's blocking threads), the
-    /// parts flow through [`Enc::parts_streamed`]: the pool's threads take parts in order
+    /// parts flow through [`crate::sink::write_ordered`]: the pool's threads take parts in order
     /// and the calling thread writes each as soon as it and those before it are done, so
     /// the sink's work (a write to a pipe or socket, Node's copy of each chunk into a V8
     /// string) overlaps the encoding, and no thread waits at a batch's end. From inside the
@@ -312,7 +312,19 @@ impl<'o> Enc<'o> {
     pub(super) fn parts_parallel<W: Sink + ?Sized, P: RowPart>(&mut self, w: &mut W, parts: &[P]) {
         let threads = rayon::current_num_threads().max(1);
         if rayon::current_thread_index().is_none() && threads > 1 {
-            self.parts_streamed(w, parts, threads, STREAMED_IN_FLIGHT * threads);
+            let (opts, escape) = (self.opts, w.escapes());
+            crate::sink::write_ordered(
+                w,
+                parts.len(),
+                |i, buf| encode_part(opts, escape, &parts[i], buf),
+                |w, buf| {
+                    if escape {
+                        w.write_escaped(buf);
+                    } else {
+                        w.write(buf);
+                    }
+                },
+            );
             self.started = true;
             return;
         }
@@ -332,112 +344,6 @@ impl<'o> Enc<'o> {
             stitch(w, &bufs[..group.len()], escape);
         }
         self.started = true;
-    }
-
-    /// `parts` encoded by `workers` pool tasks, each taking the next part in order, into at
-    /// most `in_flight` buffers (a part waits for a free one: the memory is bounded by the
-    /// parts written but not yet handed over), while the calling thread hands them to `w` in
-    /// order. A cancelled sink stops the workers at their next part; a worker's panic stops
-    /// the writer and reaches the caller.
-    fn parts_streamed<W: Sink + ?Sized, P: RowPart>(
-        &self,
-        w: &mut W,
-        parts: &[P],
-        workers: usize,
-        in_flight: usize,
-    ) {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        use std::sync::{Condvar, Mutex};
-
-        /// What the workers and the writer share: the encoded parts not yet written (part
-        /// `i` in slot `i % in_flight`), the free buffers, how many parts were written.
-        struct Flow {
-            done: Vec<Option<Vec<u8>>>,
-            free: Vec<Vec<u8>>,
-            written: usize,
-            stop: bool,
-        }
-        let in_flight = in_flight.max(1);
-        let flow = Mutex::new(Flow {
-            done: vec![None; in_flight],
-            free: Vec::new(),
-            written: 0,
-            stop: false,
-        });
-        let changed = Condvar::new();
-        let next = AtomicUsize::new(0);
-        let (opts, escape) = (self.opts, w.escapes());
-        let lock = || {
-            flow.lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-        };
-        let work = || {
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(part) = parts.get(i) else { return };
-                let mut buf = {
-                    let mut f = lock();
-                    while i >= f.written + in_flight && !f.stop {
-                        f = changed
-                            .wait(f)
-                            .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    }
-                    if f.stop {
-                        return;
-                    }
-                    f.free.pop().unwrap_or_default()
-                };
-                // A panic (a bug) must not leave the writer waiting for this part: stop
-                // everyone, then let the scope carry the panic to the caller.
-                let encoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    encode_part(opts, escape, part, &mut buf)
-                }));
-                if let Err(panic) = encoded {
-                    lock().stop = true;
-                    changed.notify_all();
-                    std::panic::resume_unwind(panic);
-                }
-                lock().done[i % in_flight] = Some(buf);
-                changed.notify_all();
-            }
-        };
-        rayon::in_place_scope(|s| {
-            for _ in 0..workers.min(parts.len()) {
-                s.spawn(|_| work());
-            }
-            for i in 0..parts.len() {
-                let buf = {
-                    let mut f = lock();
-                    loop {
-                        if let Some(buf) = f.done[i % in_flight].take() {
-                            break buf;
-                        }
-                        if f.stop {
-                            return;
-                        }
-                        f = changed
-                            .wait(f)
-                            .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    }
-                };
-                if w.cancelled() {
-                    lock().stop = true;
-                    changed.notify_all();
-                    return;
-                }
-                if escape {
-                    w.write_escaped(&buf);
-                } else {
-                    w.write(&buf);
-                }
-                {
-                    let mut f = lock();
-                    f.written = i + 1;
-                    f.free.push(buf);
-                }
-                changed.notify_all();
-            }
-        });
     }
 
     pub(super) fn root<W: Sink + ?Sized>(&mut self, w: &mut W, v: Value<'_>) {
@@ -647,10 +553,6 @@ impl<'o> Enc<'o> {
         }
     }
 }
-
-/// Buffers of encoded parts in flight per pool thread in [`Enc::parts_streamed`]: enough for
-/// each thread to work ahead of the writer by a few parts.
-const STREAMED_IN_FLIGHT: usize = 4;
 
 /// One part encoded into `buf` (cleared first), escaped for a framing sink when `escape`.
 fn encode_part<P: RowPart>(opts: &EncodeOptions, escape: bool, part: &P, buf: &mut Vec<u8>) {
