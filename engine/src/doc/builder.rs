@@ -26,6 +26,21 @@ pub struct DocBuilder<'s> {
     /// Per level, so that a row's nested objects do not evict the row's keys. Spans stay
     /// valid: the heap only grows until [`DocBuilder::recycle`], which starts a new builder.
     pub(super) prev_keys: Vec<Vec<Node>>,
+    /// Per nesting level (up to [`KEY_LEVELS`]), the token and tape index of the object closed
+    /// last at that level when [`DocBuilder::end_object_keyed`] closed it; `None` when any
+    /// other call closed it (or it was dropped, or copied over).
+    prev_token: [Option<(KeysToken, u32)>; KEY_LEVELS],
+}
+
+/// What the caller of [`DocBuilder::end_object_keyed`] knows of an object's keys: two
+/// objects closed with equal tokens have the same keys in the same order (for example the
+/// identity of a schema's property list and the set of its properties written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct KeysToken {
+    /// Who minted the token (an address that lives as long as the builder's work).
+    pub(crate) owner: usize,
+    /// Which of the owner's keys the object holds.
+    pub(crate) keys: u64,
 }
 
 /// Nesting levels whose last object's keys are remembered (deeper objects are checked pair
@@ -54,6 +69,7 @@ impl<'s> DocBuilder<'s> {
             },
             depth: 0,
             prev_keys: Vec::new(),
+            prev_token: [None; KEY_LEVELS],
         }
     }
 
@@ -70,6 +86,7 @@ impl<'s> DocBuilder<'s> {
             },
             depth: 0,
             prev_keys: Vec::new(),
+            prev_token: [None; KEY_LEVELS],
         }
     }
 
@@ -367,6 +384,9 @@ impl<'s> DocBuilder<'s> {
         for keys in self.prev_keys.iter_mut().skip(self.depth as usize) {
             keys.clear();
         }
+        for token in self.prev_token.iter_mut().skip(self.depth as usize) {
+            *token = None;
+        }
     }
 
     /// Remembers the key nodes of the object at `start` (found free of duplicates).
@@ -401,10 +421,67 @@ impl<'s> DocBuilder<'s> {
         self.forget_keys();
     }
 
-    /// Writes the object node at `mark` (its length and end) and returns its index.
+    /// [`DocBuilder::end_object_unique`] for an object whose keys `token` names: when the
+    /// object closed last at its level was closed here with an equal token, it has the same
+    /// keys, so it is marked [`Node::Object::same_keys`] without comparing any (the encoder's
+    /// shape analysis then reads only the values of a collection's rows). Debug builds verify
+    /// both guarantees.
+    #[inline]
+    pub(crate) fn end_object_keyed(&mut self, mark: Mark, len: usize, token: KeysToken) {
+        let level = (self.depth as usize).wrapping_sub(1);
+        let prev = self.prev_token.get(level).copied().flatten();
+        let start = self.close_object(mark, len);
+        debug_assert!(
+            len <= 1 || !self.has_duplicate_keys(start, len),
+            "duplicate keys in end_object_keyed"
+        );
+        self.forget_keys();
+        let Some(slot) = self.prev_token.get_mut(level) else {
+            return;
+        };
+        *slot = Some((token, start as u32));
+        let Some((_, before)) = prev.filter(|&(t, _)| t == token && len > 1) else {
+            return;
+        };
+        debug_assert!(
+            self.same_keys_at(before as usize, start),
+            "unequal keys, equal tokens"
+        );
+        if let Node::Object { same_keys, .. } = &mut self.doc.nodes[start] {
+            *same_keys = true;
+        }
+    }
+
+    /// True when the objects at tape indices `a` and `b` have the same keys in order.
+    fn same_keys_at(&self, a: usize, b: usize) -> bool {
+        let doc = &self.doc;
+        let (Node::Object { len: la, .. }, Node::Object { len: lb, .. }) =
+            (doc.nodes[a], doc.nodes[b])
+        else {
+            return false;
+        };
+        if la != lb {
+            return false;
+        }
+        let (mut i, mut j) = (a + 1, b + 1);
+        for _ in 0..la {
+            if !key_eq(doc.key_at(i), doc.key_at(j)) {
+                return false;
+            }
+            i = doc.next_sibling(i + 1);
+            j = doc.next_sibling(j + 1);
+        }
+        true
+    }
+
+    /// Writes the object node at `mark` (its length and end) and returns its index; the object
+    /// closed last at its level is now this one, whose token (if any) its caller records.
     #[inline]
     pub(super) fn close_object(&mut self, mark: Mark, len: usize) -> usize {
         self.depth = self.depth.saturating_sub(1);
+        if let Some(token) = self.prev_token.get_mut(self.depth as usize) {
+            *token = None;
+        }
         let start = mark.0 as usize;
         let end = self.doc.nodes.len();
         self.doc.nodes[start] = Node::Object {
@@ -557,6 +634,7 @@ impl<'s> DocBuilder<'s> {
         self.doc.nodes.truncate(mark.0 as usize);
         // The remembered keys may be a dropped object's.
         self.prev_keys.iter_mut().for_each(Vec::clear);
+        self.prev_token = [None; KEY_LEVELS];
     }
 
     /// A builder for the next window of rows that reuses `doc`'s allocations (the windowed
@@ -571,6 +649,7 @@ impl<'s> DocBuilder<'s> {
             doc,
             depth: 0,
             prev_keys: Vec::new(),
+            prev_token: [None; KEY_LEVELS],
         }
     }
 

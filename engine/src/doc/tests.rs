@@ -346,3 +346,115 @@ fn same_keys_is_forgotten_where_the_previous_object_is_not_the_builders() {
     b.end_array(root, 1);
     assert_eq!(same_keys_flags(&b.finish()), [false]);
 }
+
+/// `end_object_keyed` marks an object whose token is the one of the object closed last at its
+/// level, and only then: another close there, a copy, a drop or another token breaks the chain.
+#[test]
+fn keyed_objects_are_marked_after_an_equal_token_at_their_level() {
+    use super::KeysToken;
+    const AB: KeysToken = KeysToken {
+        owner: 1,
+        keys: 0b11,
+    };
+    const A: KeysToken = KeysToken {
+        owner: 1,
+        keys: 0b01,
+    };
+    /// A row `{a, b?, g: {x, y}}` closed with `token` (its nested `g` keyed too, or not).
+    fn row(b: &mut DocBuilder<'_>, token: KeysToken, nested_keyed: bool) {
+        let o = b.begin_object();
+        b.string(b"a");
+        b.null();
+        let mut n = 1;
+        if token.keys & 0b10 != 0 {
+            b.string(b"b");
+            b.null();
+            n += 1;
+        }
+        b.string(b"g");
+        let g = b.begin_object();
+        b.string(b"x");
+        b.null();
+        b.string(b"y");
+        b.null();
+        if nested_keyed {
+            b.end_object_keyed(
+                g,
+                2,
+                KeysToken {
+                    owner: 2,
+                    keys: 0b11,
+                },
+            );
+        } else {
+            b.end_object_unique(g, 2);
+        }
+        b.end_object_keyed(o, n + 1, token);
+    }
+    let flags = |f: &dyn Fn(&mut DocBuilder<'_>)| {
+        let mut b = DocBuilder::new(b"");
+        let root = b.begin_array();
+        f(&mut b);
+        b.end_array(root, 0);
+        same_keys_flags(&b.finish())
+    };
+    // Flags in tape order: row, its g, row, its g, ...
+    // Equal tokens chain, at each level on its own (a row's `g` does not break the rows).
+    assert_eq!(
+        flags(&|b| {
+            row(b, AB, true);
+            row(b, AB, true);
+            row(b, AB, false);
+        }),
+        [false, false, true, true, true, false]
+    );
+    // Another token is another key list; the one after it follows it, not the first.
+    assert_eq!(
+        flags(&|b| {
+            row(b, AB, false);
+            row(b, A, false);
+            row(b, AB, false);
+            row(b, AB, false);
+        }),
+        [false, false, false, false, false, false, true, false]
+    );
+    // An object closed at the level by another call (here one the builder checks itself),
+    // a copied value and a dropped one each break the chain.
+    let other = crate::json::parse(br#"{"a":1,"b":2}"#, &Default::default()).unwrap();
+    assert_eq!(
+        flags(&|b| {
+            row(b, AB, false);
+            let o = b.begin_object();
+            b.end_object(o, 0);
+            row(b, AB, false);
+            b.copy_from(&other, 0);
+            row(b, AB, false);
+            let dropped = b.begin_object();
+            b.truncate_to(dropped);
+            row(b, AB, false);
+            row(b, AB, false);
+        }),
+        [
+            false, false, false, false, false, false, false, false, false, false, true, false
+        ]
+    );
+}
+
+/// Equal tokens on objects with other keys are a caller's bug, caught in debug builds.
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "unequal keys, equal tokens")]
+fn equal_tokens_on_unequal_keys_are_caught_in_debug_builds() {
+    let token = super::KeysToken { owner: 7, keys: 3 };
+    let mut b = DocBuilder::new(b"");
+    let root = b.begin_array();
+    for key in [&b"a"[..], b"c"] {
+        let o = b.begin_object();
+        b.string(key);
+        b.null();
+        b.string(b"b");
+        b.null();
+        b.end_object_keyed(o, 2, token);
+    }
+    b.end_array(root, 2);
+}

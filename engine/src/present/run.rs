@@ -13,7 +13,7 @@ use super::redact::RNode;
 use super::schema::Schema;
 use super::template::Counts;
 use super::{EmbedPlan, Plan, PresentError, Presenter, SuggestSource, UiSource};
-use crate::doc::{Doc, DocBuilder, Node, Str, Value, ValueRef, key_eq};
+use crate::doc::{Doc, DocBuilder, KeysToken, Node, Str, Value, ValueRef, key_eq};
 use crate::wire::{
     Data, Format, Suggestion, ToolError, ToolResponse, UiBlock, response, response_view, ui,
 };
@@ -280,8 +280,10 @@ impl<'d> Writer<'d> {
         let censor = plan.cfg.censor.as_str();
         let m = self.b.begin_object();
         let mut count = 0;
+        let mut written = 0u64;
         for p in 0..n {
             let Some(val) = self.slots[p] else { continue };
+            written |= 1u64.checked_shl(p as u32).unwrap_or(0);
             let vi = val.index();
             push_node(&mut self.b, doc, vi - 1);
             if f.redacted[p] {
@@ -303,7 +305,15 @@ impl<'d> Writer<'d> {
             }
             count += 1;
         }
-        self.b.end_object_unique(m, count);
+        // The row's keys are `f.keys` at the slots written, in slot order.
+        close_projected(
+            &mut self.b,
+            m,
+            count,
+            f as *const FastRow as usize,
+            n,
+            written,
+        );
         true
     }
 
@@ -448,10 +458,12 @@ impl<'d> Writer<'d> {
         self.check_required_undeclared(o, required, Some((props, base)));
         let m = emit.then(|| self.b.begin_object());
         let mut n = 0;
+        let mut written = 0u64;
         for (i, (_, prop)) in props.iter().enumerate() {
             if let Some((k, val)) = self.scratch[base + i] {
                 self.member(k, val, Some(prop), red, censor, emit, embeds);
                 n += 1;
+                written |= 1u64.checked_shl(i as u32).unwrap_or(0);
             }
         }
         self.scratch.truncate(base);
@@ -466,7 +478,19 @@ impl<'d> Writer<'d> {
             }
         }
         if let Some(m) = m {
-            self.b.end_object_unique(m, n);
+            if extras > 0 {
+                self.b.end_object_unique(m, n);
+            } else {
+                // The object's keys are the declared ones written, in declaration order.
+                close_projected(
+                    &mut self.b,
+                    m,
+                    n,
+                    props.as_ptr() as usize,
+                    props.len(),
+                    written,
+                );
+            }
         }
     }
 
@@ -567,6 +591,24 @@ impl<'d> Writer<'d> {
             _ => self.write_item(&e.object, val, emit),
         }
     }
+}
+
+/// Closes an object whose keys are those of `keys` of an `owner`'s list of `declared` (a
+/// schema's properties, a fast row's slots), in its order: marked as its predecessor's keys
+/// when that object was closed here with the same ones. A list wider than a token's bits is
+/// closed unmarked.
+fn close_projected(
+    b: &mut DocBuilder<'_>,
+    m: crate::doc::Mark,
+    len: usize,
+    owner: usize,
+    declared: usize,
+    keys: u64,
+) {
+    if declared > 64 {
+        return b.end_object_unique(m, len);
+    }
+    b.end_object_keyed(m, len, KeysToken { owner, keys });
 }
 
 fn note_censors(b: &mut DocBuilder<'_>, plan: &Plan) {
@@ -1033,5 +1075,83 @@ mod fast_tests {
         let mut w = super::Writer::new(&doc, 10);
         let row = doc.root().as_array().unwrap().iter().next().unwrap();
         assert!(w.fast_row(p.plan.fast.as_ref().unwrap(), &p.plan, row));
+    }
+
+    /// The derived rows of a projection (the general writer's objects and an embed's fast
+    /// rows) are marked as having their predecessor's keys wherever they do, so the TOON
+    /// encoder's shape analysis compares none of their keys; a row with another set of
+    /// declared fields breaks the chain for itself only.
+    #[test]
+    fn projected_rows_are_marked_with_their_predecessors_keys() {
+        use crate::doc::Node;
+        use crate::present::{Presenter, Schema};
+        let client = Presenter::builder("Client")
+            .schema(
+                Schema::object()
+                    .property("name", Schema::string())
+                    .property("email", Schema::string()),
+            )
+            .redact(["email"], None)
+            .build()
+            .unwrap();
+        let p = Presenter::builder("Invoice")
+            .schema(
+                Schema::object()
+                    .property("id", Schema::string())
+                    .property("client", Schema::object())
+                    .property("total", Schema::integer()),
+            )
+            .embed("client", client)
+            .build()
+            .unwrap();
+        let bytes = br#"[
+            {"id":"A","extra":1,"client":{"name":"x","email":"e"},"total":1},
+            {"total":2,"id":"B","client":{"email":"e","name":"y"}},
+            {"id":"C","client":{"name":"z","email":"e"}},
+            {"id":"D","client":{"name":"w","email":"e"},"total":4},
+            {"id":"E","client":{"name":"v","email":"e"},"total":5}
+        ]"#;
+        let doc = crate::json::parse(bytes, &crate::json::ParseOptions::new()).unwrap();
+        let r = p.present(doc.root(), None).unwrap();
+        let data = r.data().expect("a data block");
+        let out = data.doc();
+        let rows: Vec<bool> = data
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| {
+                matches!(
+                    out.nodes()[row.index()],
+                    Node::Object {
+                        same_keys: true,
+                        ..
+                    }
+                )
+            })
+            .collect();
+        assert_eq!(rows, [false, true, false, false, true]);
+        let clients: Vec<bool> = data
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| {
+                let c = row.as_object().unwrap().get(b"client").unwrap();
+                matches!(
+                    out.nodes()[c.index()],
+                    Node::Object {
+                        same_keys: true,
+                        ..
+                    }
+                )
+            })
+            .collect();
+        assert_eq!(clients, [false, true, true, true, true]);
+        // The data are the projection: declared fields in declaration order.
+        let mut compact = Vec::new();
+        crate::json::write_compact(data, &mut compact);
+        assert_eq!(
+            String::from_utf8(compact).unwrap(),
+            r#"[{"id":"A","client":{"name":"x","email":"[REDACTED]"},"total":1},{"id":"B","client":{"name":"y","email":"[REDACTED]"},"total":2},{"id":"C","client":{"name":"z","email":"[REDACTED]"}},{"id":"D","client":{"name":"w","email":"[REDACTED]"},"total":4},{"id":"E","client":{"name":"v","email":"[REDACTED]"},"total":5}]"#
+        );
     }
 }
