@@ -16,18 +16,27 @@ const SIZES = (process.env.BENCH_SIZES || '10000,100000').split(',').map(Number)
 const gc = globalThis.gc ?? (() => {});
 
 // Each pair (baseline, toolwire) runs interleaved, so both see the same machine load, and
-// each side reports its best run (the least disturbed estimate on a shared machine).
-function timePair(fa, fb, runs) {
+// each side reports its best run (the least disturbed estimate on a shared machine). Before
+// each run: a full gc() and then a pause of SETTLE_MS, because V8 sweeps and unmaps the
+// collected heap on background threads after gc() returns. Without the pause the cleanup of
+// one side's garbage (the baseline's hundreds of MB of JS objects: about 17 ms of CPU on two
+// cores) ran during the other side's timed run and was charged to it.
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 100);
+const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+
+async function timePair(fa, fb, runs) {
   fa();
   fb();
   let a = Infinity;
   let b = Infinity;
   for (let i = 0; i < runs; i++) {
     gc();
+    await settle();
     let t0 = process.hrtime.bigint();
     fa();
     a = Math.min(a, Number(process.hrtime.bigint() - t0));
     gc();
+    await settle();
     t0 = process.hrtime.bigint();
     fb();
     b = Math.min(b, Number(process.hrtime.bigint() - t0));
@@ -61,20 +70,20 @@ for (const kind of ['flat', 'nested']) {
     same(tw.present(data, null, { format: 'toon-comma' }).content[0].text, ref.encode(data), `${g} present toon`);
     same(tw.present(buf, null, { format: 'toon-comma' }).content[0].text, ref.encode(data), `${g} present(buf) toon`);
 
-    const pair = (baseName, fa, name, fb) => {
-      const [a, b] = timePair(fa, fb, runs);
+    const pair = async (baseName, fa, name, fb) => {
+      const [a, b] = await timePair(fa, fb, runs);
       line(g, baseName, a, n, buf.length);
       line(g, name, b, n, buf.length, a);
     };
-    pair('toon encode(JSON.parse(buf))', () => ref.encode(JSON.parse(buf)), 'toolwire encodeJson(buf)', () => tw.encodeJson(buf));
-    pair('toon encode(value)', () => ref.encode(data), 'toolwire encode(value)', () => tw.encode(data));
-    pair('CallToolResult(JSON.stringify(rows,null,2))', () => result(JSON.stringify(data, null, 2)),
+    await pair('toon encode(JSON.parse(buf))', () => ref.encode(JSON.parse(buf)), 'toolwire encodeJson(buf)', () => tw.encodeJson(buf));
+    await pair('toon encode(value)', () => ref.encode(data), 'toolwire encode(value)', () => tw.encode(data));
+    await pair('CallToolResult(JSON.stringify(rows,null,2))', () => result(JSON.stringify(data, null, 2)),
       'toolwire present(rows) pretty', () => tw.present(data, null));
-    pair('CallToolResult(toon encode(rows))', () => result(ref.encode(data)),
+    await pair('CallToolResult(toon encode(rows))', () => result(ref.encode(data)),
       'toolwire present(rows) toon-comma', () => tw.present(data, null, { format: 'toon-comma' }));
-    pair('CallToolResult(toon encode(JSON.parse(buf)))', () => result(ref.encode(JSON.parse(buf))),
+    await pair('CallToolResult(toon encode(JSON.parse(buf)))', () => result(ref.encode(JSON.parse(buf))),
       'toolwire present(buf) toon-comma', () => tw.present(buf, null, { format: 'toon-comma' }));
-    const [parse, stringify] = timePair(() => JSON.parse(buf), () => JSON.stringify(data), runs);
+    const [parse, stringify] = await timePair(() => JSON.parse(buf), () => JSON.stringify(data), runs);
     line(g, 'JSON.parse(buf) (reference)', parse, n, buf.length);
     line(g, 'JSON.stringify(rows) (reference)', stringify, n, buf.length);
   }

@@ -109,11 +109,14 @@ fn encode_json_bytes(json: &[u8], opts: &EncodeOptions) -> Result<String> {
     utf8(out)
 }
 
-/// Output bytes per JS string part of [`encode_json`].
-const OUT_CHUNK: usize = 1 << 20;
+/// Output bytes per JS string part of [`encode_json`]: under V8's largest regular object
+/// (128 KiB), so each part is made in the young generation's pages, which V8 reuses, rather
+/// than as a large object on fresh pages of its own. Measured on 100k flat invoices (6.5 MB of
+/// TOON), 300 calls: 2,050 → 415 page faults a call and about 10% less CPU than 1 MiB parts.
+const OUT_CHUNK: usize = 64 << 10;
 
 /// TOON of JSON text (`toon::encode_json`): no JavaScript value is built. The TOON text comes
-/// back as parts of about 1 MiB, each made a JS string as soon as the encoder fills it (the
+/// back as parts of 64 KiB ([`OUT_CHUNK`]), each made a JS string as soon as the encoder fills it (the
 /// JS layer joins them into one rope string), so the whole text never exists twice: once in
 /// Rust and once in V8. ASCII parts become one-byte strings by a plain copy.
 #[napi(catch_unwind)]
