@@ -57,7 +57,7 @@ export declare function decodeToJson(text: string, indent: number, strict: boole
 
 /**
  * TOON of JSON text (`toon::encode_json`): no JavaScript value is built. The TOON text comes
- * back as parts of about 1 MiB, each made a JS string as soon as the encoder fills it (the
+ * back as parts of 64 KiB (`OUT_CHUNK`), each made a JS string as soon as the encoder fills it (the
  * JS layer joins them into one rope string), so the whole text never exists twice: once in
  * Rust and once in V8. ASCII parts become one-byte strings by a plain copy.
  */

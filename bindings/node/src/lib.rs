@@ -116,7 +116,7 @@ fn encode_json_bytes(json: &[u8], opts: &EncodeOptions) -> Result<String> {
 const OUT_CHUNK: usize = 64 << 10;
 
 /// TOON of JSON text (`toon::encode_json`): no JavaScript value is built. The TOON text comes
-/// back as parts of 64 KiB ([`OUT_CHUNK`]), each made a JS string as soon as the encoder fills it (the
+/// back as parts of 64 KiB (`OUT_CHUNK`), each made a JS string as soon as the encoder fills it (the
 /// JS layer joins them into one rope string), so the whole text never exists twice: once in
 /// Rust and once in V8. ASCII parts become one-byte strings by a plain copy.
 #[napi(catch_unwind)]
