@@ -30,6 +30,9 @@ where
     H: FnMut(&mut W, &[u8]),
 {
     debug_assert!(rayon::current_thread_index().is_none());
+    if parts == 0 {
+        return;
+    }
     /// What the jobs and the writer share: the parts made and not yet handed over (part `i`
     /// in slot `i % in_flight`), the free buffers, and whether to stop.
     struct Flow {
@@ -38,7 +41,7 @@ where
         stop: bool,
     }
     let threads = rayon::current_num_threads().max(1);
-    let in_flight = (IN_FLIGHT_PER_THREAD * threads).min(parts).max(1);
+    let in_flight = (IN_FLIGHT_PER_THREAD * threads).min(parts);
     let flow = Mutex::new(Flow {
         done: vec![None; in_flight],
         free: Vec::new(),
@@ -140,13 +143,23 @@ mod tests {
     #[test]
     fn parts_made_with_nested_parallel_work_arrive_whole_and_in_order() {
         for parts in [0, 1, 2, 7, 300] {
-            let out = outside_the_pool(move || {
+            let (out, made) = outside_the_pool(move || {
+                let made = AtomicUsize::new(0);
                 let mut out = Vec::new();
-                write_ordered(&mut out, parts, part, |w, b| w.extend_from_slice(b));
-                out
+                write_ordered(
+                    &mut out,
+                    parts,
+                    |i, buf| {
+                        made.fetch_add(1, Ordering::Relaxed);
+                        part(i, buf);
+                    },
+                    |w, b| w.extend_from_slice(b),
+                );
+                (out, made.into_inner())
             });
             let want: String = (0..parts).map(|i| format!("{i},")).collect();
             assert_eq!(String::from_utf8(out).unwrap(), want, "{parts} parts");
+            assert_eq!(made, parts, "each part made once");
         }
     }
 
