@@ -272,7 +272,7 @@ const ESCAPE_PART: usize = 256 << 10;
 /// outside the pool: parts of [`ESCAPE_PART`] bytes escaped each into its own buffer and
 /// handed to `out` in order ([`crate::sink::write_ordered`]). Escaping is per byte (a UTF-8
 /// sequence needs none), so the text is cut anywhere.
-pub(crate) fn write_body_plain_parallel<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
+fn write_body_plain_parallel<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
     if s.len() < PARALLEL_ESCAPE_MIN
         || rayon::current_thread_index().is_some()
         || rayon::current_num_threads() < 2

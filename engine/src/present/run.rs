@@ -1115,35 +1115,21 @@ mod fast_tests {
         let r = p.present(doc.root(), None).unwrap();
         let data = r.data().expect("a data block");
         let out = data.doc();
-        let rows: Vec<bool> = data
-            .as_array()
-            .unwrap()
+        let marked = |v: crate::doc::Value<'_>| {
+            matches!(
+                out.nodes()[v.index()],
+                Node::Object {
+                    same_keys: true,
+                    ..
+                }
+            )
+        };
+        let rows = data.as_array().unwrap();
+        let flags: Vec<bool> = rows.iter().map(marked).collect();
+        assert_eq!(flags, [false, true, false, false, true]);
+        let clients: Vec<bool> = rows
             .iter()
-            .map(|row| {
-                matches!(
-                    out.nodes()[row.index()],
-                    Node::Object {
-                        same_keys: true,
-                        ..
-                    }
-                )
-            })
-            .collect();
-        assert_eq!(rows, [false, true, false, false, true]);
-        let clients: Vec<bool> = data
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|row| {
-                let c = row.as_object().unwrap().get(b"client").unwrap();
-                matches!(
-                    out.nodes()[c.index()],
-                    Node::Object {
-                        same_keys: true,
-                        ..
-                    }
-                )
-            })
+            .map(|row| marked(row.as_object().unwrap().get(b"client").unwrap()))
             .collect();
         assert_eq!(clients, [false, true, true, true, true]);
         // The data are the projection: declared fields in declaration order.
