@@ -4,13 +4,17 @@
 //! to the same document or the same error (category, offset, message) as the bytewise path,
 //! through `parse` and `parse_selected`. Inputs: the JSONTestSuite files (also shifted
 //! across block boundaries) and generated documents and byte soups (backslash runs and
-//! quotes at 64-byte boundaries, invalid UTF-8, unterminated strings, whitespace runs).
+//! quotes at 64-byte boundaries, invalid UTF-8, unterminated strings, whitespace runs), and
+//! collections whose rows repeat, then leave, the layout of the row before (the parser's row
+//! layouts, which the bytewise path does not have): the same document, the same TOON and the
+//! same pretty JSON (both read the `same_keys` marks), or the same error.
 
 use proptest::prelude::*;
-use toolwire::json::{ParseOptions, Selector, parse, parse_selected};
+use toolwire::json::{ParseOptions, Selector, parse, parse_selected, to_string_pretty};
 use toolwire::test_hooks::{
     Kernel, kernel_mismatches, structural_index, structural_index_reference, with_kernel,
 };
+use toolwire::toon::{EncodeOptions, to_string as toon};
 
 /// A parse outcome that can be compared across kernels.
 fn outcome(bytes: &[u8], select: Option<&Selector>) -> Result<(String, bool, bool), String> {
@@ -20,8 +24,10 @@ fn outcome(bytes: &[u8], select: Option<&Selector>) -> Result<(String, bool, boo
         Some(s) => parse_selected(bytes, s, &opts),
     };
     r.map(|d| {
+        let root = d.root();
+        let toon = toon(root, &EncodeOptions::new()).unwrap_or_else(|e| e.to_string());
         (
-            format!("{:?}", d.root()),
+            format!("{root:?}\n{toon}\n{}", to_string_pretty(root)),
             d.has_reserved_tag(),
             d.has_lone_surrogate(),
         )
@@ -184,4 +190,68 @@ proptest! {
         doc.push(b']');
         prop_assert!(check(&doc).is_ok(), "{:?}: {:?}", String::from_utf8_lossy(&doc), check(&doc));
     }
+
+    #[test]
+    fn collections_that_leave_their_row_layout_are_parsed_alike(
+        pretty in any::<bool>(),
+        pool in prop::collection::vec(prop::collection::vec(0usize..ROW_PARTS.len(), 0..6), 1..4),
+        picks in prop::collection::vec(0usize..4, 1..16),
+        cut in prop::option::of(0usize..2000),
+        limit in prop::option::of(1usize..6),
+    ) {
+        // Rows drawn from a pool of a few, built from a few members: most repeat an earlier
+        // row, and the others differ in a member (another key, value kind, whitespace, an
+        // escaped key, a duplicate, a nested row); optionally cut short (every error inside
+        // a repeated row).
+        let rows: Vec<&Vec<usize>> = picks.iter().map(|&i| &pool[i % pool.len()]).collect();
+        let mut doc = b"{\"items\": [".to_vec();
+        for (r, members) in rows.iter().enumerate() {
+            if r > 0 {
+                doc.extend_from_slice(if pretty { b",\n    " } else { b"," });
+            }
+            doc.push(b'{');
+            for (m, &part) in members.iter().enumerate() {
+                if m > 0 {
+                    doc.push(b',');
+                }
+                if pretty {
+                    doc.extend_from_slice(b"\n      ");
+                }
+                doc.extend_from_slice(ROW_PARTS[part].as_bytes());
+            }
+            doc.push(b'}');
+        }
+        doc.extend_from_slice(b"], \"n\": 1}");
+        if let Some(c) = cut {
+            doc.truncate(c.min(doc.len()));
+        }
+        prop_assert!(check(&doc).is_ok(), "{:?}: {:?}", String::from_utf8_lossy(&doc), check(&doc));
+        if let Some(n) = limit {
+            // A member limit met inside a repeated row: the same error at the same byte.
+            let opts = ParseOptions::new().max_keys_per_object(n).max_depth(3);
+            let run = |k| with_kernel(k, || {
+                parse(&doc, &opts).map(|d| format!("{:?}", d.root())).map_err(|e| (e.offset(), e.message().to_string()))
+            });
+            prop_assert_eq!(run(Some(Kernel::detected())), run(None));
+        }
+    }
 }
+
+/// Members the rows of `collections_that_leave_their_row_layout_are_parsed_alike` are made of.
+const ROW_PARTS: &[&str] = &[
+    r#""id":1"#,
+    r#""id":"a,b""#,
+    r#""id" : 2.50"#,
+    r#""name":"Acme""#,
+    r#""name":"Ac\"me""#,
+    r#""na\u006de":"x""#,
+    r#""pa\u0069d":false"#,
+    r#""paid":true"#,
+    r#""paid":null"#,
+    r#""tags":[1,{"id":1,"name":"x"}]"#,
+    r#""sub":{"id":1,"name":"y"}"#,
+    r#""sub":{}"#,
+    r#""<tool_error>":"x""#,
+    r#""id":-0"#,
+    r#""name":"é""#,
+];

@@ -30,6 +30,10 @@ pub struct DocBuilder<'s> {
     /// last at that level when [`DocBuilder::end_object_keyed`] closed it; `None` when any
     /// other call closed it (or it was dropped, or copied over).
     prev_token: [Option<(KeysToken, u32)>; KEY_LEVELS],
+    /// Per nesting level, a number that changes whenever the keys remembered there
+    /// (`prev_keys`) change: the parser's row layouts ([`DocBuilder::keys_gen`]) recheck
+    /// that they name the remembered keys only then.
+    keys_gen: [u32; KEY_LEVELS],
 }
 
 /// What the caller of [`DocBuilder::end_object_keyed`] knows of an object's keys: two
@@ -70,6 +74,7 @@ impl<'s> DocBuilder<'s> {
             depth: 0,
             prev_keys: Vec::new(),
             prev_token: [None; KEY_LEVELS],
+            keys_gen: [0; KEY_LEVELS],
         }
     }
 
@@ -87,6 +92,7 @@ impl<'s> DocBuilder<'s> {
             depth: 0,
             prev_keys: Vec::new(),
             prev_token: [None; KEY_LEVELS],
+            keys_gen: [0; KEY_LEVELS],
         }
     }
 
@@ -376,6 +382,45 @@ impl<'s> DocBuilder<'s> {
         if let Some(keys) = self.prev_keys.get_mut(self.depth as usize) {
             keys.clear();
         }
+        self.keys_changed(self.depth as usize..self.depth as usize + 1);
+    }
+
+    /// Records that the keys remembered at `levels` changed ([`DocBuilder::keys_gen`]).
+    #[inline]
+    fn keys_changed(&mut self, levels: std::ops::Range<usize>) {
+        for g in self.keys_gen.iter_mut().take(levels.end).skip(levels.start) {
+            *g = g.wrapping_add(1);
+        }
+    }
+
+    /// The generation of the keys remembered at the level of the object open now: it
+    /// changes whenever those keys change (none are remembered below [`KEY_LEVELS`] levels).
+    #[inline(always)]
+    pub(crate) fn keys_gen(&self) -> u32 {
+        let level = (self.depth as usize).wrapping_sub(1);
+        self.keys_gen.get(level).copied().unwrap_or(0)
+    }
+
+    /// True when the keys remembered at the level of the object open now are, in order,
+    /// exactly `keys` (unescaped bytes): an object whose keys are those is `repeated` in the
+    /// sense of [`DocBuilder::end_object_repeated`].
+    pub(crate) fn remembered_keys_are<'k>(
+        &self,
+        mut keys: impl ExactSizeIterator<Item = &'k [u8]>,
+    ) -> bool {
+        let level = (self.depth as usize).wrapping_sub(1);
+        let Some(prev) = self.prev_keys.get(level) else {
+            return false;
+        };
+        prev.len() == keys.len()
+            && prev.iter().all(|k| {
+                let before = match *k {
+                    Node::StrSrc(s) | Node::StrPlain(s) => self.doc.src_bytes(s),
+                    Node::StrHeap(s) => self.doc.heap_bytes(s),
+                    _ => return false,
+                };
+                keys.next() == Some(before)
+            })
     }
 
     /// Forgets the keys remembered at this level and every deeper one: objects there were
@@ -387,6 +432,7 @@ impl<'s> DocBuilder<'s> {
         for token in self.prev_token.iter_mut().skip(self.depth as usize) {
             *token = None;
         }
+        self.keys_changed(self.depth as usize..KEY_LEVELS);
     }
 
     /// Remembers the key nodes of the object at `start` (found free of duplicates).
@@ -399,6 +445,7 @@ impl<'s> DocBuilder<'s> {
         if self.prev_keys.len() <= level {
             self.prev_keys.resize_with(level + 1, Vec::new);
         }
+        self.keys_changed(level..level + 1);
         let keys = &mut self.prev_keys[level];
         keys.clear();
         let mut i = start + 1;
@@ -635,6 +682,7 @@ impl<'s> DocBuilder<'s> {
         // The remembered keys may be a dropped object's.
         self.prev_keys.iter_mut().for_each(Vec::clear);
         self.prev_token = [None; KEY_LEVELS];
+        self.keys_changed(0..KEY_LEVELS);
     }
 
     /// A builder for the next window of rows that reuses `doc`'s allocations (the windowed
@@ -650,6 +698,7 @@ impl<'s> DocBuilder<'s> {
             depth: 0,
             prev_keys: Vec::new(),
             prev_token: [None; KEY_LEVELS],
+            keys_gen: [0; KEY_LEVELS],
         }
     }
 

@@ -230,6 +230,94 @@ struct Frame {
     /// Every key so far repeated the key at its place in the last object remembered at this
     /// level ([`Parser::key`]).
     repeated: bool,
+    /// Every member so far matched the row layout of this level ([`Parser::row_members`]),
+    /// which goes on with the member after the value being parsed.
+    row: bool,
+}
+
+/// Nesting levels (1 = the root) whose objects get a row layout.
+const ROW_LEVELS: usize = 8;
+
+/// Objects with more members get no row layout (nor do their next ones).
+const ROW_MEMBERS: usize = 256;
+
+/// A piece of an object as it stood in the input: `src[at..at + len]`, the bytes from the end
+/// of a member's value (for the first member, from the `{`) through the `:` after the next
+/// key and the whitespace after it, whose key is `key_len` bytes from offset `key` (for the
+/// closing piece, the bytes from the end of the last value through the `}`; no key).
+#[derive(Clone, Copy, Debug)]
+struct Sep {
+    /// The first 16 bytes (little-endian; zero past `len`) and the mask of the `len` of
+    /// them that are the piece's: a piece of up to 16 bytes is matched with one load.
+    head: u128,
+    mask: u128,
+    at: u32,
+    len: u32,
+    key: u32,
+    key_len: u32,
+}
+
+impl Sep {
+    fn new(src: &[u8], at: usize, end: usize, key: usize, key_len: usize) -> Sep {
+        let len = end - at;
+        let n = len.min(16);
+        let mut head = [0u8; 16];
+        head[..n].copy_from_slice(&src[at..at + n]);
+        Sep {
+            head: u128::from_le_bytes(head),
+            mask: u128::MAX >> (8 * (16 - n)),
+            at: at as u32,
+            len: len as u32,
+            key: key as u32,
+            key_len: key_len as u32,
+        }
+    }
+
+    /// Whether `src[pos..]` starts with this piece's bytes (`src[at..at + len]`).
+    #[inline(always)]
+    fn matches(&self, src: &[u8], pos: usize) -> bool {
+        let len = self.len as usize;
+        if len <= 16 {
+            if let Some(w) = src.get(pos..pos + 16) {
+                let mut b = [0u8; 16];
+                b.copy_from_slice(w);
+                return (u128::from_le_bytes(b) ^ self.head) & self.mask == 0;
+            }
+        }
+        let at = self.at as usize;
+        match src.get(pos..pos + len) {
+            Some(here) => bytes_eq(here, &src[at..at + len]),
+            None => false,
+        }
+    }
+}
+
+/// What [`Parser::row_members`] stopped at.
+enum RowStop {
+    /// The object matched its layout to the `}` (the position is past it): this many
+    /// members.
+    Closed(usize),
+    /// The members before this one are complete; the bytes that follow are not the
+    /// layout's (nothing of them consumed).
+    Member(usize),
+    /// The key of this member is pushed and its value is not a string, number or literal
+    /// (the position is at it, whitespace skipped).
+    Value(usize),
+}
+
+/// The parser's memory of one nesting level for its row layouts.
+#[derive(Default)]
+struct RowState {
+    /// The pieces of the object being parsed at this level by the general loop, so far.
+    next: Vec<Sep>,
+    /// `next` is complete so far (every key taken from the input as is, no more than
+    /// [`ROW_MEMBERS`]).
+    next_ok: bool,
+    /// Whether the layout's keys are the keys the builder remembers at this level, as of
+    /// the builder's key generation `gen` (`checked`: known at all).
+    agree: bool,
+    checked: bool,
+    generation: u32,
 }
 
 /// A lexed string: borrowed from the input (`Plain` when its bytes are ASCII from space to DEL
@@ -257,6 +345,14 @@ pub(crate) struct Parser<'s, 'o> {
     /// The start of the block whose string masks are in `blk` (`usize::MAX`: none yet).
     blk_at: usize,
     blk: scan::Str,
+    /// Per nesting level (below [`ROW_LEVELS`]), the row layout: the pieces ([`Sep`]) of
+    /// the last object the general loop parsed to its end there, its members' then its
+    /// closing one (empty: none). The next object at that level whose bytes repeat them
+    /// piece by piece (the next row of a collection, whatever its whitespace) needs no key
+    /// lexed and no structural byte looked at: only its values ([`Parser::row_members`]).
+    /// Without a kernel (the bytewise oracle), no layouts.
+    layouts: Vec<Vec<Sep>>,
+    rows: Vec<RowState>,
 }
 
 pub(crate) mod scan;
@@ -328,6 +424,8 @@ impl<'s, 'o> Parser<'s, 'o> {
             classify_str: classifier().map(|_| str_classifier()),
             blk_at: usize::MAX,
             blk: scan::Str::default(),
+            layouts: Vec::new(),
+            rows: Vec::new(),
         };
         p.skip_ws();
         if p.pos == src.len() {
@@ -362,6 +460,8 @@ impl<'s, 'o> Parser<'s, 'o> {
             classify_str: classifier().map(|_| str_classifier()),
             blk_at: usize::MAX,
             blk: scan::Str::default(),
+            layouts: Vec::new(),
+            rows: Vec::new(),
         }
     }
 
@@ -603,20 +703,29 @@ impl<'s, 'o> Parser<'s, 'o> {
     /// (`*repeated`, [`DocBuilder::remembered_key`]), this one is first compared with that
     /// key's bytes: a repeat (the next row of a collection) needs no lexing, and once every key
     /// repeated, the closed object no key comparison ([`DocBuilder::end_object_repeated`]).
-    /// Identical bytes of a key lexed before in this document set no new flags.
+    /// Identical bytes of a key lexed before in this document set no new flags. Returns where
+    /// the key is in the input when it is there as is (no escapes).
     #[inline(always)]
-    fn key<const EMIT: bool>(&mut self, count: usize, repeated: &mut bool) -> Result<()> {
+    fn key<const EMIT: bool>(
+        &mut self,
+        count: usize,
+        repeated: &mut bool,
+    ) -> Result<Option<(usize, usize)>> {
         if EMIT && *repeated {
             if let Some((start, len)) = self.b.remembered_key(count) {
                 let at = self.pos + 1;
                 if self.repeats_key(start, len, count) {
                     self.b.str_src(at, len);
-                    return Ok(());
+                    return Ok(Some((at, len)));
                 }
             }
             *repeated = false;
         }
         let key = self.member_key(count)?;
+        let span = match key {
+            StrTok::Plain { start, len } | StrTok::Src { start, len } => Some((start, len)),
+            StrTok::Scratch => None,
+        };
         if EMIT {
             // Keys are never plain nodes ([`Node::StrPlain`] is for values).
             match key {
@@ -624,7 +733,140 @@ impl<'s, 'o> Parser<'s, 'o> {
                 key => self.push_str(key),
             }
         }
-        Ok(())
+        Ok(span)
+    }
+
+    /// Records the piece of member `count` of the object the general loop is parsing at
+    /// `level`: from `at` to the position (just past the `:`), its key at `key` when that is
+    /// in the input as is (otherwise the object gets no layout).
+    #[inline(always)]
+    fn note_member(&mut self, level: usize, count: usize, at: usize, key: Option<(usize, usize)>) {
+        if self.classify.is_none() || level >= ROW_LEVELS {
+            return;
+        }
+        if self.rows.len() <= level {
+            self.rows.resize_with(level + 1, RowState::default);
+            self.layouts.resize_with(level + 1, Vec::new);
+        }
+        let row = &mut self.rows[level];
+        if count == 0 {
+            row.next.clear();
+            row.next_ok = true;
+        }
+        match key {
+            Some((k, key_len)) if row.next_ok && row.next.len() == count && count < ROW_MEMBERS => {
+                row.next
+                    .push(Sep::new(self.src, at, self.pos, k - at, key_len));
+            }
+            _ => row.next_ok = false,
+        }
+    }
+
+    /// The general loop closed the object at `level` whose last value ended at `at` (the
+    /// position is past the `}`): when its pieces are all known, they are the level's layout.
+    #[inline(always)]
+    fn note_close(&mut self, level: usize, at: usize) {
+        let Some(row) = self.rows.get_mut(level) else {
+            return;
+        };
+        if row.next_ok && !row.next.is_empty() {
+            row.next.push(Sep::new(self.src, at, self.pos, 0, 0));
+            std::mem::swap(&mut row.next, &mut self.layouts[level]);
+            row.checked = false;
+        }
+        row.next_ok = false;
+    }
+
+    /// Whether the keys of the layout at `level` are the ones the builder remembers at the
+    /// level of the object just opened (so an object that repeats the layout is
+    /// `repeated`); rechecked only when the layout or those keys changed.
+    #[inline(always)]
+    fn row_agrees(&mut self, level: usize) -> bool {
+        let generation = self.b.keys_gen();
+        let row = &self.rows[level];
+        if row.checked && row.generation == generation {
+            return row.agree;
+        }
+        let src = self.src;
+        let seps = &self.layouts[level];
+        let keys = seps[..seps.len() - 1]
+            .iter()
+            .map(|s| &src[(s.at + s.key) as usize..][..s.key_len as usize]);
+        let agree = self.b.remembered_keys_are(keys);
+        let row = &mut self.rows[level];
+        row.agree = agree;
+        row.generation = generation;
+        row.checked = true;
+        agree
+    }
+
+    /// Parses the members of the object open at `level` from member `from` on while its bytes
+    /// repeat the level's layout piece by piece (the position is where piece `from` starts:
+    /// at the `{`, or at the end of the value before), pushing each key and each string,
+    /// number and literal value. Those bytes are the ones the general loop validated (a key
+    /// at the same member count, so within the same limits, and flags already set), so they
+    /// need no lexing: identical input, identical document and errors. When it stops before
+    /// the end, the general loop goes on, and the layout's pieces so far are the first of the
+    /// next one.
+    #[inline(always)]
+    fn row_members(&mut self, level: usize, from: usize) -> Result<RowStop> {
+        let seps = std::mem::take(&mut self.layouts[level]);
+        let stop = self.row_walk(&seps, from);
+        if let Ok(RowStop::Member(i)) = stop {
+            if i > 0 {
+                let row = &mut self.rows[level];
+                row.next.clear();
+                row.next.extend_from_slice(&seps[..i]);
+                row.next_ok = true;
+            }
+        }
+        self.layouts[level] = seps;
+        stop
+    }
+
+    /// The loop of [`Parser::row_members`], on its own: inlined into the general loop it
+    /// took more instructions (the registers the general loop holds spilled).
+    #[inline(never)]
+    fn row_walk(&mut self, seps: &[Sep], from: usize) -> Result<RowStop> {
+        let src = self.src;
+        let Some((close, members)) = seps.split_last() else {
+            return Ok(RowStop::Member(from));
+        };
+        for (i, sep) in members.iter().enumerate().skip(from) {
+            let pos = self.pos;
+            if !sep.matches(src, pos) {
+                return Ok(RowStop::Member(i));
+            }
+            self.b.str_src(pos + sep.key as usize, sep.key_len as usize);
+            self.pos = pos + sep.len as usize;
+            match src.get(self.pos) {
+                Some(b'"') => {
+                    let tok = self.lex_string()?;
+                    self.push_str(tok);
+                }
+                Some(b'-' | b'0'..=b'9') => {
+                    self.number::<true>()?;
+                }
+                Some(b't') => {
+                    self.literal(b"true")?;
+                    self.b.bool(true);
+                }
+                Some(b'f') => {
+                    self.literal(b"false")?;
+                    self.b.bool(false);
+                }
+                Some(b'n') => {
+                    self.literal(b"null")?;
+                    self.b.null();
+                }
+                _ => return Ok(RowStop::Value(i)),
+            }
+        }
+        if close.matches(src, self.pos) {
+            self.pos += close.len as usize;
+            return Ok(RowStop::Closed(members.len()));
+        }
+        Ok(RowStop::Member(members.len()))
     }
 
     /// When the input at the current position (where a key's opening quote belongs) is `"` + the key
@@ -1060,37 +1302,78 @@ impl<'s, 'o> Parser<'s, 'o> {
                     }
                 }
                 b'{' | b'[' => {
-                    self.check_depth(depth + (self.stack.len() - base) + 1)?;
-                    self.pos += 1;
+                    let level = depth + (self.stack.len() - base) + 1;
+                    self.check_depth(level)?;
                     let is_object = c == b'{';
                     let mark = match (EMIT, is_object) {
                         (false, _) => None,
                         (true, true) => Some(self.b.begin_object()),
                         (true, false) => Some(self.b.begin_array()),
                     };
-                    self.skip_ws();
-                    let close = if is_object { b'}' } else { b']' };
-                    if self.peek() == Some(close) {
-                        self.pos += 1;
-                        if let Some(m) = mark {
-                            if is_object {
-                                self.b.end_object(m, 0);
-                            } else {
-                                self.b.end_array(m, 0);
-                            }
-                        }
-                    } else {
-                        let mut repeated = EMIT;
-                        if is_object {
-                            self.key::<EMIT>(0, &mut repeated)?;
-                        }
-                        self.stack.push(Frame {
+                    // The next row of a collection: its members as the level's layout.
+                    let laid_out =
+                        EMIT && is_object && self.layouts.get(level).is_some_and(|l| !l.is_empty());
+                    let mut general = true;
+                    if laid_out {
+                        let repeated = self.row_agrees(level);
+                        let frame = |count, row| Frame {
                             mark,
-                            count: 0,
+                            count,
                             is_object,
                             repeated,
-                        });
-                        continue 'value;
+                            row,
+                        };
+                        match self.row_members(level, 0)? {
+                            RowStop::Member(0) => {}
+                            RowStop::Closed(n) => {
+                                if let Some(m) = mark {
+                                    self.b.end_object_repeated(m, n, repeated);
+                                }
+                                general = false;
+                            }
+                            // The container loop below counts the member just completed.
+                            RowStop::Member(i) => {
+                                self.stack.push(frame(i - 1, false));
+                                general = false;
+                            }
+                            RowStop::Value(i) => {
+                                self.stack.push(frame(i, true));
+                                continue 'value;
+                            }
+                        }
+                    }
+                    if general {
+                        let brace = self.pos;
+                        self.pos += 1;
+                        self.skip_ws();
+                        let close = if is_object { b'}' } else { b']' };
+                        if self.peek() == Some(close) {
+                            self.pos += 1;
+                            if let Some(m) = mark {
+                                if is_object {
+                                    self.b.end_object(m, 0);
+                                } else {
+                                    self.b.end_array(m, 0);
+                                }
+                            }
+                        } else {
+                            let mut repeated = EMIT;
+                            if is_object {
+                                let key = self.key::<EMIT>(0, &mut repeated)?;
+                                if EMIT {
+                                    self.skip_ws();
+                                    self.note_member(level, 0, brace, key);
+                                }
+                            }
+                            self.stack.push(Frame {
+                                mark,
+                                count: 0,
+                                is_object,
+                                repeated,
+                                row: false,
+                            });
+                            continue 'value;
+                        }
                     }
                 }
                 b't' => {
@@ -1121,11 +1404,36 @@ impl<'s, 'o> Parser<'s, 'o> {
                 if self.stack.len() == base {
                     return Ok(());
                 }
+                let level = depth + (self.stack.len() - base);
                 let Some(top) = self.stack.last_mut() else {
                     return Ok(());
                 };
                 top.count += 1;
-                let (count, is_object, repeated) = (top.count, top.is_object, top.repeated);
+                let (mut count, is_object, repeated) = (top.count, top.is_object, top.repeated);
+                if EMIT && top.row {
+                    match self.row_members(level, count)? {
+                        RowStop::Closed(n) => {
+                            if let Some(Frame { mark: Some(m), .. }) = self.stack.pop() {
+                                self.b.end_object_repeated(m, n, repeated);
+                            }
+                            continue;
+                        }
+                        RowStop::Value(i) => {
+                            if let Some(top) = self.stack.last_mut() {
+                                top.count = i;
+                            }
+                            continue 'value;
+                        }
+                        RowStop::Member(i) => {
+                            if let Some(top) = self.stack.last_mut() {
+                                top.count = i;
+                                top.row = false;
+                            }
+                            count = i;
+                        }
+                    }
+                }
+                let value_end = self.pos;
                 self.skip_ws();
                 match (self.peek(), is_object) {
                     (Some(b','), false) => {
@@ -1136,9 +1444,13 @@ impl<'s, 'o> Parser<'s, 'o> {
                         self.pos += 1;
                         self.skip_ws();
                         let mut repeated = repeated;
-                        self.key::<EMIT>(count, &mut repeated)?;
+                        let key = self.key::<EMIT>(count, &mut repeated)?;
                         if let Some(top) = self.stack.last_mut() {
                             top.repeated = repeated;
+                        }
+                        if EMIT {
+                            self.skip_ws();
+                            self.note_member(level, count, value_end, key);
                         }
                         continue 'value;
                     }
@@ -1149,10 +1461,12 @@ impl<'s, 'o> Parser<'s, 'o> {
                             count,
                             is_object,
                             repeated,
+                            ..
                         }) = self.stack.pop()
                         {
                             if is_object {
                                 self.b.end_object_repeated(m, count, repeated);
+                                self.note_close(level, value_end);
                             } else {
                                 self.b.end_array(m, count);
                             }
