@@ -290,6 +290,7 @@ impl<'s> DocBuilder<'s> {
             len: 0,
             end: 0,
             same_keys: false,
+            flat: false,
         });
         m
     }
@@ -345,6 +346,15 @@ impl<'s> DocBuilder<'s> {
         debug_assert!(self.same_keys_as_previous(start, len));
         if let Node::Object { same_keys, .. } = &mut self.doc.nodes[start] {
             *same_keys = true;
+        }
+    }
+
+    /// Marks the object closed at `mark` [`Node::Object::flat`]: its caller read every one
+    /// of its values as a string, number or literal.
+    #[inline]
+    pub(crate) fn mark_flat(&mut self, mark: Mark) {
+        if let Some(Node::Object { flat, .. }) = self.doc.nodes.get_mut(mark.0 as usize) {
+            *flat = true;
         }
     }
 
@@ -535,6 +545,7 @@ impl<'s> DocBuilder<'s> {
             len: len as u32,
             end: end as u32,
             same_keys: false,
+            flat: false,
         };
         start
     }
@@ -614,6 +625,7 @@ impl<'s> DocBuilder<'s> {
                         len,
                         end: (end as usize - v0 + new_base) as u32,
                         same_keys: false,
+                        flat: false,
                     },
                     n => n,
                 });
@@ -624,6 +636,7 @@ impl<'s> DocBuilder<'s> {
             len: order.len() as u32,
             end: new_end as u32,
             same_keys: false,
+            flat: false,
         };
         self.doc.nodes.truncate(start);
         self.doc.nodes.extend_from_slice(&rebuilt);
@@ -661,6 +674,7 @@ impl<'s> DocBuilder<'s> {
                     len,
                     end: reloc(end),
                     same_keys: false,
+                    flat: false,
                 },
                 Node::StrHeap(s) => Node::StrHeap(to_heap(from.heap_bytes(s))),
                 Node::IntHeap(s) => Node::IntHeap(to_heap(from.heap_bytes(s))),

@@ -112,6 +112,10 @@ pub(crate) enum Node {
         /// a collection): the TOON shape analysis then skips comparing its keys. Cleared
         /// wherever nodes are copied or rebuilt, where that neighbour may change.
         same_keys: bool,
+        /// Set by the JSON parser when it read the object through a row layout with every
+        /// value a string, number or literal (so `end` is two nodes per member past it): the
+        /// TOON shape analysis then reads no value's kind. False where not known.
+        flat: bool,
     },
 }
 

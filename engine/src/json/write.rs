@@ -505,6 +505,7 @@ fn walk<F, W>(
                 end,
                 len,
                 same_keys,
+                ..
             } => {
                 fmt.begin_object(out);
                 let replay = repeat && same_keys && {

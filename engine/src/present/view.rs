@@ -204,6 +204,7 @@ fn scan_rows(
             len,
             end,
             same_keys,
+            ..
         }) = nodes.get(ri)
         else {
             return None;

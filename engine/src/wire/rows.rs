@@ -259,6 +259,7 @@ impl<'d> RowBlock<'d> {
             len: 0,
             end: 0,
             same_keys: false,
+            flat: false,
         };
         let censor = self.censor().len();
         let censor_bound = node_len_bound(

@@ -1328,6 +1328,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                             RowStop::Closed(n) => {
                                 if let Some(m) = mark {
                                     self.b.end_object_repeated(m, n, repeated);
+                                    self.b.mark_flat(m);
                                 }
                                 general = false;
                             }

@@ -118,7 +118,7 @@ impl Cells<'_> {
     #[inline]
     pub(super) fn sep<W: Sink + ?Sized>(&mut self, w: &mut W) {
         if !std::mem::replace(&mut self.first, false) {
-            w.write_byte(self.enc.delim);
+            self.enc.delimiter(w);
         }
     }
 

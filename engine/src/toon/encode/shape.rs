@@ -325,11 +325,23 @@ where
     let k = keys.len();
     let nodes = doc.nodes();
     let mut prev_in_order = false;
+    // Every column's kind is known to be a leaf: a known row whose values are all scalars
+    // (`flat`) then needs no look at them.
+    let mut leaves = kinds.iter().all(|&c| c == Kind::Leaf);
     for row in rows {
         let ri = row.index();
         let known = match nodes[ri] {
-            Node::Object { len, same_keys, .. } if len as usize == k => {
-                siblings && same_keys && prev_in_order
+            Node::Object {
+                len,
+                same_keys,
+                flat,
+                ..
+            } if len as usize == k => {
+                let known = siblings && same_keys && prev_in_order;
+                if known && flat && leaves {
+                    continue;
+                }
+                known
             }
             _ => return false,
         };
@@ -361,6 +373,7 @@ where
             };
             if kinds[col] == Kind::Unknown {
                 kinds[col] = kind;
+                leaves = kinds.iter().all(|&c| c == Kind::Leaf);
             } else if kinds[col] != kind {
                 return false;
             }

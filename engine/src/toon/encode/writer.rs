@@ -107,7 +107,7 @@ impl<'o> Enc<'o> {
             w.write_byte(b':');
         }
         if self.delim != b',' {
-            w.write_byte(self.delim);
+            self.delimiter(w);
         }
         w.write_byte(b']');
     }
@@ -117,7 +117,7 @@ impl<'o> Enc<'o> {
         let mut i = 0;
         while i < fields.len() {
             if i > 0 {
-                w.write_byte(self.delim);
+                self.delimiter(w);
             }
             let f = fields[i];
             write_key(w, f.key);
@@ -151,7 +151,7 @@ impl<'o> Enc<'o> {
             };
             if span == 1 {
                 if !*first {
-                    w.write_byte(self.delim);
+                    self.delimiter(w);
                 }
                 *first = false;
                 match v {
@@ -162,6 +162,17 @@ impl<'o> Enc<'o> {
                 self.cells(w, o, &fields[i + 1..i + span], ordered, first);
             }
             i += span;
+        }
+    }
+
+    /// The delimiter between two cells: a comma or a pipe needs no escape inside a frame (a
+    /// tab does), so only a tab goes through the sink's escaping.
+    #[inline(always)]
+    pub(super) fn delimiter<W: Sink + ?Sized>(&self, w: &mut W) {
+        if self.delim == b'\t' {
+            w.write_byte(b'\t');
+        } else {
+            w.write_clean(&[self.delim]);
         }
     }
 
@@ -203,7 +214,7 @@ impl<'o> Enc<'o> {
             let v = i + 1;
             if span == 1 {
                 if !*first {
-                    w.write_byte(self.delim);
+                    self.delimiter(w);
                 }
                 *first = false;
                 self.node(w, doc, nodes[v]);
