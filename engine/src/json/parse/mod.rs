@@ -305,6 +305,17 @@ enum RowStop {
     Value(usize),
 }
 
+/// What [`Parser::rows_run`] did.
+struct RowsRun {
+    /// Objects closed before the last one.
+    extra: usize,
+    /// The last one (open unless `stop` is [`RowStop::Closed`]), and whether its keys so far
+    /// are the builder's remembered ones.
+    mark: Mark,
+    repeated: bool,
+    stop: RowStop,
+}
+
 /// The parser's memory of one nesting level for its row layouts.
 #[derive(Default)]
 struct RowState {
@@ -781,14 +792,13 @@ impl<'s, 'o> Parser<'s, 'o> {
     /// level of the object just opened (so an object that repeats the layout is
     /// `repeated`); rechecked only when the layout or those keys changed.
     #[inline(always)]
-    fn row_agrees(&mut self, level: usize) -> bool {
+    fn row_agrees(&mut self, level: usize, seps: &[Sep]) -> bool {
         let generation = self.b.keys_gen();
         let row = &self.rows[level];
         if row.checked && row.generation == generation {
             return row.agree;
         }
         let src = self.src;
-        let seps = &self.layouts[level];
         let keys = seps[..seps.len() - 1]
             .iter()
             .map(|s| &src[(s.at + s.key) as usize..][..s.key_len as usize]);
@@ -798,6 +808,82 @@ impl<'s, 'o> Parser<'s, 'o> {
         row.generation = generation;
         row.checked = true;
         agree
+    }
+
+    /// Parses objects at `level` (the position is at a `{`) through the level's layout
+    /// ([`Parser::row_members`]), each opened and, when it matched to its `}`, closed; while
+    /// `in_array` and the next element of the array is an object too, that one next, without
+    /// going back to the general loop (the rows of a collection). Returns how many objects it
+    /// closed before the last one, and where it stopped in that one (closed, or open at
+    /// `mark`).
+    #[inline(never)]
+    fn rows_run(&mut self, level: usize, in_array: bool) -> Result<RowsRun> {
+        let seps = std::mem::take(&mut self.layouts[level]);
+        let mut extra = 0;
+        let run = loop {
+            let mark = self.b.begin_object();
+            let repeated = self.row_agrees(level, &seps);
+            match self.row_walk(&seps, 0) {
+                Ok(RowStop::Closed(n)) => {
+                    self.b.end_object_repeated(mark, n, repeated);
+                    self.b.mark_flat(mark);
+                    if in_array && self.next_row() {
+                        extra += 1;
+                        continue;
+                    }
+                    break Ok(RowsRun {
+                        extra,
+                        mark,
+                        repeated,
+                        stop: RowStop::Closed(n),
+                    });
+                }
+                Ok(stop) => {
+                    break Ok(RowsRun {
+                        extra,
+                        mark,
+                        repeated,
+                        stop,
+                    });
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        if let Ok(RowsRun {
+            stop: RowStop::Member(i @ 1..),
+            ..
+        }) = run
+        {
+            self.continue_layout(level, &seps[..i]);
+        }
+        self.layouts[level] = seps;
+        run
+    }
+
+    /// Moves past `,` and the whitespace around it to the `{` of the next element when that
+    /// is what follows (otherwise stays).
+    #[inline(always)]
+    fn next_row(&mut self) -> bool {
+        let at = self.pos;
+        self.skip_ws();
+        if self.peek() == Some(b',') {
+            self.pos += 1;
+            self.skip_ws();
+            if self.peek() == Some(b'{') {
+                return true;
+            }
+        }
+        self.pos = at;
+        false
+    }
+
+    /// The object at `level` matched the layout's pieces `seps` and goes on in the general
+    /// loop: they are the first pieces of the layout it makes.
+    fn continue_layout(&mut self, level: usize, seps: &[Sep]) {
+        let row = &mut self.rows[level];
+        row.next.clear();
+        row.next.extend_from_slice(seps);
+        row.next_ok = true;
     }
 
     /// Parses the members of the object open at `level` from member `from` on while its bytes
@@ -812,13 +898,8 @@ impl<'s, 'o> Parser<'s, 'o> {
     fn row_members(&mut self, level: usize, from: usize) -> Result<RowStop> {
         let seps = std::mem::take(&mut self.layouts[level]);
         let stop = self.row_walk(&seps, from);
-        if let Ok(RowStop::Member(i)) = stop {
-            if i > 0 {
-                let row = &mut self.rows[level];
-                row.next.clear();
-                row.next.extend_from_slice(&seps[..i]);
-                row.next_ok = true;
-            }
+        if let Ok(RowStop::Member(i @ 1..)) = stop {
+            self.continue_layout(level, &seps[..i]);
         }
         self.layouts[level] = seps;
         stop
@@ -1305,33 +1386,28 @@ impl<'s, 'o> Parser<'s, 'o> {
                     let level = depth + (self.stack.len() - base) + 1;
                     self.check_depth(level)?;
                     let is_object = c == b'{';
-                    let mark = match (EMIT, is_object) {
-                        (false, _) => None,
-                        (true, true) => Some(self.b.begin_object()),
-                        (true, false) => Some(self.b.begin_array()),
-                    };
-                    // The next row of a collection: its members as the level's layout.
+                    // The next rows of a collection: their members as the level's layout.
                     let laid_out =
                         EMIT && is_object && self.layouts.get(level).is_some_and(|l| !l.is_empty());
                     let mut general = true;
+                    let mut mark = None;
                     if laid_out {
-                        let repeated = self.row_agrees(level);
+                        let in_array = self.stack.len() > base
+                            && self.stack.last().is_some_and(|f| !f.is_object);
+                        let run = self.rows_run(level, in_array)?;
+                        if let Some(top) = self.stack.last_mut().filter(|_| run.extra > 0) {
+                            top.count += run.extra;
+                        }
                         let frame = |count, row| Frame {
-                            mark,
+                            mark: Some(run.mark),
                             count,
                             is_object,
-                            repeated,
+                            repeated: run.repeated,
                             row,
                         };
-                        match self.row_members(level, 0)? {
-                            RowStop::Member(0) => {}
-                            RowStop::Closed(n) => {
-                                if let Some(m) = mark {
-                                    self.b.end_object_repeated(m, n, repeated);
-                                    self.b.mark_flat(m);
-                                }
-                                general = false;
-                            }
+                        match run.stop {
+                            RowStop::Member(0) => mark = Some(run.mark),
+                            RowStop::Closed(_) => general = false,
                             // The container loop below counts the member just completed.
                             RowStop::Member(i) => {
                                 self.stack.push(frame(i - 1, false));
@@ -1342,6 +1418,12 @@ impl<'s, 'o> Parser<'s, 'o> {
                                 continue 'value;
                             }
                         }
+                    } else {
+                        mark = match (EMIT, is_object) {
+                            (false, _) => None,
+                            (true, true) => Some(self.b.begin_object()),
+                            (true, false) => Some(self.b.begin_array()),
+                        };
                     }
                     if general {
                         let brace = self.pos;
