@@ -823,31 +823,24 @@ impl<'s, 'o> Parser<'s, 'o> {
         let run = loop {
             let mark = self.b.begin_object();
             let repeated = self.row_agrees(level, &seps);
-            match self.row_walk(&seps, 0) {
-                Ok(RowStop::Closed(n)) => {
-                    self.b.end_object_repeated(mark, n, repeated);
-                    self.b.mark_flat(mark);
-                    if in_array && self.next_row() {
-                        extra += 1;
-                        continue;
-                    }
-                    break Ok(RowsRun {
-                        extra,
-                        mark,
-                        repeated,
-                        stop: RowStop::Closed(n),
-                    });
-                }
-                Ok(stop) => {
-                    break Ok(RowsRun {
-                        extra,
-                        mark,
-                        repeated,
-                        stop,
-                    });
-                }
+            let stop = match self.row_walk(&seps, 0) {
+                Ok(stop) => stop,
                 Err(e) => break Err(e),
+            };
+            if let RowStop::Closed(n) = stop {
+                self.b.end_object_repeated(mark, n, repeated);
+                self.b.mark_flat(mark);
+                if in_array && self.next_row() {
+                    extra += 1;
+                    continue;
+                }
             }
+            break Ok(RowsRun {
+                extra,
+                mark,
+                repeated,
+                stop,
+            });
         };
         if let Ok(RowsRun {
             stop: RowStop::Member(i @ 1..),
