@@ -188,6 +188,23 @@ impl<'s> DocBuilder<'s> {
         self.doc.nodes.push(Node::StrPlain(span(start, len)));
     }
 
+    /// Pushes a plain string value that also holds none of `{}[]:,|` ([`Node::StrBare`]; the
+    /// caller checked it).
+    #[inline]
+    pub(crate) fn str_bare(&mut self, start: usize, len: usize) {
+        debug_assert!(
+            self.doc.src[start..start + len]
+                .iter()
+                .all(|&b| (0x20..0x80).contains(&b)
+                    && !matches!(
+                        b,
+                        b'"' | b'\\' | b'<' | b'{' | b'}' | b'[' | b']' | b':' | b',' | b'|'
+                    )),
+            "a bare string is plain without a byte that forces quotes in TOON"
+        );
+        self.doc.nodes.push(Node::StrBare(span(start, len)));
+    }
+
     /// Pushes a string (or key) of WTF-8 bytes copied into the heap. The caller is
     /// responsible for the document flags.
     #[inline]
@@ -326,7 +343,9 @@ impl<'s> DocBuilder<'s> {
     pub(crate) fn remembered_key(&self, i: usize) -> Option<(usize, usize)> {
         let level = (self.depth as usize).checked_sub(1)?;
         match self.prev_keys.get(level)?.get(i)? {
-            Node::StrSrc(s) | Node::StrPlain(s) => Some((s.start as usize, s.len as usize)),
+            Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) => {
+                Some((s.start as usize, s.len as usize))
+            }
             _ => None,
         }
     }
@@ -373,7 +392,7 @@ impl<'s> DocBuilder<'s> {
         for prev in prev_keys {
             let here = doc.key_at(i);
             let before = match *prev {
-                Node::StrSrc(s) | Node::StrPlain(s) => doc.src_bytes(s),
+                Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) => doc.src_bytes(s),
                 Node::StrHeap(s) => doc.heap_bytes(s),
                 _ => return false,
             };
@@ -425,7 +444,7 @@ impl<'s> DocBuilder<'s> {
         prev.len() == keys.len()
             && prev.iter().all(|k| {
                 let before = match *k {
-                    Node::StrSrc(s) | Node::StrPlain(s) => self.doc.src_bytes(s),
+                    Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) => self.doc.src_bytes(s),
                     Node::StrHeap(s) => self.doc.heap_bytes(s),
                     _ => return false,
                 };
@@ -678,7 +697,7 @@ impl<'s> DocBuilder<'s> {
                 },
                 Node::StrHeap(s) => Node::StrHeap(to_heap(from.heap_bytes(s))),
                 Node::IntHeap(s) => Node::IntHeap(to_heap(from.heap_bytes(s))),
-                Node::StrSrc(s) | Node::StrPlain(s) if !same_src => {
+                Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) if !same_src => {
                     Node::StrHeap(to_heap(from.src_bytes(s)))
                 }
                 Node::IntSrc(s) if !same_src => Node::IntHeap(to_heap(from.src_bytes(s))),

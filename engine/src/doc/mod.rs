@@ -96,6 +96,11 @@ pub(crate) enum Node {
     /// between quotes without looking for escapes, inside a frame too. Otherwise a
     /// [`Node::StrSrc`]; keys are never plain.
     StrPlain(Span),
+    /// A [`Node::StrPlain`] that holds none of `{}[]:,|` either (the parser's block masks,
+    /// `scan::Str::toon`): with no quote, backslash or control byte, no byte of it forces
+    /// quotes in TOON under any delimiter, so the TOON encoder checks only the rules about
+    /// the whole string (its ends, number-like, `true`/`false`/`null`).
+    StrBare(Span),
     /// A string in the heap (unescaped).
     StrHeap(Span),
     /// `len` elements follow; `end` is the index just past the subtree.
@@ -260,7 +265,7 @@ impl<'s> Doc<'s> {
     #[inline]
     pub(crate) fn key_at(&self, idx: usize) -> &[u8] {
         match self.nodes[idx] {
-            Node::StrSrc(s) | Node::StrPlain(s) => self.src_bytes(s),
+            Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) => self.src_bytes(s),
             Node::StrHeap(s) => self.heap_bytes(s),
             _ => b"",
         }

@@ -102,7 +102,9 @@ impl<'d> Value<'d> {
             ))),
             Node::Float(x) => ValueRef::Number(Number::Float(x.get())),
             Node::FloatSrc(s) => ValueRef::Number(Number::Float(self.doc.float_src_value(s))),
-            Node::StrSrc(s) | Node::StrPlain(s) => ValueRef::String(Str(doc.src_bytes(s))),
+            Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) => {
+                ValueRef::String(Str(doc.src_bytes(s)))
+            }
             Node::StrHeap(s) => ValueRef::String(Str(doc.heap_bytes(s))),
             Node::Array { len, .. } => ValueRef::Array(Array {
                 doc,

@@ -220,7 +220,7 @@ fn member_key(
     let tok = p.member_key(count)?;
     let found = sel.find(p.tok_bytes(tok));
     match tok {
-        StrTok::Src { start, len } | StrTok::Plain { start, len } => {
+        StrTok::Src { start, len } | StrTok::Plain { start, len, .. } => {
             shape.truncate(count);
             if shape.len() == count {
                 shape.push(KeyShape::new(start, len, found, p.src, count == 0));
@@ -343,7 +343,7 @@ fn selected_object(
                     let start = p.pos;
                     let value = match p.peek() {
                         Some(b'"') => match p.lex_string()? {
-                            StrTok::Src { start, len } | StrTok::Plain { start, len } => {
+                            StrTok::Src { start, len } | StrTok::Plain { start, len, .. } => {
                                 Lexed::Str(start, len)
                             }
                             StrTok::Scratch => Lexed::At(start),

@@ -592,7 +592,7 @@ where
         Node::Float(x) => fmt.write_f64(out, x.get()),
         Node::FloatSrc(s) => fmt.write_f64_text(out, doc.src_bytes(s)),
         Node::StrSrc(s) => fmt.write_string(out, doc.src_bytes(s)),
-        Node::StrPlain(s) => fmt.write_plain_string(out, doc.src_bytes(s)),
+        Node::StrPlain(s) | Node::StrBare(s) => fmt.write_plain_string(out, doc.src_bytes(s)),
         Node::StrHeap(s) => fmt.write_string(out, doc.heap_bytes(s)),
     }
 }
@@ -959,7 +959,8 @@ mod tests {
 
     /// Plain string values (`Node::StrPlain`: ASCII from space to DEL without `"`, `\` or `<`, found
     /// by the block masks) are copied without an escape scan; every other string takes the
-    /// escaping path. Each byte at a string's start, middle and end, short and past a block:
+    /// escaping path; bare ones (`Node::StrBare`: plain without `{}[]:,|`) skip TOON's byte
+    /// scan for quotes. Each byte at a string's start, middle and end, short and past a block:
     /// the node kind is what the bytes say, and the crate's formatters write what their
     /// calls write through `write_string` (plain and framed), as does the TOON encoder
     /// against a parse without the kernels (no plain nodes).
@@ -993,6 +994,8 @@ mod tests {
                 ("x", "x"),
                 ("x", ""),
                 (pad.as_str(), pad.as_str()),
+                // The byte in one block, the string's end in the next.
+                ("", pad.as_str()),
             ] {
                 texts.push(format!("{a}{piece}{b}"));
             }
@@ -1014,8 +1017,12 @@ mod tests {
             let want_plain = kernel
                 && t.bytes()
                     .all(|c| (0x20..0x80).contains(&c) && !matches!(c, b'"' | b'\\' | b'<'));
-            let is_plain = matches!(doc.nodes()[s.index()], Node::StrPlain(_));
+            let is_plain = matches!(doc.nodes()[s.index()], Node::StrPlain(_) | Node::StrBare(_));
             assert_eq!(is_plain, want_plain, "{t:?}");
+            // Bare: plain, and none of the bytes that force quotes in TOON.
+            let want_bare = want_plain && !t.bytes().any(crate::json::scan::is_toon_byte);
+            let is_bare = matches!(doc.nodes()[s.index()], Node::StrBare(_));
+            assert_eq!(is_bare, want_bare, "{t:?}");
             plain += usize::from(is_plain);
         }
         assert!(!kernel || plain > 80, "{plain} plain strings");
@@ -1036,7 +1043,7 @@ mod tests {
             let t = crate::json::parse(toon_src.as_bytes(), &Default::default()).unwrap();
             for n in d.nodes().iter().chain(t.nodes()) {
                 assert!(
-                    !matches!(n, Node::StrPlain(_)),
+                    !matches!(n, Node::StrPlain(_) | Node::StrBare(_)),
                     "no plain nodes without a kernel"
                 );
             }

@@ -59,7 +59,7 @@ pub(crate) fn kind(node: &Node) -> u8 {
         Node::Float(x) if x.get().is_finite() && x.get().fract() == 0.0 => INT | NUM,
         // Its lexeme ends in a nonzero fraction digit.
         Node::Float(_) | Node::FloatSrc(_) => NUM,
-        Node::StrSrc(_) | Node::StrPlain(_) | Node::StrHeap(_) => STR,
+        Node::StrSrc(_) | Node::StrPlain(_) | Node::StrBare(_) | Node::StrHeap(_) => STR,
         Node::Array { .. } => ARR,
         Node::Object { .. } => OBJ,
     }
@@ -75,6 +75,7 @@ pub(crate) fn push_node(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
         Node::FloatSrc(s) => b.float_src(s.start as usize, s.len as usize),
         Node::StrSrc(s) => b.str_src(s.start as usize, s.len as usize),
         Node::StrPlain(s) => b.str_plain(s.start as usize, s.len as usize),
+        Node::StrBare(s) => b.str_bare(s.start as usize, s.len as usize),
         Node::IntSrc(s) => b.int_src(s.start as usize, s.len as usize),
         Node::StrHeap(s) => b.str_heap(doc.heap_bytes(s)),
         Node::IntHeap(s) => b.int_lexeme(doc.heap_bytes(s)),

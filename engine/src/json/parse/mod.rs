@@ -335,8 +335,17 @@ struct RowState {
 /// other than `"`, `\` and `<`, as the block masks found it), or unescaped in the scratch buffer.
 #[derive(Clone, Copy)]
 pub(crate) enum StrTok {
-    Src { start: usize, len: usize },
-    Plain { start: usize, len: usize },
+    Src {
+        start: usize,
+        len: usize,
+    },
+    /// A plain string ([`Node::StrPlain`]); `bare` when it also holds none of the bytes that
+    /// force quotes in TOON ([`Node::StrBare`]).
+    Plain {
+        start: usize,
+        len: usize,
+        bare: bool,
+    },
     Scratch,
 }
 
@@ -617,26 +626,33 @@ impl<'s, 'o> Parser<'s, 'o> {
     }
 
     /// The first quote or special byte (backslash, control, ≥ 0x80, `<`) at or after
-    /// `start`, from the block masks: `Ok(i)` when it is a quote (the string from `start` is
-    /// plain: no unescaping, UTF-8 or tag check needed), `Err(i)` when it is a special byte or
-    /// the end of the input (`src[start..i]` is plain). Without a kernel, `Err(start)`.
+    /// `start`, from the block masks: `Ok((i, bare))` when it is a quote (the string from
+    /// `start` is plain: no unescaping, UTF-8 or tag check needed; `bare` when it holds no
+    /// [`scan::Str::toon`] byte either), `Err(i)` when it is a special byte or the end of the
+    /// input (`src[start..i]` is plain). Without a kernel, `Err(start)`.
     #[inline(always)]
-    fn plain_run(&mut self, start: usize) -> std::result::Result<usize, usize> {
+    fn plain_run(&mut self, start: usize) -> std::result::Result<(usize, bool), usize> {
         let Some(classify) = self.classify_str else {
             return Err(start);
         };
         let mut at = start;
+        let mut toon = 0;
         while at < self.src.len() {
             let (base, raw) = self.block(at, classify);
             let stop = (raw.quote | raw.special) >> (at - base);
+            let t = raw.toon >> (at - base);
             if stop != 0 {
-                let i = at + stop.trailing_zeros() as usize;
+                let n = stop.trailing_zeros();
+                let i = at + n as usize;
+                // `n < 64`: the bytes before the stop.
+                toon |= t & !(u64::MAX << n);
                 return if raw.quote >> (i - base) & 1 != 0 {
-                    Ok(i)
+                    Ok((i, toon == 0))
                 } else {
                     Err(i)
                 };
             }
+            toon |= t;
             at = base + scan::BLOCK;
         }
         Err(self.src.len())
@@ -651,7 +667,12 @@ impl<'s, 'o> Parser<'s, 'o> {
     pub(crate) fn push_str(&mut self, tok: StrTok) {
         match tok {
             StrTok::Src { start, len } => self.b.str_src(start, len),
-            StrTok::Plain { start, len } => self.b.str_plain(start, len),
+            StrTok::Plain {
+                start,
+                len,
+                bare: false,
+            } => self.b.str_plain(start, len),
+            StrTok::Plain { start, len, .. } => self.b.str_bare(start, len),
             StrTok::Scratch => self.b.str_heap(&self.scratch),
         }
     }
@@ -660,7 +681,7 @@ impl<'s, 'o> Parser<'s, 'o> {
     #[inline(always)]
     pub(crate) fn tok_bytes(&self, tok: StrTok) -> &[u8] {
         match tok {
-            StrTok::Src { start, len } | StrTok::Plain { start, len } => {
+            StrTok::Src { start, len } | StrTok::Plain { start, len, .. } => {
                 &self.src[start..start + len]
             }
             StrTok::Scratch => &self.scratch,
@@ -734,13 +755,13 @@ impl<'s, 'o> Parser<'s, 'o> {
         }
         let key = self.member_key(count)?;
         let span = match key {
-            StrTok::Plain { start, len } | StrTok::Src { start, len } => Some((start, len)),
+            StrTok::Plain { start, len, .. } | StrTok::Src { start, len } => Some((start, len)),
             StrTok::Scratch => None,
         };
         if EMIT {
             // Keys are never plain nodes ([`Node::StrPlain`] is for values).
             match key {
-                StrTok::Plain { start, len } => self.b.str_src(start, len),
+                StrTok::Plain { start, len, .. } => self.b.str_src(start, len),
                 key => self.push_str(key),
             }
         }
@@ -1034,7 +1055,7 @@ impl<'s, 'o> Parser<'s, 'o> {
         let src = self.src;
         let start = self.pos + 1;
         let clean = match self.plain_run(start) {
-            Ok(i) => {
+            Ok((i, bare)) => {
                 if i - start > self.opts.max_string_bytes {
                     return Err(self.string_too_long(start));
                 }
@@ -1042,6 +1063,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                 return Ok(StrTok::Plain {
                     start,
                     len: i - start,
+                    bare,
                 });
             }
             Err(clean) => clean,

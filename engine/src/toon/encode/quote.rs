@@ -58,13 +58,27 @@ pub(super) static KEY_REST: [bool; 256] = {
 /// True when a string value must be quoted (whole-string rules, then one table scan).
 #[inline]
 pub(super) fn needs_quotes(s: &[u8], table: &[bool; 256]) -> bool {
+    needs_quotes_when(s, |s| any_in_table(s, table))
+}
+
+/// [`needs_quotes`] of a string known to hold no byte of any quote table (a bare string of
+/// the parser, `Node::StrBare`): the whole-string rules alone.
+#[inline(always)]
+pub(super) fn bare_needs_quotes(s: &[u8]) -> bool {
+    needs_quotes_when(s, |_| false)
+}
+
+/// The whole-string rules, with `any_byte` for "a byte forces quotes" between the cheap
+/// checks of the ends and the number-like one.
+#[inline(always)]
+fn needs_quotes_when(s: &[u8], any_byte: impl FnOnce(&[u8]) -> bool) -> bool {
     let (Some(&first), Some(&last)) = (s.first(), s.last()) else {
         return true;
     };
     if matches!(first, b' ' | b'-' | b'#') || last == b' ' {
         return true;
     }
-    if any_in_table(s, table) {
+    if any_byte(s) {
         return true;
     }
     match first {

@@ -17,7 +17,9 @@
 //!
 //! The parser (see its module documentation and docs/DECISIONS.md for the measurement) uses
 //! the raw masks of the block under its position ([`Blocks`]): whitespace runs and plain
-//! strings end where a mask says, with no per-byte work.
+//! strings end where a mask says, with no per-byte work. The string masks ([`Str`]) also
+//! mark the bytes that force quotes in TOON, so a plain string without them is bare
+//! (`Node::StrBare`) and the TOON encoder scans none of its bytes.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -58,14 +60,25 @@ impl Raw {
     }
 }
 
-/// The two masks a string needs, for the parser's string lexer: [`Raw::quote`] and
-/// [`Raw::special`] (computed alone, as they are needed for every string).
+/// The masks a string needs, for the parser's string lexer: [`Raw::quote`] and
+/// [`Raw::special`] (computed alone, as they are needed for every string), and the bytes
+/// that make a plain string need quotes in TOON.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Str {
     /// `"`.
     pub(crate) quote: u64,
     /// `\`, bytes below 0x20 or ≥ 0x80, `<`.
     pub(crate) special: u64,
+    /// `{`, `}`, `[`, `]`, `:`, `,`, `|` and `\`: with the quote and the special bytes,
+    /// every byte that forces an unquoted TOON value into quotes under any delimiter (the
+    /// tab is a control byte). A plain string without them is bare ([`is_toon_byte`]).
+    pub(crate) toon: u64,
+}
+
+/// The bytes of [`Str::toon`], by definition (the kernels' oracle).
+#[inline]
+pub(crate) fn is_toon_byte(b: u8) -> bool {
+    matches!(b, b'{' | b'}' | b'[' | b']' | b':' | b',' | b'|' | b'\\')
 }
 
 /// A block kernel: which instructions classify the input.
@@ -371,7 +384,11 @@ pub(crate) fn compare_blocks(src: &[u8], kernel: Kernel) -> Vec<((Raw, Block), (
             // The string classifier must agree with the full one; a disagreement shows as
             // a corrupted quote mask.
             let s = classify_at(kernel.str_classifier(), src, n * BLOCK);
-            if (s.quote, s.special) != (raw.quote, raw.special) {
+            let toon = (0..BLOCK).fold(0u64, |m, i| {
+                let b = src.get(n * BLOCK + i).copied().unwrap_or(b' ');
+                m | u64::from(is_toon_byte(b)) << i
+            });
+            if (s.quote, s.special, s.toon) != (raw.quote, raw.special, toon) {
                 blk.quote = !blk.quote;
             }
             (r, (raw, blk))
