@@ -246,6 +246,32 @@ impl<'s> Doc<'s> {
         &self.heap[span.range()]
     }
 
+    /// How many input bytes the tape nodes `from..to` were read from, measured from the first
+    /// scalar among the first few nodes that borrows from the input to the last such among
+    /// the last few (0 when there is none): a size hint for a buffer that receives an
+    /// encoding of those nodes (a part of a table's rows), not a bound.
+    pub(crate) fn src_extent(&self, from: usize, to: usize) -> usize {
+        /// The nodes looked at from each end.
+        const LOOK: usize = 8;
+        let src_span = |n: &Node| match *n {
+            Node::IntSrc(s)
+            | Node::FloatSrc(s)
+            | Node::StrSrc(s)
+            | Node::StrPlain(s)
+            | Node::StrBare(s) => Some(s.range()),
+            _ => None,
+        };
+        let Some(nodes) = self.nodes.get(from..to) else {
+            return 0;
+        };
+        let first = nodes.iter().take(LOOK).find_map(src_span);
+        let last = nodes.iter().rev().take(LOOK).find_map(src_span);
+        match (first, last) {
+            (Some(a), Some(b)) => b.end.saturating_sub(a.start),
+            _ => 0,
+        }
+    }
+
     /// The tape itself, for encoders' hot loops (the JSON writers, the TOON encoder).
     #[inline]
     pub(crate) fn nodes(&self) -> &[Node] {

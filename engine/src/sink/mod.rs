@@ -176,6 +176,45 @@ pub unsafe trait Sink {
     }
 }
 
+/// The longest write a growable sink copies inline ([`put_short`]).
+const SHORT: usize = 16;
+
+/// Copies `src` (at most [`SHORT`] bytes) to the start of `dst` (at least `SHORT` bytes) with
+/// two overlapping fixed-size copies instead of a call to `memcpy`: a table cell, a
+/// delimiter or a quote is that short, and the call (with the registers it clobbers) cost
+/// more than the copy.
+#[inline(always)]
+fn put_short(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    #[inline(always)]
+    fn put<const K: usize>(dst: &mut [MaybeUninit<u8>], at: usize, word: [u8; K]) {
+        for (d, b) in dst[at..at + K].iter_mut().zip(word) {
+            d.write(b);
+        }
+    }
+    #[inline(always)]
+    fn word<const K: usize>(src: &[u8], at: usize) -> [u8; K] {
+        let mut w = [0u8; K];
+        w.copy_from_slice(&src[at..at + K]);
+        w
+    }
+    let n = src.len();
+    debug_assert!(n <= SHORT && dst.len() >= SHORT);
+    if n >= 8 {
+        let (head, tail) = (word::<8>(src, 0), word::<8>(src, n - 8));
+        put(dst, 0, head);
+        put(dst, n - 8, tail);
+    } else if n >= 4 {
+        let (head, tail) = (word::<4>(src, 0), word::<4>(src, n - 4));
+        put(dst, 0, head);
+        put(dst, n - 4, tail);
+    } else if n > 0 {
+        let (a, b, c) = (src[0], src[n / 2], src[n - 1]);
+        dst[0].write(a);
+        dst[n / 2].write(b);
+        dst[n - 1].write(c);
+    }
+}
+
 /// `Vec<u8>` and `BytesMut` share one implementation: both are a length within a capacity.
 macro_rules! growable_sink {
     ($t:ty) => {
@@ -184,6 +223,14 @@ macro_rules! growable_sink {
         unsafe impl Sink for $t {
             #[inline]
             fn write(&mut self, bytes: &[u8]) {
+                let n = bytes.len();
+                if n <= SHORT && self.capacity() - self.len() >= SHORT {
+                    put_short(self.spare_capacity_mut(), bytes);
+                    // SAFETY: `put_short` initialised the first `n` bytes of the spare
+                    // capacity (it has at least `SHORT >= n`).
+                    unsafe { self.set_len(self.len() + n) };
+                    return;
+                }
                 self.extend_from_slice(bytes);
             }
 
@@ -327,6 +374,28 @@ pub(crate) fn write_spaces<W: Sink + ?Sized>(w: &mut W, mut n: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every length up to and past the inline copy's, into a buffer with and without the
+    /// spare capacity it needs: the bytes land exactly, in order, and nothing else changes.
+    #[test]
+    fn short_writes_copy_exactly() {
+        let src: Vec<u8> = (1..=40).collect();
+        for n in 0..=SHORT + 2 {
+            for cap in [0, n, SHORT, 64] {
+                let mut v: Vec<u8> = Vec::with_capacity(cap);
+                v.extend_from_slice(b"xy");
+                v.write(&src[..n]);
+                v.write(&src[..n]);
+                let mut want = b"xy".to_vec();
+                want.extend_from_slice(&src[..n]);
+                want.extend_from_slice(&src[..n]);
+                assert_eq!(v, want, "{n} bytes, capacity {cap}");
+                let mut m = BytesMut::with_capacity(cap);
+                m.write(&src[..n]);
+                assert_eq!(&m[..], &src[..n], "{n} bytes into BytesMut, capacity {cap}");
+            }
+        }
+    }
 
     fn exercise<S: Sink>(s: &mut S) {
         s.write(b"ab");

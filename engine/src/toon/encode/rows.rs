@@ -5,6 +5,12 @@ use super::*;
 /// A run of consecutive table rows that one parallel task encodes (lines start with a LF).
 pub(super) trait RowPart: Sync {
     fn write<S: Sink + ?Sized>(&self, enc: &mut Enc<'_>, w: &mut S);
+
+    /// About how many bytes the part encodes to (0: unknown), reserved in its buffer before
+    /// it is encoded: growing a buffer of a part's size by doubling copied it a dozen times.
+    fn size_hint(&self) -> usize {
+        0
+    }
 }
 
 /// `n` rows of a tape array from `start`.
@@ -18,6 +24,18 @@ pub(super) struct TapeRows<'a, 'd> {
 impl RowPart for TapeRows<'_, '_> {
     fn write<S: Sink + ?Sized>(&self, enc: &mut Enc<'_>, w: &mut S) {
         enc.rows(w, self.start.clone().take(self.n), self.shape, self.depth);
+    }
+
+    /// The input bytes of the rows: a table drops the keys and most quotes, so its rows
+    /// rarely take more.
+    fn size_hint(&self) -> usize {
+        let mut rows = self.start.clone().take(self.n);
+        let Some(first) = rows.next() else {
+            return 0;
+        };
+        let last = rows.last().unwrap_or(first);
+        let doc = first.doc();
+        doc.src_extent(first.index(), doc.next_sibling(last.index()))
     }
 }
 

@@ -582,6 +582,7 @@ impl<'o> Enc<'o> {
 /// One part encoded into `buf` (cleared first), escaped for a framing sink when `escape`.
 fn encode_part<P: RowPart>(opts: &EncodeOptions, escape: bool, part: &P, buf: &mut Vec<u8>) {
     buf.clear();
+    buf.reserve(part.size_hint());
     let mut enc = Enc::new(opts, true);
     if escape {
         let mut esc = crate::escape::EscapingSink::new(buf);
