@@ -17,6 +17,8 @@ pub(super) trait RowPart: Sync {
 pub(super) struct TapeRows<'a, 'd> {
     pub(super) start: Elements<'d>,
     pub(super) n: usize,
+    /// The tape index just past the last row, when known (the next part's start).
+    pub(super) end: Option<usize>,
     pub(super) shape: &'a Shape<'a>,
     pub(super) depth: usize,
 }
@@ -33,9 +35,12 @@ impl RowPart for TapeRows<'_, '_> {
         let Some(first) = rows.next() else {
             return 0;
         };
-        let last = rows.last().unwrap_or(first);
         let doc = first.doc();
-        doc.src_extent(first.index(), doc.next_sibling(last.index()))
+        let end = match self.end {
+            Some(end) => end,
+            None => doc.next_sibling(rows.last().unwrap_or(first).index()),
+        };
+        doc.src_extent(first.index(), end)
     }
 }
 

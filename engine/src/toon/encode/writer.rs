@@ -313,9 +313,11 @@ impl<'o> Enc<'o> {
     ) {
         let parts: Vec<TapeRows<'_, 'd>> = starts
             .iter()
-            .map(|(start, n)| TapeRows {
+            .enumerate()
+            .map(|(k, (start, n))| TapeRows {
                 start: start.clone(),
                 n: *n,
+                end: starts.get(k + 1).map(|(next, _)| next.position()),
                 shape,
                 depth,
             })
