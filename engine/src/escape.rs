@@ -287,7 +287,7 @@ fn write_body_plain_parallel<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
             buf.reserve(part.len() + part.len() / 8);
             write_json_string_body_plain(buf, part);
         },
-        |out, buf| out.write(buf),
+        |out, buf| out.write_owned(buf),
     );
 }
 
@@ -432,6 +432,12 @@ unsafe impl<S: Sink + ?Sized> Sink for EscapingSink<'_, S> {
     fn write_escaped(&mut self, bytes: &[u8]) {
         self.written += bytes.len();
         self.inner.write(bytes);
+    }
+
+    #[inline]
+    fn write_escaped_owned(&mut self, part: &mut Vec<u8>) {
+        self.written += part.len();
+        self.inner.write_owned(part);
     }
 
     #[inline]

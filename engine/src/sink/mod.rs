@@ -117,6 +117,23 @@ pub unsafe trait Sink {
         self.write(bytes);
     }
 
+    /// [`Sink::write`] of a finished buffer the sink may keep instead of copying: a sink that
+    /// hands out chunks passes a large one on as it is. On return `part` holds no bytes (its
+    /// capacity, possibly none, is the caller's to reuse).
+    #[inline]
+    fn write_owned(&mut self, part: &mut Vec<u8>) {
+        self.write(part);
+        part.clear();
+    }
+
+    /// [`Sink::write_escaped`] of a finished buffer, kept or copied as by
+    /// [`Sink::write_owned`].
+    #[inline]
+    fn write_escaped_owned(&mut self, part: &mut Vec<u8>) {
+        self.write_escaped(part);
+        part.clear();
+    }
+
     /// [`Sink::spare`] for bytes already in this sink's output form, committed with
     /// [`Sink::advance_escaped`]: an escaping sink hands out its inner sink's capacity (what
     /// is written there is copied through, as by [`Sink::write_escaped`]); every other sink
@@ -315,6 +332,16 @@ unsafe impl<S: Sink + ?Sized> Sink for &mut S {
     #[inline]
     fn spare_escaped(&mut self, n: usize) -> &mut [MaybeUninit<u8>] {
         (**self).spare_escaped(n)
+    }
+
+    #[inline]
+    fn write_owned(&mut self, part: &mut Vec<u8>) {
+        (**self).write_owned(part);
+    }
+
+    #[inline]
+    fn write_escaped_owned(&mut self, part: &mut Vec<u8>) {
+        (**self).write_escaped_owned(part);
     }
 
     #[inline]

@@ -27,7 +27,7 @@ pub(crate) fn write_ordered<W, M, H>(w: &mut W, parts: usize, make: M, mut hand:
 where
     W: Sink + ?Sized,
     M: Fn(usize, &mut Vec<u8>) + Sync,
-    H: FnMut(&mut W, &[u8]),
+    H: FnMut(&mut W, &mut Vec<u8>),
 {
     debug_assert!(rayon::current_thread_index().is_none());
     if parts == 0 {
@@ -82,7 +82,7 @@ where
             s.spawn(move |_| job(i));
         }
         for i in 0..parts {
-            let buf = {
+            let mut buf = {
                 let mut f = lock();
                 loop {
                     if let Some(buf) = f.done[i % in_flight].take() {
@@ -98,7 +98,7 @@ where
                 lock().stop = true;
                 return;
             }
-            hand(w, &buf);
+            hand(w, &mut buf);
             lock().free.push(buf);
             if i + in_flight < parts {
                 s.spawn(move |_| job(i + in_flight));

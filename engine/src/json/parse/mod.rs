@@ -911,7 +911,7 @@ impl<'s, 'o> Parser<'s, 'o> {
     #[inline(always)]
     fn row_members(&mut self, level: usize, from: usize) -> Result<RowStop> {
         let seps = std::mem::take(&mut self.layouts[level]);
-        let stop = self.row_walk(&seps, from);
+        let stop = self.row_walk_apart(&seps, from);
         if let Ok(RowStop::Member(i @ 1..)) = stop {
             self.continue_layout(level, &seps[..i]);
         }
@@ -919,9 +919,16 @@ impl<'s, 'o> Parser<'s, 'o> {
         stop
     }
 
-    /// The loop of [`Parser::row_members`], on its own: inlined into the general loop it
-    /// took more instructions (the registers the general loop holds spilled).
+    /// [`Parser::row_walk`] on its own: inlined into the general loop it took more
+    /// instructions (the registers the general loop holds spilled).
     #[inline(never)]
+    fn row_walk_apart(&mut self, seps: &[Sep], from: usize) -> Result<RowStop> {
+        self.row_walk(seps, from)
+    }
+
+    /// The loop of [`Parser::row_members`] and [`Parser::rows_run`] (inlined into the run: a
+    /// call per row cost its prologue and a result through memory).
+    #[inline(always)]
     fn row_walk(&mut self, seps: &[Sep], from: usize) -> Result<RowStop> {
         let src = self.src;
         let Some((close, members)) = seps.split_last() else {

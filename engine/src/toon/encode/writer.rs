@@ -241,6 +241,25 @@ impl<'o> Enc<'o> {
         }
     }
 
+    /// [`Enc::cells_tape`] of a row whose columns are all leaves: its members are a key node
+    /// and a value node each, so the cells are every other node, with no field spans to
+    /// follow and no nesting to carry the first cell's flag through.
+    #[inline(always)]
+    fn cells_flat<W: Sink + ?Sized>(&self, w: &mut W, doc: &Doc<'_>, obj: usize, columns: usize) {
+        let nodes = doc.nodes();
+        let mut values = nodes[obj + 1..obj + 1 + 2 * columns]
+            .iter()
+            .skip(1)
+            .step_by(2);
+        if let Some(&v) = values.next() {
+            self.node(w, doc, v);
+        }
+        for &v in values {
+            self.delimiter(w);
+            self.node(w, doc, v);
+        }
+    }
+
     /// `count` rows from `rows`, one line each at `depth`.
     pub(super) fn rows<'d, W: Sink + ?Sized, I: Iterator<Item = Value<'d>>>(
         &mut self,
@@ -249,13 +268,16 @@ impl<'o> Enc<'o> {
         shape: &Shape<'_>,
         depth: usize,
     ) {
+        let flat = shape.ordered && shape.fields.iter().all(|f| f.span == 1);
         for (n, row) in rows.enumerate() {
             // A dropped stream stops the work (checked every 1024 rows: cheap).
             if n & 0x3FF == 0x3FF && w.cancelled() {
                 return;
             }
             self.line(w, depth);
-            if shape.ordered {
+            if flat {
+                self.cells_flat(w, row.doc(), row.index(), shape.fields.len());
+            } else if shape.ordered {
                 self.cells_tape(w, row.doc(), row.index(), &shape.fields, &mut true);
             } else if let Some(o) = row.as_object() {
                 self.cells(w, o, &shape.fields, false, &mut true);
@@ -346,9 +368,9 @@ impl<'o> Enc<'o> {
                 |i, buf| encode_part(opts, escape, &parts[i], buf),
                 |w, buf| {
                     if escape {
-                        w.write_escaped(buf);
+                        w.write_escaped_owned(buf);
                     } else {
-                        w.write(buf);
+                        w.write_owned(buf);
                     }
                 },
             );
