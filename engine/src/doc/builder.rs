@@ -196,10 +196,8 @@ impl<'s> DocBuilder<'s> {
             self.doc.src[start..start + len]
                 .iter()
                 .all(|&b| (0x20..0x80).contains(&b)
-                    && !matches!(
-                        b,
-                        b'"' | b'\\' | b'<' | b'{' | b'}' | b'[' | b']' | b':' | b',' | b'|'
-                    )),
+                    && !matches!(b, b'"' | b'\\' | b'<')
+                    && !super::is_toon_byte(b)),
             "a bare string is plain without a byte that forces quotes in TOON"
         );
         self.doc.nodes.push(Node::StrBare(span(start, len)));

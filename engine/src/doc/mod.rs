@@ -75,6 +75,14 @@ impl std::fmt::Debug for F64 {
     }
 }
 
+/// The bytes a [`Node::StrBare`] never holds besides those a [`Node::StrPlain`] never holds:
+/// with the quote, the backslash and the control bytes, every byte that forces an unquoted
+/// TOON value into quotes under any delimiter.
+#[inline]
+pub(crate) fn is_toon_byte(b: u8) -> bool {
+    matches!(b, b'{' | b'}' | b'[' | b']' | b':' | b',' | b'|' | b'\\')
+}
+
 /// One tape entry: 12 bytes, aligned to 4 (the tag and `same_keys` share the first word).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Node {

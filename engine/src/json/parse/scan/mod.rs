@@ -75,11 +75,9 @@ pub(crate) struct Str {
     pub(crate) toon: u64,
 }
 
-/// The bytes of [`Str::toon`], by definition (the kernels' oracle).
-#[inline]
-pub(crate) fn is_toon_byte(b: u8) -> bool {
-    matches!(b, b'{' | b'}' | b'[' | b']' | b':' | b',' | b'|' | b'\\')
-}
+/// The bytes of [`Str::toon`], by definition (the kernels' oracle): the tape's, as a bare
+/// string is defined by them.
+pub(crate) use crate::doc::is_toon_byte;
 
 /// A block kernel: which instructions classify the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
