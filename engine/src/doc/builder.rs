@@ -176,31 +176,26 @@ impl<'s> DocBuilder<'s> {
     }
 
     /// Pushes a string value that is `src[start..start + len]` verbatim and plain: ASCII from
-    /// space to DEL other than `"`, `\` and `<` ([`Node::StrPlain`]; the caller checked it).
-    #[inline]
-    pub(crate) fn str_plain(&mut self, start: usize, len: usize) {
+    /// space to DEL other than `"`, `\` and `<`, of the class `toon` says
+    /// ([`Node::StrPlain`], [`Node::StrBare`] or [`Node::StrQuoted`]; the caller checked it).
+    /// One push whatever the class: the tag is picked without a branch.
+    #[inline(always)]
+    pub(crate) fn str_plain(&mut self, start: usize, len: usize, toon: Toon) {
         debug_assert!(
-            self.doc.src[start..start + len]
-                .iter()
-                .all(|&b| (0x20..0x80).contains(&b) && !matches!(b, b'"' | b'\\' | b'<')),
-            "a plain string is ASCII from space to DEL without quote, backslash or <"
+            {
+                let s = &self.doc.src[start..start + len];
+                s.iter()
+                    .all(|&b| (0x20..0x80).contains(&b) && !matches!(b, b'"' | b'\\' | b'<'))
+                    && Toon::of_bytes(s) == toon
+            },
+            "a plain string is ASCII from space to DEL without quote, backslash or <, of its class"
         );
-        self.doc.nodes.push(Node::StrPlain(span(start, len)));
-    }
-
-    /// Pushes a plain string value that also holds none of `{}[]:,|` ([`Node::StrBare`]; the
-    /// caller checked it).
-    #[inline]
-    pub(crate) fn str_bare(&mut self, start: usize, len: usize) {
-        debug_assert!(
-            self.doc.src[start..start + len]
-                .iter()
-                .all(|&b| (0x20..0x80).contains(&b)
-                    && !matches!(b, b'"' | b'\\' | b'<')
-                    && !super::is_toon_byte(b)),
-            "a bare string is plain without a byte that forces quotes in TOON"
-        );
-        self.doc.nodes.push(Node::StrBare(span(start, len)));
+        let s = span(start, len);
+        self.doc.nodes.push(match toon {
+            Toon::Delim => Node::StrPlain(s),
+            Toon::Bare => Node::StrBare(s),
+            Toon::Quoted => Node::StrQuoted(s),
+        });
     }
 
     /// Pushes a string (or key) of WTF-8 bytes copied into the heap. The caller is
@@ -341,7 +336,7 @@ impl<'s> DocBuilder<'s> {
     pub(crate) fn remembered_key(&self, i: usize) -> Option<(usize, usize)> {
         let level = (self.depth as usize).checked_sub(1)?;
         match self.prev_keys.get(level)?.get(i)? {
-            Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) => {
+            Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) | Node::StrQuoted(s) => {
                 Some((s.start as usize, s.len as usize))
             }
             _ => None,
@@ -390,7 +385,9 @@ impl<'s> DocBuilder<'s> {
         for prev in prev_keys {
             let here = doc.key_at(i);
             let before = match *prev {
-                Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) => doc.src_bytes(s),
+                Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) | Node::StrQuoted(s) => {
+                    doc.src_bytes(s)
+                }
                 Node::StrHeap(s) => doc.heap_bytes(s),
                 _ => return false,
             };
@@ -442,7 +439,9 @@ impl<'s> DocBuilder<'s> {
         prev.len() == keys.len()
             && prev.iter().all(|k| {
                 let before = match *k {
-                    Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) => self.doc.src_bytes(s),
+                    Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) | Node::StrQuoted(s) => {
+                        self.doc.src_bytes(s)
+                    }
                     Node::StrHeap(s) => self.doc.heap_bytes(s),
                     _ => return false,
                 };
@@ -695,7 +694,9 @@ impl<'s> DocBuilder<'s> {
                 },
                 Node::StrHeap(s) => Node::StrHeap(to_heap(from.heap_bytes(s))),
                 Node::IntHeap(s) => Node::IntHeap(to_heap(from.heap_bytes(s))),
-                Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) if !same_src => {
+                Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) | Node::StrQuoted(s)
+                    if !same_src =>
+                {
                     Node::StrHeap(to_heap(from.src_bytes(s)))
                 }
                 Node::IntSrc(s) if !same_src => Node::IntHeap(to_heap(from.src_bytes(s))),

@@ -80,7 +80,47 @@ impl std::fmt::Debug for F64 {
 /// TOON value into quotes under any delimiter.
 #[inline]
 pub(crate) fn is_toon_byte(b: u8) -> bool {
-    matches!(b, b'{' | b'}' | b'[' | b']' | b':' | b',' | b'|' | b'\\')
+    forces_toon_quotes(b) || matches!(b, b',' | b'|' | b'\\')
+}
+
+/// The bytes that put an unquoted TOON value into quotes whatever the delimiter, besides the
+/// quote, the backslash and the control bytes: a plain string with one of them is a
+/// [`Node::StrQuoted`].
+#[inline]
+pub(crate) fn forces_toon_quotes(b: u8) -> bool {
+    matches!(b, b'{' | b'}' | b'[' | b']' | b':')
+}
+
+/// What a plain string holds of the bytes that force quotes in TOON: which node it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Toon {
+    /// `,` or `|`, and none of `{}[]:` ([`Node::StrPlain`]).
+    Delim,
+    /// None of them ([`Node::StrBare`]).
+    Bare,
+    /// One of `{}[]:` ([`Node::StrQuoted`]).
+    Quoted,
+}
+
+impl Toon {
+    /// The class of a plain string from the bits of its bytes in the parser's masks: those
+    /// that [`forces_toon_quotes`] (`quoting`) and the other [`is_toon_byte`]s (`delim`).
+    #[inline(always)]
+    pub(crate) fn of(quoting: u64, delim: u64) -> Toon {
+        if quoting != 0 {
+            Toon::Quoted
+        } else if delim != 0 {
+            Toon::Delim
+        } else {
+            Toon::Bare
+        }
+    }
+
+    /// The class of a plain string from its bytes, by definition.
+    pub(crate) fn of_bytes(s: &[u8]) -> Toon {
+        let has = |f: fn(u8) -> bool| u64::from(s.iter().any(|&b| f(b)));
+        Toon::of(has(forces_toon_quotes), has(is_toon_byte))
+    }
 }
 
 /// One tape entry: 12 bytes, aligned to 4 (the tag and `same_keys` share the first word).
@@ -102,13 +142,19 @@ pub(crate) enum Node {
     /// A string value borrowed from the input whose bytes are ASCII from space to DEL other than
     /// `"`, `\` and `<` (the parser's plain run, `json::parse`): the JSON writers copy it
     /// between quotes without looking for escapes, inside a frame too. Otherwise a
-    /// [`Node::StrSrc`]; keys are never plain.
+    /// [`Node::StrSrc`]; keys are never plain. The parser makes a [`Node::StrBare`] or a
+    /// [`Node::StrQuoted`] of a plain string where it can, so its plain strings hold `,` or
+    /// `|` (the TOON encoder looks at their bytes).
     StrPlain(Span),
     /// A [`Node::StrPlain`] that holds none of `{}[]:,|` either (the parser's block masks,
     /// `scan::Str::toon`): with no quote, backslash or control byte, no byte of it forces
     /// quotes in TOON under any delimiter, so the TOON encoder checks only the rules about
     /// the whole string (its ends, number-like, `true`/`false`/`null`).
     StrBare(Span),
+    /// A [`Node::StrPlain`] that holds one of `{}[]:` ([`forces_toon_quotes`]): TOON quotes it
+    /// under every delimiter, so the TOON encoder writes it between quotes without looking
+    /// at it. A [`Node::StrPlain`] holds none of them, only `,` or `|`.
+    StrQuoted(Span),
     /// A string in the heap (unescaped).
     StrHeap(Span),
     /// `len` elements follow; `end` is the index just past the subtree.
@@ -266,7 +312,8 @@ impl<'s> Doc<'s> {
             | Node::FloatSrc(s)
             | Node::StrSrc(s)
             | Node::StrPlain(s)
-            | Node::StrBare(s) => Some(s.range()),
+            | Node::StrBare(s)
+            | Node::StrQuoted(s) => Some(s.range()),
             _ => None,
         };
         let Some(nodes) = self.nodes.get(from..to) else {
@@ -299,7 +346,9 @@ impl<'s> Doc<'s> {
     #[inline]
     pub(crate) fn key_at(&self, idx: usize) -> &[u8] {
         match self.nodes[idx] {
-            Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) => self.src_bytes(s),
+            Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) | Node::StrQuoted(s) => {
+                self.src_bytes(s)
+            }
             Node::StrHeap(s) => self.heap_bytes(s),
             _ => b"",
         }

@@ -102,7 +102,7 @@ impl<'d> Value<'d> {
             ))),
             Node::Float(x) => ValueRef::Number(Number::Float(x.get())),
             Node::FloatSrc(s) => ValueRef::Number(Number::Float(self.doc.float_src_value(s))),
-            Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) => {
+            Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) | Node::StrQuoted(s) => {
                 ValueRef::String(Str(doc.src_bytes(s)))
             }
             Node::StrHeap(s) => ValueRef::String(Str(doc.heap_bytes(s))),

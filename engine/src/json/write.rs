@@ -592,7 +592,9 @@ where
         Node::Float(x) => fmt.write_f64(out, x.get()),
         Node::FloatSrc(s) => fmt.write_f64_text(out, doc.src_bytes(s)),
         Node::StrSrc(s) => fmt.write_string(out, doc.src_bytes(s)),
-        Node::StrPlain(s) | Node::StrBare(s) => fmt.write_plain_string(out, doc.src_bytes(s)),
+        Node::StrPlain(s) | Node::StrBare(s) | Node::StrQuoted(s) => {
+            fmt.write_plain_string(out, doc.src_bytes(s))
+        }
         Node::StrHeap(s) => fmt.write_string(out, doc.heap_bytes(s)),
     }
 }
@@ -959,8 +961,8 @@ mod tests {
 
     /// Plain string values (`Node::StrPlain`: ASCII from space to DEL without `"`, `\` or `<`, found
     /// by the block masks) are copied without an escape scan; every other string takes the
-    /// escaping path; bare ones (`Node::StrBare`: plain without `{}[]:,|`) skip TOON's byte
-    /// scan for quotes. Each byte at a string's start, middle and end, short and past a block:
+    /// escaping path; bare ones (`Node::StrBare`: plain without `{}[]:,|`) and quoted ones
+    /// (`Node::StrQuoted`: plain with one of `{}[]:`) skip TOON's byte scan for quotes. Each byte at a string's start, middle and end, short and past a block:
     /// the node kind is what the bytes say, and the crate's formatters write what their
     /// calls write through `write_string` (plain and framed), as does the TOON encoder
     /// against a parse without the kernels (no plain nodes).
@@ -1017,18 +1019,29 @@ mod tests {
             let want_plain = kernel
                 && t.bytes()
                     .all(|c| (0x20..0x80).contains(&c) && !matches!(c, b'"' | b'\\' | b'<'));
-            let is_plain = matches!(doc.nodes()[s.index()], Node::StrPlain(_) | Node::StrBare(_));
+            let is_plain = matches!(
+                doc.nodes()[s.index()],
+                Node::StrPlain(_) | Node::StrBare(_) | Node::StrQuoted(_)
+            );
             assert_eq!(is_plain, want_plain, "{t:?}");
-            // Bare: plain, and none of the bytes that force quotes in TOON.
+            // Bare: plain, and none of the bytes that force quotes in TOON; quoted: plain
+            // with one that forces them under every delimiter.
             let want_bare = want_plain && !t.bytes().any(crate::json::scan::is_toon_byte);
             let is_bare = matches!(doc.nodes()[s.index()], Node::StrBare(_));
             assert_eq!(is_bare, want_bare, "{t:?}");
+            let want_quoted = want_plain && t.bytes().any(crate::json::scan::forces_toon_quotes);
+            let is_quoted = matches!(doc.nodes()[s.index()], Node::StrQuoted(_));
+            assert_eq!(is_quoted, want_quoted, "{t:?}");
             plain += usize::from(is_plain);
         }
         assert!(!kernel || plain > 80, "{plain} plain strings");
         check_repeated_prefixes(&src);
+        // Under each delimiter: the kinds of plain strings are about all three.
         let toon = |d: &crate::Doc<'_>| {
-            crate::toon::to_vec(d.root(), &crate::toon::EncodeOptions::new()).unwrap()
+            use crate::toon::{Delimiter, EncodeOptions};
+            [Delimiter::Comma, Delimiter::Tab, Delimiter::Pipe].map(|delim| {
+                crate::toon::to_vec(d.root(), &EncodeOptions::new().delimiter(delim)).unwrap()
+            })
         };
         // TOON cannot hold a lone surrogate: its rows are left out there.
         let toon_rows: Vec<&str> = rows
@@ -1043,7 +1056,7 @@ mod tests {
             let t = crate::json::parse(toon_src.as_bytes(), &Default::default()).unwrap();
             for n in d.nodes().iter().chain(t.nodes()) {
                 assert!(
-                    !matches!(n, Node::StrPlain(_) | Node::StrBare(_)),
+                    !matches!(n, Node::StrPlain(_) | Node::StrBare(_) | Node::StrQuoted(_)),
                     "no plain nodes without a kernel"
                 );
             }

@@ -13,7 +13,7 @@ use super::redact::RNode;
 use super::schema::Schema;
 use super::template::Counts;
 use super::{EmbedPlan, Plan, PresentError, Presenter, SuggestSource, UiSource};
-use crate::doc::{Doc, DocBuilder, KeysToken, Node, Str, Value, ValueRef, key_eq};
+use crate::doc::{Doc, DocBuilder, KeysToken, Node, Str, Toon, Value, ValueRef, key_eq};
 use crate::wire::{
     Data, Format, Suggestion, ToolError, ToolResponse, UiBlock, response, response_view, ui,
 };
@@ -59,7 +59,11 @@ pub(crate) fn kind(node: &Node) -> u8 {
         Node::Float(x) if x.get().is_finite() && x.get().fract() == 0.0 => INT | NUM,
         // Its lexeme ends in a nonzero fraction digit.
         Node::Float(_) | Node::FloatSrc(_) => NUM,
-        Node::StrSrc(_) | Node::StrPlain(_) | Node::StrBare(_) | Node::StrHeap(_) => STR,
+        Node::StrSrc(_)
+        | Node::StrPlain(_)
+        | Node::StrBare(_)
+        | Node::StrQuoted(_)
+        | Node::StrHeap(_) => STR,
         Node::Array { .. } => ARR,
         Node::Object { .. } => OBJ,
     }
@@ -74,8 +78,9 @@ pub(crate) fn push_node(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
         Node::Float(x) => b.float(x.get()),
         Node::FloatSrc(s) => b.float_src(s.start as usize, s.len as usize),
         Node::StrSrc(s) => b.str_src(s.start as usize, s.len as usize),
-        Node::StrPlain(s) => b.str_plain(s.start as usize, s.len as usize),
-        Node::StrBare(s) => b.str_bare(s.start as usize, s.len as usize),
+        Node::StrPlain(s) => b.str_plain(s.start as usize, s.len as usize, Toon::Delim),
+        Node::StrBare(s) => b.str_plain(s.start as usize, s.len as usize, Toon::Bare),
+        Node::StrQuoted(s) => b.str_plain(s.start as usize, s.len as usize, Toon::Quoted),
         Node::IntSrc(s) => b.int_src(s.start as usize, s.len as usize),
         Node::StrHeap(s) => b.str_heap(doc.heap_bytes(s)),
         Node::IntHeap(s) => b.int_lexeme(doc.heap_bytes(s)),

@@ -702,9 +702,11 @@ pub(super) fn data_len_bound(v: Value<'_>) -> usize {
     let mut bound = 0usize;
     for (i, node) in nodes[start..end].iter().enumerate() {
         bound += match *node {
-            Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) | Node::StrHeap(s) => {
-                28 + 7 * s.len as usize
-            }
+            Node::StrSrc(s)
+            | Node::StrPlain(s)
+            | Node::StrBare(s)
+            | Node::StrQuoted(s)
+            | Node::StrHeap(s) => 28 + 7 * s.len as usize,
             Node::IntSrc(s) | Node::IntHeap(s) => 24 + s.len as usize,
             Node::Array { end, .. } | Node::Object { end, .. } => {
                 let i = start + i;
@@ -751,9 +753,11 @@ pub(super) fn node_len_bound(node: &crate::doc::Node, depth: usize) -> usize {
     use crate::doc::Node;
     24 + 2 * depth
         + match *node {
-            Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) | Node::StrHeap(s) => {
-                7 * s.len as usize + 4
-            }
+            Node::StrSrc(s)
+            | Node::StrPlain(s)
+            | Node::StrBare(s)
+            | Node::StrQuoted(s)
+            | Node::StrHeap(s) => 7 * s.len as usize + 4,
             Node::IntSrc(s) | Node::IntHeap(s) => s.len as usize,
             // The closing bracket's line.
             Node::Array { .. } | Node::Object { .. } => 24 + 2 * depth,

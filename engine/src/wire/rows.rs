@@ -298,7 +298,9 @@ fn push_owned(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
         Node::Bool(x) => b.bool(x),
         Node::Float(x) => b.float(x.get()),
         Node::FloatSrc(s) => b.float(doc.float_src_value(s)),
-        Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) => b.str_heap(doc.src_bytes(s)),
+        Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) | Node::StrQuoted(s) => {
+            b.str_heap(doc.src_bytes(s))
+        }
         Node::StrHeap(s) => b.str_heap(doc.heap_bytes(s)),
         Node::IntSrc(s) => b.int_lexeme(doc.src_bytes(s)),
         Node::IntHeap(s) => b.int_lexeme(doc.heap_bytes(s)),

@@ -103,7 +103,7 @@
 
 use std::borrow::Cow;
 
-use crate::doc::{Doc, DocBuilder, Mark};
+use crate::doc::{Doc, DocBuilder, Mark, Toon};
 use crate::error::{Category, Error, Result};
 
 /// The largest input a [`Doc`] can address (its spans are 32-bit).
@@ -339,12 +339,12 @@ pub(crate) enum StrTok {
         start: usize,
         len: usize,
     },
-    /// A plain string ([`Node::StrPlain`]); `bare` when it also holds none of the bytes that
-    /// force quotes in TOON ([`Node::StrBare`]).
+    /// A plain string: [`Node::StrPlain`], [`Node::StrBare`] or [`Node::StrQuoted`] by its
+    /// TOON bytes.
     Plain {
         start: usize,
         len: usize,
-        bare: bool,
+        toon: Toon,
     },
     Scratch,
 }
@@ -626,33 +626,35 @@ impl<'s, 'o> Parser<'s, 'o> {
     }
 
     /// The first quote or special byte (backslash, control, ≥ 0x80, `<`) at or after
-    /// `start`, from the block masks: `Ok((i, bare))` when it is a quote (the string from
-    /// `start` is plain: no unescaping, UTF-8 or tag check needed; `bare` when it holds no
-    /// [`scan::Str::toon`] byte either), `Err(i)` when it is a special byte or the end of the
+    /// `start`, from the block masks: `Ok((i, toon))` when it is a quote (the string from
+    /// `start` is plain: no unescaping, UTF-8 or tag check needed; `toon` says which bytes
+    /// forcing quotes in TOON it holds), `Err(i)` when it is a special byte or the end of the
     /// input (`src[start..i]` is plain). Without a kernel, `Err(start)`.
     #[inline(always)]
-    fn plain_run(&mut self, start: usize) -> std::result::Result<(usize, bool), usize> {
+    fn plain_run(&mut self, start: usize) -> std::result::Result<(usize, Toon), usize> {
         let Some(classify) = self.classify_str else {
             return Err(start);
         };
         let mut at = start;
-        let mut toon = 0;
+        let (mut quoting, mut delim) = (0, 0);
         while at < self.src.len() {
             let (base, raw) = self.block(at, classify);
             let stop = (raw.quote | raw.special) >> (at - base);
-            let t = raw.toon >> (at - base);
+            let q = raw.quoting >> (at - base);
+            let d = raw.delim >> (at - base);
             if stop != 0 {
                 let n = stop.trailing_zeros();
                 let i = at + n as usize;
                 // `n < 64`: the bytes before the stop.
-                toon |= t & !(u64::MAX << n);
+                let before = !(u64::MAX << n);
                 return if raw.quote >> (i - base) & 1 != 0 {
-                    Ok((i, toon == 0))
+                    Ok((i, Toon::of(quoting | (q & before), delim | (d & before))))
                 } else {
                     Err(i)
                 };
             }
-            toon |= t;
+            quoting |= q;
+            delim |= d;
             at = base + scan::BLOCK;
         }
         Err(self.src.len())
@@ -667,12 +669,7 @@ impl<'s, 'o> Parser<'s, 'o> {
     pub(crate) fn push_str(&mut self, tok: StrTok) {
         match tok {
             StrTok::Src { start, len } => self.b.str_src(start, len),
-            StrTok::Plain {
-                start,
-                len,
-                bare: false,
-            } => self.b.str_plain(start, len),
-            StrTok::Plain { start, len, .. } => self.b.str_bare(start, len),
+            StrTok::Plain { start, len, toon } => self.b.str_plain(start, len, toon),
             StrTok::Scratch => self.b.str_heap(&self.scratch),
         }
     }
@@ -1062,7 +1059,7 @@ impl<'s, 'o> Parser<'s, 'o> {
         let src = self.src;
         let start = self.pos + 1;
         let clean = match self.plain_run(start) {
-            Ok((i, bare)) => {
+            Ok((i, toon)) => {
                 if i - start > self.opts.max_string_bytes {
                     return Err(self.string_too_long(start));
                 }
@@ -1070,7 +1067,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                 return Ok(StrTok::Plain {
                     start,
                     len: i - start,
-                    bare,
+                    toon,
                 });
             }
             Err(clean) => clean,

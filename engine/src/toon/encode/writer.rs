@@ -72,24 +72,12 @@ impl<'o> Enc<'o> {
         }
     }
 
-    /// [`Enc::plain_string`] of a bare string ([`Node::StrBare`]: no byte of it is in any
-    /// quote table), so only the whole-string rules can quote it. Always inlined.
+    /// [`Enc::string`] of a plain string ([`Node::StrPlain`] and its kinds: ASCII from space
+    /// to DEL without `"`, `\` or `<`), `quoted` or not: nothing in it is escaped. Always
+    /// inlined, as [`Enc::node`].
     #[inline(always)]
-    fn bare_string<W: Sink + ?Sized>(&self, w: &mut W, s: &[u8]) {
-        if bare_needs_quotes(s) {
-            w.write_byte(b'"');
-            w.write_clean(s);
-            w.write_byte(b'"');
-        } else {
-            w.write_clean(s);
-        }
-    }
-
-    /// [`Enc::string`] of a plain string ([`Node::StrPlain`]: ASCII from space to DEL without `"`,
-    /// `\` or `<`): quoted or not, nothing in it is escaped. Always inlined, as [`Enc::node`].
-    #[inline(always)]
-    fn plain_string<W: Sink + ?Sized>(&self, w: &mut W, s: &[u8]) {
-        if needs_quotes(s, self.table) {
+    fn plain_string<W: Sink + ?Sized>(&self, w: &mut W, s: &[u8], quoted: bool) {
+        if quoted {
             w.write_byte(b'"');
             w.write_clean(s);
             w.write_byte(b'"');
@@ -203,8 +191,17 @@ impl<'o> Enc<'o> {
             Node::Float(x) => crate::num::write_f64(w, x.get()),
             Node::FloatSrc(s) => w.write_clean(doc.src_bytes(s)),
             Node::StrSrc(s) => self.string(w, doc.src_bytes(s)),
-            Node::StrPlain(s) => self.plain_string(w, doc.src_bytes(s)),
-            Node::StrBare(s) => self.bare_string(w, doc.src_bytes(s)),
+            Node::StrPlain(s) => {
+                let s = doc.src_bytes(s);
+                self.plain_string(w, s, needs_quotes(s, self.table));
+            }
+            // No byte of a bare string is in any quote table: only the whole-string rules
+            // can quote it.
+            Node::StrBare(s) => {
+                let s = doc.src_bytes(s);
+                self.plain_string(w, s, bare_needs_quotes(s));
+            }
+            Node::StrQuoted(s) => self.plain_string(w, doc.src_bytes(s), true),
             Node::StrHeap(s) => self.string(w, doc.heap_bytes(s)),
             // Only primitives reach here.
             Node::Array { .. } | Node::Object { .. } => w.write(b"null"),
