@@ -78,9 +78,9 @@ impl<'o> Enc<'o> {
     #[inline(always)]
     fn plain_string<W: Sink + ?Sized>(&self, w: &mut W, s: &[u8], quoted: bool) {
         if quoted {
-            w.write_byte(b'"');
-            w.write_clean(s);
-            w.write_byte(b'"');
+            // Quoted, a plain string is its JSON string: one reservation for the three
+            // pieces (the quotes pre-escaped into a frame).
+            crate::escape::write_plain_json_string(w, s);
         } else {
             w.write_clean(s);
         }
