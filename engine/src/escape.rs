@@ -412,7 +412,7 @@ unsafe impl<S: Sink + ?Sized> Sink for EscapingSink<'_, S> {
         self.inner.cancelled()
     }
 
-    #[inline]
+    #[inline(always)]
     fn write_clean(&mut self, bytes: &[u8]) {
         debug_assert!(
             !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\'),

@@ -238,7 +238,7 @@ macro_rules! growable_sink {
         // SAFETY: `spare` reserves `n` bytes and returns the whole spare capacity (at least
         // `n`); `advance` only extends the length over bytes the caller initialised.
         unsafe impl Sink for $t {
-            #[inline]
+            #[inline(always)]
             fn write(&mut self, bytes: &[u8]) {
                 let n = bytes.len();
                 if n <= SHORT && self.capacity() - self.len() >= SHORT {
