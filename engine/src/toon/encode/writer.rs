@@ -166,15 +166,10 @@ impl<'o> Enc<'o> {
         }
     }
 
-    /// The delimiter between two cells: a comma or a pipe needs no escape inside a frame (a
-    /// tab does), so only a tab goes through the sink's escaping.
+    /// The delimiter between two cells ([`write_delimiter`]).
     #[inline(always)]
     pub(super) fn delimiter<W: Sink + ?Sized>(&self, w: &mut W) {
-        if self.delim == b'\t' {
-            w.write_byte(b'\t');
-        } else {
-            w.write_clean(&[self.delim]);
-        }
+        write_delimiter(w, self.delim);
     }
 
     /// A primitive tape node. Always inlined: it is the body of every table cell, and left
@@ -240,9 +235,15 @@ impl<'o> Enc<'o> {
 
     /// [`Enc::cells_tape`] of a row whose columns are all leaves: its members are a key node
     /// and a value node each, so the cells are every other node, with no field spans to
-    /// follow and no nesting to carry the first cell's flag through.
+    /// follow and no nesting to carry the first cell's flag through. The delimiter is `D`.
     #[inline(always)]
-    fn cells_flat<W: Sink + ?Sized>(&self, w: &mut W, doc: &Doc<'_>, obj: usize, columns: usize) {
+    fn cells_flat<W: Sink + ?Sized, const D: u8>(
+        &self,
+        w: &mut W,
+        doc: &Doc<'_>,
+        obj: usize,
+        columns: usize,
+    ) {
         let nodes = doc.nodes();
         let mut values = nodes[obj + 1..obj + 1 + 2 * columns]
             .iter()
@@ -252,8 +253,27 @@ impl<'o> Enc<'o> {
             self.node(w, doc, v);
         }
         for &v in values {
-            self.delimiter(w);
+            write_delimiter(w, D);
             self.node(w, doc, v);
+        }
+    }
+
+    /// [`Enc::rows`] of rows whose columns are all leaves, in header order, with the
+    /// delimiter `D` fixed at compile time (one loop per delimiter: no per-cell look at it).
+    fn rows_flat<'d, W: Sink + ?Sized, I: Iterator<Item = Value<'d>>, const D: u8>(
+        &mut self,
+        w: &mut W,
+        rows: I,
+        columns: usize,
+        depth: usize,
+    ) {
+        for (n, row) in rows.enumerate() {
+            // A dropped stream stops the work (checked every 1024 rows: cheap).
+            if n & 0x3FF == 0x3FF && w.cancelled() {
+                return;
+            }
+            self.line(w, depth);
+            self.cells_flat::<W, D>(w, row.doc(), row.index(), columns);
         }
     }
 
@@ -265,16 +285,21 @@ impl<'o> Enc<'o> {
         shape: &Shape<'_>,
         depth: usize,
     ) {
-        let flat = shape.ordered && shape.fields.iter().all(|f| f.span == 1);
+        if shape.ordered && shape.fields.iter().all(|f| f.span == 1) {
+            let columns = shape.fields.len();
+            return match self.delim {
+                b',' => self.rows_flat::<W, I, b','>(w, rows, columns, depth),
+                b'|' => self.rows_flat::<W, I, b'|'>(w, rows, columns, depth),
+                _ => self.rows_flat::<W, I, b'\t'>(w, rows, columns, depth),
+            };
+        }
         for (n, row) in rows.enumerate() {
             // A dropped stream stops the work (checked every 1024 rows: cheap).
             if n & 0x3FF == 0x3FF && w.cancelled() {
                 return;
             }
             self.line(w, depth);
-            if flat {
-                self.cells_flat(w, row.doc(), row.index(), shape.fields.len());
-            } else if shape.ordered {
+            if shape.ordered {
                 self.cells_tape(w, row.doc(), row.index(), &shape.fields, &mut true);
             } else if let Some(o) = row.as_object() {
                 self.cells(w, o, &shape.fields, false, &mut true);
@@ -610,5 +635,16 @@ fn encode_part<P: RowPart>(opts: &EncodeOptions, escape: bool, part: &P, buf: &m
         part.write(&mut enc, &mut esc);
     } else {
         part.write(&mut enc, buf);
+    }
+}
+
+/// Writes the delimiter `d` between two cells: a comma or a pipe needs no escape inside a
+/// frame (a tab does), so only a tab goes through the sink's escaping.
+#[inline(always)]
+fn write_delimiter<W: Sink + ?Sized>(w: &mut W, d: u8) {
+    if d == b'\t' {
+        w.write_byte(b'\t');
+    } else {
+        w.write_clean(&[d]);
     }
 }
