@@ -238,7 +238,11 @@ macro_rules! growable_sink {
         // SAFETY: `spare` reserves `n` bytes and returns the whole spare capacity (at least
         // `n`); `advance` only extends the length over bytes the caller initialised.
         unsafe impl Sink for $t {
-            #[inline(always)]
+            // Always inlined where optimised (the TOON row loops are too large for the
+            // inliner to take it on its own; a call per cell), not in debug builds, whose
+            // frames of the recursive encoders it would grow past the test threads' stacks.
+            #[cfg_attr(debug_assertions, inline)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             fn write(&mut self, bytes: &[u8]) {
                 let n = bytes.len();
                 if n <= SHORT && self.capacity() - self.len() >= SHORT {
