@@ -389,7 +389,10 @@ pub(crate) fn write_line_start<W: Sink + ?Sized>(w: &mut W, spaces: usize) {
     } else {
         w.write(&NL_SPACES[..1 + k]);
     }
-    write_spaces(w, spaces - k);
+    // Deeper than the buffers (rare): the rest, out of line.
+    if spaces > k {
+        write_spaces(w, spaces - k);
+    }
 }
 
 /// `n` spaces, in static slices.
