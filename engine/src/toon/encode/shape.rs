@@ -93,6 +93,7 @@ where
             &keys,
             &mut kinds,
             &mut shape.ordered,
+            |_, _, _| {},
         ),
         Some(chunked) => {
             let (parts, end) = (&chunked.parts, chunked.end);
@@ -258,11 +259,40 @@ pub(super) trait Part<'d>: Iterator<Item = Value<'d>> + Send {
     /// After the scan: every row of the part was read (and, for a guessed chunk, it ended
     /// exactly where the next one starts).
     fn complete(&self) -> bool;
+
+    /// Passes over the rows from here on that [`scan_rows`] would pass over unread after a
+    /// row found with the keys in order while every column is a leaf: objects of `k`
+    /// members marked `same_keys` and `flat`, straight off the tape (none by default).
+    #[inline]
+    fn skip_same_flat(&mut self, _nodes: &[Node], _k: usize) {}
 }
 
 impl<'d> Part<'d> for Bounded<'d> {
     fn complete(&self) -> bool {
         self.left == 0 && self.it.position() == self.stop
+    }
+
+    #[inline]
+    fn skip_same_flat(&mut self, nodes: &[Node], k: usize) {
+        let (mut at, mut left) = (self.it.position(), self.left.min(self.it.len()));
+        let all = left;
+        while left > 0 && at < self.stop {
+            match nodes.get(at) {
+                Some(&Node::Object {
+                    len,
+                    end,
+                    same_keys: true,
+                    flat: true,
+                }) if len as usize == k => {
+                    at = end as usize;
+                    left -= 1;
+                }
+                _ => break,
+            }
+        }
+        let skipped = all - left;
+        self.left -= skipped;
+        self.it = self.it.resume(at, self.it.len() - skipped);
     }
 }
 
@@ -288,7 +318,16 @@ fn scan_parts<'d, P: Part<'d>>(
         .map(|mut rows| {
             let mut kinds = vec![Kind::Unknown; keys.len()];
             let mut ordered = true;
-            let uniform = scan_rows(doc, &mut rows, siblings, keys, &mut kinds, &mut ordered);
+            let skip = |rows: &mut &mut P, nodes: &[Node], k: usize| rows.skip_same_flat(nodes, k);
+            let uniform = scan_rows(
+                doc,
+                &mut rows,
+                siblings,
+                keys,
+                &mut kinds,
+                &mut ordered,
+                skip,
+            );
             (uniform && rows.complete()).then_some((kinds, ordered))
         })
         .collect();
@@ -311,13 +350,17 @@ fn scan_parts<'d, P: Part<'d>>(
 /// node says it has its predecessor's keys ([`Node::Object`]'s `same_keys`: the object closed
 /// last at its depth, which for a sibling is the row before it) after a row found with
 /// `keys` in order has them too: its keys are not compared, only its values' kinds read.
+///
+/// `skip` may pass over rows that the loop would pass over unread ([`Part::skip_same_flat`]);
+/// it is called after such a row.
 pub(super) fn scan_rows<'d, I>(
     doc: &'d Doc<'d>,
-    rows: I,
+    mut rows: I,
     siblings: bool,
     keys: &[&'d [u8]],
     kinds: &mut [Kind],
     ordered: &mut bool,
+    skip: impl Fn(&mut I, &[Node], usize),
 ) -> bool
 where
     I: Iterator<Item = Value<'d>>,
@@ -328,7 +371,7 @@ where
     // Every column's kind is known to be a leaf: a known row whose values are all scalars
     // (`flat`) then needs no look at them.
     let mut leaves = kinds.iter().all(|&c| c == Kind::Leaf);
-    for row in rows {
+    while let Some(row) = rows.next() {
         let ri = row.index();
         let known = match nodes[ri] {
             Node::Object {
@@ -339,6 +382,7 @@ where
             } if len as usize == k => {
                 let known = siblings && same_keys && prev_in_order;
                 if known && flat && leaves {
+                    skip(&mut rows, nodes, k);
                     continue;
                 }
                 known
