@@ -75,18 +75,54 @@ fn needs_quotes_when(s: &[u8], any_byte: impl FnOnce(&[u8]) -> bool) -> bool {
     let (Some(&first), Some(&last)) = (s.first(), s.last()) else {
         return true;
     };
-    if matches!(first, b' ' | b'-' | b'#') || last == b' ' {
+    // One lookup for the first byte's rules; most strings start with a byte that has none.
+    let first_rule = FIRST[first as usize];
+    if first_rule == First::None as u8 && last != b' ' {
+        return any_byte(s);
+    }
+    if first_rule == First::Quote as u8 || last == b' ' {
         return true;
     }
     if any_byte(s) {
         return true;
     }
-    match first {
-        b'0'..=b'9' | b'+' => is_numeric_like(s),
-        b't' | b'f' | b'n' => matches!(s, b"true" | b"false" | b"null"),
+    match first_rule {
+        r if r == First::Number as u8 => is_numeric_like(s),
+        r if r == First::Keyword as u8 => matches!(s, b"true" | b"false" | b"null"),
         _ => false,
     }
 }
+
+/// What a string's first byte asks of [`needs_quotes_when`].
+#[repr(u8)]
+enum First {
+    /// Nothing.
+    None,
+    /// Quotes (` `, `-`, `#`).
+    Quote,
+    /// Quotes when the string is number-like (a digit or `+`).
+    Number,
+    /// Quotes when the string is `true`, `false` or `null`.
+    Keyword,
+}
+
+/// [`First`] of each byte.
+static FIRST: [u8; 256] = {
+    let mut t = [First::None as u8; 256];
+    t[b' ' as usize] = First::Quote as u8;
+    t[b'-' as usize] = First::Quote as u8;
+    t[b'#' as usize] = First::Quote as u8;
+    t[b'+' as usize] = First::Number as u8;
+    let mut d = b'0';
+    while d <= b'9' {
+        t[d as usize] = First::Number as u8;
+        d += 1;
+    }
+    t[b't' as usize] = First::Keyword as u8;
+    t[b'f' as usize] = First::Keyword as u8;
+    t[b'n' as usize] = First::Keyword as u8;
+    t
+};
 
 /// True when a byte of `s` is in `table`: eight lookups ORed per branch (overlapping at
 /// the end, harmless for "any"), not a branch per byte.
