@@ -378,6 +378,28 @@ static ESCAPED_NL_SPACES: [u8; LINE_SPACES + 2] = {
     t
 };
 
+/// The bytes that start a line of `spaces` spaces in `w`'s output form (the pre-escaped
+/// `\n` of an escaping sink), when the static buffers hold them (up to 512 spaces): for a
+/// loop that starts many lines alike, with [`write_line_bytes`].
+#[inline]
+pub(crate) fn line_start_bytes<W: Sink + ?Sized>(w: &W, spaces: usize) -> Option<&'static [u8]> {
+    if w.escapes() {
+        ESCAPED_NL_SPACES.get(..2 + spaces)
+    } else {
+        NL_SPACES.get(..1 + spaces)
+    }
+}
+
+/// Writes bytes from [`line_start_bytes`] of `w`.
+#[inline(always)]
+pub(crate) fn write_line_bytes<W: Sink + ?Sized>(w: &mut W, bytes: &[u8]) {
+    if w.escapes() {
+        w.write_escaped(bytes);
+    } else {
+        w.write(bytes);
+    }
+}
+
 /// Starts a line: LF and `spaces` spaces, one write up to 512 spaces of indentation (static
 /// buffers, no allocation). An escaping sink (framing) gets the pre-escaped `\n` through
 /// [`Sink::write_escaped`], so line breaks cost a copy there too, not an escaping pass.

@@ -267,12 +267,17 @@ impl<'o> Enc<'o> {
         columns: usize,
         depth: usize,
     ) {
+        // Every row's line starts alike once a line was started.
+        let line = crate::sink::line_start_bytes(w, depth * self.indent);
         for (n, row) in rows.enumerate() {
             // A dropped stream stops the work (checked every 1024 rows: cheap).
             if n & 0x3FF == 0x3FF && w.cancelled() {
                 return;
             }
-            self.line(w, depth);
+            match line {
+                Some(line) if self.started => crate::sink::write_line_bytes(w, line),
+                _ => self.line(w, depth),
+            }
             self.cells_flat::<W, D>(w, row.doc(), row.index(), columns);
         }
     }
