@@ -282,6 +282,14 @@ pub(super) fn write_quoted<W: Sink + ?Sized>(w: &mut W, s: &[u8]) {
         }
         if e == b'u' {
             w.write(&crate::escape::u00(b));
+        } else if w.escapes() {
+            // The pair as JSON escapes it, in one write that needs no escaping pass: `\\`
+            // and the letter, or `\\\"` / `\\\\` for a quote or a backslash.
+            match e {
+                b'"' => w.write_escaped(b"\\\\\\\""),
+                b'\\' => w.write_escaped(b"\\\\\\\\"),
+                _ => w.write_escaped(&[b'\\', b'\\', e]),
+            }
         } else {
             w.write(&[b'\\', e]);
         }

@@ -172,7 +172,8 @@ fn parallel_list_items_equal_the_sequential_encoding() {
         0 => format!(r#"{{"id":{i},"lines":[{{"sku":"A","q":{i}}},{{"sku":"B","q":2}}]}}"#),
         1 => format!(r#"{{"id":{i},"tags":["x","y|z"],"n":null}}"#),
         2 => "{}".to_string(),
-        _ => format!(r#"[{i},{{"k":"v\n"}},[1,2]]"#),
+        // Every escape TOON writes, framed too.
+        _ => format!(r#"[{i},{{"k":"v\n\"q\" \\ \t\r\u0001"}},[1,2]]"#),
     };
     for n in [1, 2, 7, 64, 301] {
         let rows: Vec<String> = (0..n).map(row).collect();
