@@ -103,23 +103,35 @@ pub(crate) enum Toon {
 }
 
 impl Toon {
-    /// The class of a plain string from the bits of its bytes in the parser's masks: those
-    /// that [`forces_toon_quotes`] (`quoting`) and the other [`is_toon_byte`]s (`delim`).
+    /// The class of a plain string that also holds the [`is_toon_byte`]s of `src` at `at`
+    /// plus the positions of the bits of `bits` (a block mask of them, not empty): the
+    /// bytes are looked at one per bit, which for most strings (a timestamp's first `:`)
+    /// settles it at the first.
     #[inline(always)]
-    pub(crate) fn of(quoting: u64, delim: u64) -> Toon {
-        if quoting != 0 {
-            Toon::Quoted
-        } else if delim != 0 {
-            Toon::Delim
-        } else {
-            Toon::Bare
+    pub(crate) fn with(self, src: &[u8], at: usize, mut bits: u64) -> Toon {
+        if self == Toon::Quoted {
+            return self;
         }
+        while bits != 0 {
+            let b = src.get(at + bits.trailing_zeros() as usize).copied();
+            // A plain string's TOON bytes are `{}[]:` or `,` `|` (never `\`).
+            if !matches!(b, Some(b',' | b'|')) {
+                return Toon::Quoted;
+            }
+            bits &= bits - 1;
+        }
+        Toon::Delim
     }
 
     /// The class of a plain string from its bytes, by definition.
     pub(crate) fn of_bytes(s: &[u8]) -> Toon {
-        let has = |f: fn(u8) -> bool| u64::from(s.iter().any(|&b| f(b)));
-        Toon::of(has(forces_toon_quotes), has(is_toon_byte))
+        if s.iter().any(|&b| forces_toon_quotes(b)) {
+            Toon::Quoted
+        } else if s.iter().any(|&b| is_toon_byte(b)) {
+            Toon::Delim
+        } else {
+            Toon::Bare
+        }
     }
 }
 

@@ -1029,7 +1029,7 @@ mod tests {
             let want_bare = want_plain && !t.bytes().any(crate::json::scan::is_toon_byte);
             let is_bare = matches!(doc.nodes()[s.index()], Node::StrBare(_));
             assert_eq!(is_bare, want_bare, "{t:?}");
-            let want_quoted = want_plain && t.bytes().any(crate::json::scan::forces_toon_quotes);
+            let want_quoted = want_plain && t.bytes().any(crate::doc::forces_toon_quotes);
             let is_quoted = matches!(doc.nodes()[s.index()], Node::StrQuoted(_));
             assert_eq!(is_quoted, want_quoted, "{t:?}");
             plain += usize::from(is_plain);

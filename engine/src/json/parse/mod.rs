@@ -636,25 +636,28 @@ impl<'s, 'o> Parser<'s, 'o> {
             return Err(start);
         };
         let mut at = start;
-        let (mut quoting, mut delim) = (0, 0);
+        let mut toon = Toon::Bare;
         while at < self.src.len() {
             let (base, raw) = self.block(at, classify);
             let stop = (raw.quote | raw.special) >> (at - base);
-            let q = raw.quoting >> (at - base);
-            let d = raw.delim >> (at - base);
+            let mut t = raw.toon >> (at - base);
             if stop != 0 {
                 let n = stop.trailing_zeros();
                 let i = at + n as usize;
                 // `n < 64`: the bytes before the stop.
-                let before = !(u64::MAX << n);
+                t &= !(u64::MAX << n);
+                if t != 0 {
+                    toon = toon.with(self.src, at, t);
+                }
                 return if raw.quote >> (i - base) & 1 != 0 {
-                    Ok((i, Toon::of(quoting | (q & before), delim | (d & before))))
+                    Ok((i, toon))
                 } else {
                     Err(i)
                 };
             }
-            quoting |= q;
-            delim |= d;
+            if t != 0 {
+                toon = toon.with(self.src, at, t);
+            }
             at = base + scan::BLOCK;
         }
         Err(self.src.len())

@@ -66,23 +66,17 @@ pub(super) fn classify_str_neon(block: &[u8; 64]) -> Str {
     let r = classify_neon(block);
     // SAFETY: every load reads 16 bytes at `16 * k` with `k < 4`, inside `block`; the rest
     // are register-only NEON intrinsics, and NEON is baseline on aarch64.
-    let delim = unsafe {
-        let delim = |k: usize| {
-            let x = vld1q_u8(block.as_ptr().add(16 * k));
-            let lower = vorrq_u8(x, vdupq_n_u8(0x20));
-            vorrq_u8(
-                vceqq_u8(x, vdupq_n_u8(b',')),
-                vceqq_u8(lower, vdupq_n_u8(b'|')),
-            )
+    let bars = unsafe {
+        let bar = |k: usize| {
+            let lower = vorrq_u8(vld1q_u8(block.as_ptr().add(16 * k)), vdupq_n_u8(0x20));
+            vceqq_u8(lower, vdupq_n_u8(b'|'))
         };
-        movemask64([delim(0), delim(1), delim(2), delim(3)])
+        movemask64([bar(0), bar(1), bar(2), bar(3)])
     };
     Str {
         quote: r.quote,
         special: r.special,
-        // `op` is `{}[]:,`: without the commas, the quoting bytes. `|` and `\` are the bytes
-        // that equal `|` once 0x20 is set.
-        quoting: r.op & !delim,
-        delim,
+        // `op` is `{}[]:,`; `|` and `\` are the bytes that equal `|` once 0x20 is set.
+        toon: r.op | bars,
     }
 }

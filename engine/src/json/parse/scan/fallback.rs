@@ -78,13 +78,14 @@ pub(super) fn classify_str(block: &[u8; 64]) -> Str {
         let v = u64::from_le_bytes(word);
         let special = eq_bytes(v, b'\\') | lt_0x20(v) | (v & HIGHS) | eq_bytes(v, b'<');
         let lower = v | (ONES * 0x20);
-        // `{` and `}` once 0x20 is set are also `[` and `]`; `|` is also `\`.
-        let quoting = eq_bytes(lower, b'{') | eq_bytes(lower, b'}') | eq_bytes(v, b':');
-        let delim = eq_bytes(lower, b'|') | eq_bytes(v, b',');
+        let toon = eq_bytes(lower, b'{')
+            | eq_bytes(lower, b'}')
+            | eq_bytes(lower, b'|')
+            | eq_bytes(v, b':')
+            | eq_bytes(v, b',');
         r.quote |= gather(eq_bytes(v, b'"')) << (8 * w);
         r.special |= gather(special) << (8 * w);
-        r.quoting |= gather(quoting) << (8 * w);
-        r.delim |= gather(delim) << (8 * w);
+        r.toon |= gather(toon) << (8 * w);
     }
     r
 }

@@ -69,19 +69,15 @@ pub(crate) struct Str {
     pub(crate) quote: u64,
     /// `\`, bytes below 0x20 or ≥ 0x80, `<`.
     pub(crate) special: u64,
-    /// `{`, `}`, `[`, `]`, `:`: the bytes that force an unquoted TOON value into quotes under
-    /// every delimiter ([`forces_toon_quotes`]). A plain string with one is quoted
-    /// (`Node::StrQuoted`).
-    pub(crate) quoting: u64,
-    /// `,`, `|` and `\`: with [`Str::quoting`], the quote and the special bytes, every byte
-    /// that forces an unquoted TOON value into quotes under some delimiter (the tab is a
-    /// control byte). A plain string with none of either mask is bare ([`is_toon_byte`]).
-    pub(crate) delim: u64,
+    /// `{`, `}`, `[`, `]`, `:`, `,`, `|` and `\`: with the quote and the special bytes,
+    /// every byte that forces an unquoted TOON value into quotes under any delimiter (the
+    /// tab is a control byte). A plain string without them is bare ([`is_toon_byte`]).
+    pub(crate) toon: u64,
 }
 
-/// The bytes of [`Str::quoting`] and [`Str::delim`], by definition (the kernels' oracle): the
-/// tape's, as bare and quoted strings are defined by them.
-pub(crate) use crate::doc::{forces_toon_quotes, is_toon_byte};
+/// The bytes of [`Str::toon`], by definition (the kernels' oracle): the tape's, as a bare
+/// string is defined by them.
+pub(crate) use crate::doc::is_toon_byte;
 
 /// A block kernel: which instructions classify the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -386,16 +382,11 @@ pub(crate) fn compare_blocks(src: &[u8], kernel: Kernel) -> Vec<((Raw, Block), (
             // The string classifier must agree with the full one; a disagreement shows as
             // a corrupted quote mask.
             let s = classify_at(kernel.str_classifier(), src, n * BLOCK);
-            let mask = |f: fn(u8) -> bool| {
-                (0..BLOCK).fold(0u64, |m, i| {
-                    let b = src.get(n * BLOCK + i).copied().unwrap_or(b' ');
-                    m | u64::from(f(b)) << i
-                })
-            };
-            let quoting = mask(forces_toon_quotes);
-            let delim = mask(|b| is_toon_byte(b) && !forces_toon_quotes(b));
-            if (s.quote, s.special, s.quoting, s.delim) != (raw.quote, raw.special, quoting, delim)
-            {
+            let toon = (0..BLOCK).fold(0u64, |m, i| {
+                let b = src.get(n * BLOCK + i).copied().unwrap_or(b' ');
+                m | u64::from(is_toon_byte(b)) << i
+            });
+            if (s.quote, s.special, s.toon) != (raw.quote, raw.special, toon) {
                 blk.quote = !blk.quote;
             }
             (r, (raw, blk))

@@ -137,7 +137,7 @@ pub(super) fn classify_str_sse2(block: &[u8; 64]) -> Str {
     for k in 0..4 {
         // SAFETY: `16 * k + 16 <= 64`, so the unaligned load reads only bytes of `block`;
         // SSE2 is baseline on x86-64.
-        let (q, sp, qu, d) = unsafe {
+        let (q, sp, t) = unsafe {
             let x = _mm_loadu_si128(block.as_ptr().add(16 * k).cast::<__m128i>());
             let eq = |c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
             let control = _mm_cmplt_epi8(
@@ -147,20 +147,19 @@ pub(super) fn classify_str_sse2(block: &[u8; 64]) -> Str {
             let special = _mm_or_si128(_mm_or_si128(eq(b'\\'), control), _mm_or_si128(eq(b'<'), x));
             let lower = _mm_or_si128(x, _mm_set1_epi8(0x20));
             let low = |c: u8| _mm_cmpeq_epi8(lower, _mm_set1_epi8(c as i8));
-            // `{` and `}` once 0x20 is set are also `[` and `]`; `|` is also `\`.
-            let quoting = _mm_or_si128(_mm_or_si128(low(b'{'), low(b'}')), eq(b':'));
-            let delim = _mm_or_si128(low(b'|'), eq(b','));
+            let toon = _mm_or_si128(
+                _mm_or_si128(low(b'{'), low(b'}')),
+                _mm_or_si128(low(b'|'), _mm_or_si128(eq(b':'), eq(b','))),
+            );
             (
                 _mm_movemask_epi8(eq(b'"')) as u32,
                 _mm_movemask_epi8(special) as u32,
-                _mm_movemask_epi8(quoting) as u32,
-                _mm_movemask_epi8(delim) as u32,
+                _mm_movemask_epi8(toon) as u32,
             )
         };
         r.quote |= (q as u64) << (16 * k);
         r.special |= (sp as u64) << (16 * k);
-        r.quoting |= (qu as u64) << (16 * k);
-        r.delim |= (d as u64) << (16 * k);
+        r.toon |= (t as u64) << (16 * k);
     }
     r
 }
@@ -174,14 +173,12 @@ mod nibble {
     pub(super) const CONTROL: u8 = 0x40;
     /// `<` and `\` (high nibble 3 or 5, low nibble C).
     pub(super) const ANGLE_BACKSLASH: u8 = 0x20;
-    /// `[`, `]`, `{`, `}` (high nibble 5 or 7, low nibble B or D).
+    /// `[`, `\`, `]`, `{`, `|`, `}` (high nibble 5 or 7, low nibble B, C or D).
     pub(super) const BRACKETS: u8 = 0x10;
     /// `:` (0x3A).
     pub(super) const COLON: u8 = 0x08;
     /// `,` (0x2C).
     pub(super) const COMMA: u8 = 0x04;
-    /// `|` and `\` (high nibble 5 or 7, low nibble C).
-    pub(super) const BAR: u8 = 0x02;
 
     /// The entries by low nibble.
     pub(super) const LOW: [u8; 16] = {
@@ -189,7 +186,7 @@ mod nibble {
         t[0x2] |= QUOTE;
         t[0xA] |= COLON;
         t[0xB] |= BRACKETS;
-        t[0xC] |= ANGLE_BACKSLASH | BAR | COMMA;
+        t[0xC] |= ANGLE_BACKSLASH | BRACKETS | COMMA;
         t[0xD] |= BRACKETS;
         t
     };
@@ -201,8 +198,8 @@ mod nibble {
         t[0x1] = CONTROL;
         t[0x2] = QUOTE | COMMA;
         t[0x3] = ANGLE_BACKSLASH | COLON;
-        t[0x5] = ANGLE_BACKSLASH | BRACKETS | BAR;
-        t[0x7] = BRACKETS | BAR;
+        t[0x5] = ANGLE_BACKSLASH | BRACKETS;
+        t[0x7] = BRACKETS;
         t
     };
 }
@@ -229,15 +226,14 @@ pub(super) unsafe fn classify_str_avx2(block: &[u8; 64]) -> Str {
     for k in 0..2 {
         // SAFETY: `32 * k + 32 <= 64`, so the unaligned load reads only bytes of `block`;
         // the rest are register-only intrinsics; the caller guarantees AVX2.
-        let (q, sp, qu, d) = unsafe {
+        let (q, sp, t) = unsafe {
             let x = _mm256_loadu_si256(block.as_ptr().add(32 * k).cast::<__m256i>());
             let lo = _mm256_shuffle_epi8(low_t, _mm256_and_si256(x, nib));
             let hi = _mm256_shuffle_epi8(high_t, _mm256_and_si256(_mm256_srli_epi16(x, 4), nib));
             let class = _mm256_and_si256(lo, hi);
             // Adding 0x60 to the control and `<`/`\` bits alone (0x20, 0x40 or both) sets
-            // bit 7 exactly when one is set; adding 0x78 to the bracket and colon bits alone
-            // (0x08 to 0x18), or 0x7E to the comma and bar bits alone (0x02 to 0x06),
-            // likewise. Bytes from 0x80 on are special by their own bit 7.
+            // bit 7 exactly when one is set; adding 0x7C to the toon bits alone (0x04 to
+            // 0x1C) likewise. Bytes from 0x80 on are special by their own bit 7.
             let special = _mm256_or_si256(
                 _mm256_add_epi8(
                     _mm256_and_si256(
@@ -248,25 +244,22 @@ pub(super) unsafe fn classify_str_avx2(block: &[u8; 64]) -> Str {
                 ),
                 x,
             );
-            let bits = |mask: u8, add: u8| {
-                _mm256_add_epi8(
-                    _mm256_and_si256(class, _mm256_set1_epi8(mask as i8)),
-                    _mm256_set1_epi8(add as i8),
-                )
-            };
-            let quoting = bits(nibble::BRACKETS | nibble::COLON, 0x78);
-            let delim = bits(nibble::COMMA | nibble::BAR, 0x7E);
+            let toon = _mm256_add_epi8(
+                _mm256_and_si256(
+                    class,
+                    _mm256_set1_epi8((nibble::BRACKETS | nibble::COLON | nibble::COMMA) as i8),
+                ),
+                _mm256_set1_epi8(0x7C),
+            );
             (
                 _mm256_movemask_epi8(class) as u32,
                 _mm256_movemask_epi8(special) as u32,
-                _mm256_movemask_epi8(quoting) as u32,
-                _mm256_movemask_epi8(delim) as u32,
+                _mm256_movemask_epi8(toon) as u32,
             )
         };
         r.quote |= (q as u64) << (32 * k);
         r.special |= (sp as u64) << (32 * k);
-        r.quoting |= (qu as u64) << (32 * k);
-        r.delim |= (d as u64) << (32 * k);
+        r.toon |= (t as u64) << (32 * k);
     }
     r
 }
