@@ -19,7 +19,9 @@
 //! the raw masks of the block under its position ([`Blocks`]): whitespace runs and plain
 //! strings end where a mask says, with no per-byte work. The string masks ([`Str`]) also
 //! mark the bytes that force quotes in TOON, so a plain string without them is bare
-//! (`Node::StrBare`) and the TOON encoder scans none of its bytes.
+//! (`Node::StrBare`), one with `{}[]:` among them (the bytes under the mask's bits are
+//! looked at) is quoted (`Node::StrQuoted`), and the TOON encoder scans the bytes of
+//! neither.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
