@@ -103,10 +103,10 @@ pub(crate) enum Toon {
 }
 
 impl Toon {
-    /// The class of a plain string that also holds the [`is_toon_byte`]s of `src` at `at`
-    /// plus the positions of the bits of `bits` (a block mask of them, not empty): the
-    /// bytes are looked at one per bit, which for most strings (a timestamp's first `:`)
-    /// settles it at the first.
+    /// This class once the string is known to hold the [`is_toon_byte`]s `src[at + i]` for
+    /// each bit `i` of `bits` (a block mask of them, not empty): the bytes are looked at one
+    /// per bit until one decides, which for most strings (a timestamp's first `:`) is the
+    /// first.
     #[inline(always)]
     pub(crate) fn with(self, src: &[u8], at: usize, mut bits: u64) -> Toon {
         if self == Toon::Quoted {

@@ -962,8 +962,9 @@ mod tests {
     /// Plain string values (`Node::StrPlain`: ASCII from space to DEL without `"`, `\` or `<`, found
     /// by the block masks) are copied without an escape scan; every other string takes the
     /// escaping path; bare ones (`Node::StrBare`: plain without `{}[]:,|`) and quoted ones
-    /// (`Node::StrQuoted`: plain with one of `{}[]:`) skip TOON's byte scan for quotes. Each byte at a string's start, middle and end, short and past a block:
-    /// the node kind is what the bytes say, and the crate's formatters write what their
+    /// (`Node::StrQuoted`: plain with one of `{}[]:`) skip TOON's byte scan for quotes. Each
+    /// byte at a string's start, middle and end, short and past a block: the node kind is
+    /// what the bytes say, and the crate's formatters write what their
     /// calls write through `write_string` (plain and framed), as does the TOON encoder
     /// against a parse without the kernels (no plain nodes).
     #[test]
