@@ -114,8 +114,7 @@ impl Toon {
         }
         while bits != 0 {
             let b = src.get(at + bits.trailing_zeros() as usize).copied();
-            // A plain string's TOON bytes are `{}[]:` or `,` `|` (never `\`).
-            if !matches!(b, Some(b',' | b'|')) {
+            if b.is_some_and(forces_toon_quotes) {
                 return Toon::Quoted;
             }
             bits &= bits - 1;

@@ -406,11 +406,8 @@ pub(crate) fn write_line_bytes<W: Sink + ?Sized>(w: &mut W, bytes: &[u8]) {
 #[inline]
 pub(crate) fn write_line_start<W: Sink + ?Sized>(w: &mut W, spaces: usize) {
     let k = spaces.min(LINE_SPACES);
-    if w.escapes() {
-        w.write_escaped(&ESCAPED_NL_SPACES[..2 + k]);
-    } else {
-        w.write(&NL_SPACES[..1 + k]);
-    }
+    // `k` is within the buffers, so the bytes are always there.
+    write_line_bytes(w, line_start_bytes(w, k).unwrap_or_default());
     // Deeper than the buffers (rare): the rest, out of line.
     if spaces > k {
         write_spaces(w, spaces - k);
