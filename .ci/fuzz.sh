@@ -68,15 +68,18 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failed=()
-for t in "${targets[@]}"; do
-  bin="$tdir/$host/release/$t"
+
+# Runs target $1 for FUZZ_SECONDS; its log goes to $work/$1.log, its exit status to
+# $work/$1.rc.
+run_target() {
+  local t=$1
+  local bin="$tdir/$host/release/$t"
   # A scratch copy of the seed corpus: new inputs land there, never in the checkout.
   mkdir -p "$work/$t"
   if [ -d "fuzz/corpus/$t" ]; then cp -R "fuzz/corpus/$t/." "$work/$t/"; fi
-  artifacts="$root/fuzz/artifacts/$t"
+  local artifacts="$root/fuzz/artifacts/$t"
   mkdir -p "$artifacts"
-  dict=()
+  local dict=()
   case "$t" in
     present) dict=(-dict="$root/fuzz/dict/present.dict") ;;
     serve_request) dict=(-dict="$root/fuzz/dict/serve.dict") ;;
@@ -86,7 +89,7 @@ for t in "${targets[@]}"; do
   # were OOM-killed at 24 GB; such a blow-up must fail here, not in production). Inputs are
   # at most 4096 bytes (-max_len), and every engine path is linear in its input with small
   # constants (presenter loading allocates at most ~1 KB per file byte, tests/tests/
-  # load_linear.rs; a parsed tape is 16 bytes per node), so one input legitimately needs a
+  # load_linear.rs; a parsed tape is 12 bytes per node), so one input legitimately needs a
   # few MB and well under 10 ms. The limits leave the libFuzzer process itself (binary,
   # coverage tables, the in-memory corpus: ~100-200 MB after a long run) ample room while a
   # blow-up of 2^20 anything still trips them:
@@ -99,22 +102,50 @@ for t in "${targets[@]}"; do
   #   same order of magnitude). serve_request too: one input is at most ~80 short request
   #   lines, each call presents at most 50 of the 300 built-in rows (well under 1 ms), and
   #   the server (300 demo rows) is loaded once per configuration, not per input.
+  local limits
   case "$t" in
     present) limits=(-rss_limit_mb=512 -malloc_limit_mb=256 -timeout=2) ;;
     *) limits=(-rss_limit_mb=1024 -malloc_limit_mb=512 -timeout=5) ;;
   esac
-  step "run $t for ${FUZZ_SECONDS}s"
-  # -jobs/-workers default to 1; -print_final_stats gives executions per second.
-  rc=0
+  # -jobs/-workers default to 1 (one process, one thread); -print_final_stats gives
+  # executions per second.
+  local rc=0
   "$bin" "$work/$t" "${dict[@]}" \
     -max_total_time="$FUZZ_SECONDS" -seed="$FUZZ_SEED" \
     "${limits[@]}" \
     -max_len=4096 -print_final_stats=1 \
     -artifact_prefix="$artifacts/" >"$work/$t.log" 2>&1 || rc=$?
+  echo "$rc" >"$work/$t.rc"
+}
+
+# A libFuzzer run is one single-threaded process, so FUZZ_JOBS targets run side by side
+# (default: one per CPU, at most 2, the CI machines' cores): each still gets FUZZ_SECONDS of
+# a core, and the phase takes half the wall-clock time it took one target after another
+# (docs/RELIABILITY.md, "CI time").
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$jobs" -gt 2 ] && [ -z "${FUZZ_JOBS:-}" ] && jobs=2
+[ "$jobs" -ge 1 ] || jobs=1
+step "run ${#targets[@]} target(s) for ${FUZZ_SECONDS}s each, $jobs at a time"
+running=0
+for t in "${targets[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait || true
+
+failed=()
+for t in "${targets[@]}"; do
+  echo "== $t"
   # The log without the per-input progress lines and the recommended-dictionary listing.
   sed -e '/Recommended dictionary/,/End of recommended dictionary/d' "$work/$t.log" |
     grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' || true
+  rc=$(cat "$work/$t.rc" 2>/dev/null || echo missing)
   if [ "$rc" != 0 ]; then
+    artifacts="$root/fuzz/artifacts/$t"
     echo "FUZZ FAILURE in $t (libFuzzer exit $rc); saved input(s):"
     ls -1 "$artifacts" | sed "s|^|  $artifacts/|"
     failed+=("$t")
