@@ -121,7 +121,7 @@ run_target() {
 # A libFuzzer run is one single-threaded process, so FUZZ_JOBS targets run side by side
 # (default: one per CPU, at most 2, the CI machines' cores): each still gets FUZZ_SECONDS of
 # a core, and the phase takes half the wall-clock time it took one target after another
-# (docs/RELIABILITY.md, "CI time").
+# (docs/DECISIONS.md, "a shorter CI run").
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
 [ "$jobs" -gt 2 ] && [ -z "${FUZZ_JOBS:-}" ] && jobs=2
 [ "$jobs" -ge 1 ] || jobs=1
