@@ -349,16 +349,33 @@ impl<'s> DocBuilder<'s> {
     /// has exactly them, so it is marked [`Node::Object::same_keys`] without comparing keys.
     #[inline]
     pub(crate) fn end_object_repeated(&mut self, mark: Mark, len: usize, repeated: bool) {
-        let level = (self.depth as usize).wrapping_sub(1);
-        let all = repeated && len > 1 && self.prev_keys.get(level).is_some_and(|k| k.len() == len);
-        if !all {
+        if !self.repeats_all_keys(len, repeated) {
             return self.end_object(mark, len);
         }
-        let start = self.close_object(mark, len);
+        let start = self.close_object_as(mark, len, true, false);
         debug_assert!(self.same_keys_as_previous(start, len));
-        if let Node::Object { same_keys, .. } = &mut self.doc.nodes[start] {
-            *same_keys = true;
+    }
+
+    /// Whether an object of `len` members, each key (`repeated`) the remembered one at its
+    /// place, has all the remembered keys of its level.
+    #[inline(always)]
+    fn repeats_all_keys(&self, len: usize, repeated: bool) -> bool {
+        let level = (self.depth as usize).wrapping_sub(1);
+        repeated && len > 1 && self.prev_keys.get(level).is_some_and(|k| k.len() == len)
+    }
+
+    /// [`DocBuilder::end_object_repeated`] for an object whose caller read every one of its
+    /// values as a string, number or literal: the object is also marked
+    /// [`Node::Object::flat`]. When its keys repeat all the remembered ones (the rows of a
+    /// collection), the node is written once with both marks.
+    #[inline(always)]
+    pub(crate) fn end_flat_object_repeated(&mut self, mark: Mark, len: usize, repeated: bool) {
+        if !self.repeats_all_keys(len, repeated) {
+            self.end_object(mark, len);
+            return self.mark_flat(mark);
         }
+        let start = self.close_object_as(mark, len, true, true);
+        debug_assert!(self.same_keys_as_previous(start, len));
     }
 
     /// Marks the object closed at `mark` [`Node::Object::flat`]: its caller read every one
@@ -551,6 +568,14 @@ impl<'s> DocBuilder<'s> {
     /// closed last at its level is now this one, whose token (if any) its caller records.
     #[inline]
     pub(super) fn close_object(&mut self, mark: Mark, len: usize) -> usize {
+        self.close_object_as(mark, len, false, false)
+    }
+
+    /// [`DocBuilder::close_object`] with the object's [`Node::Object::same_keys`] and
+    /// [`Node::Object::flat`] marks (the node written once: setting them after the close
+    /// cost a parse of rows 8 instructions a row).
+    #[inline(always)]
+    fn close_object_as(&mut self, mark: Mark, len: usize, same_keys: bool, flat: bool) -> usize {
         self.depth = self.depth.saturating_sub(1);
         if let Some(token) = self.prev_token.get_mut(self.depth as usize) {
             *token = None;
@@ -560,8 +585,8 @@ impl<'s> DocBuilder<'s> {
         self.doc.nodes[start] = Node::Object {
             len: len as u32,
             end: end as u32,
-            same_keys: false,
-            flat: false,
+            same_keys,
+            flat,
         };
         start
     }

@@ -849,8 +849,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                 Err(e) => break Err(e),
             };
             if let RowStop::Closed(n) = stop {
-                self.b.end_object_repeated(mark, n, repeated);
-                self.b.mark_flat(mark);
+                self.b.end_flat_object_repeated(mark, n, repeated);
                 if in_array && self.next_row() {
                     extra += 1;
                     continue;
