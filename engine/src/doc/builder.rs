@@ -347,41 +347,34 @@ impl<'s> DocBuilder<'s> {
     /// its `len` keys is, byte for byte in the input, the key at the same place of
     /// [`DocBuilder::remembered_key`]: when those were all the remembered keys, the object
     /// has exactly them, so it is marked [`Node::Object::same_keys`] without comparing keys.
+    /// `FLAT`: the caller read every one of its values as a string, number or literal, and
+    /// the object is also marked [`Node::Object::flat`]; for the rows of a collection the
+    /// node is then written once with both marks (setting them one after the other cost a
+    /// parse of rows 8 instructions a row).
     #[inline]
-    pub(crate) fn end_object_repeated(&mut self, mark: Mark, len: usize, repeated: bool) {
-        if !self.repeats_all_keys(len, repeated) {
-            return self.end_object(mark, len);
-        }
-        let start = self.close_object_as(mark, len, true, false);
-        debug_assert!(self.same_keys_as_previous(start, len));
-    }
-
-    /// Whether an object of `len` members, each key (`repeated`) the remembered one at its
-    /// place, has all the remembered keys of its level.
-    #[inline(always)]
-    fn repeats_all_keys(&self, len: usize, repeated: bool) -> bool {
+    pub(crate) fn end_object_repeated<const FLAT: bool>(
+        &mut self,
+        mark: Mark,
+        len: usize,
+        repeated: bool,
+    ) {
         let level = (self.depth as usize).wrapping_sub(1);
-        repeated && len > 1 && self.prev_keys.get(level).is_some_and(|k| k.len() == len)
-    }
-
-    /// [`DocBuilder::end_object_repeated`] for an object whose caller read every one of its
-    /// values as a string, number or literal: the object is also marked
-    /// [`Node::Object::flat`]. When its keys repeat all the remembered ones (the rows of a
-    /// collection), the node is written once with both marks.
-    #[inline(always)]
-    pub(crate) fn end_flat_object_repeated(&mut self, mark: Mark, len: usize, repeated: bool) {
-        if !self.repeats_all_keys(len, repeated) {
+        let all = repeated && len > 1 && self.prev_keys.get(level).is_some_and(|k| k.len() == len);
+        if !all {
             self.end_object(mark, len);
-            return self.mark_flat(mark);
+            if FLAT {
+                self.mark_flat(mark);
+            }
+            return;
         }
-        let start = self.close_object_as(mark, len, true, true);
+        let start = self.close_object_as(mark, len, true, FLAT);
         debug_assert!(self.same_keys_as_previous(start, len));
     }
 
     /// Marks the object closed at `mark` [`Node::Object::flat`]: its caller read every one
     /// of its values as a string, number or literal.
     #[inline]
-    pub(crate) fn mark_flat(&mut self, mark: Mark) {
+    fn mark_flat(&mut self, mark: Mark) {
         if let Some(Node::Object { flat, .. }) = self.doc.nodes.get_mut(mark.0 as usize) {
             *flat = true;
         }
@@ -572,8 +565,7 @@ impl<'s> DocBuilder<'s> {
     }
 
     /// [`DocBuilder::close_object`] with the object's [`Node::Object::same_keys`] and
-    /// [`Node::Object::flat`] marks (the node written once: setting them after the close
-    /// cost a parse of rows 8 instructions a row).
+    /// [`Node::Object::flat`] marks, written with the node.
     #[inline(always)]
     fn close_object_as(&mut self, mark: Mark, len: usize, same_keys: bool, flat: bool) -> usize {
         self.depth = self.depth.saturating_sub(1);

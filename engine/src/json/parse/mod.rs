@@ -849,7 +849,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                 Err(e) => break Err(e),
             };
             if let RowStop::Closed(n) = stop {
-                self.b.end_flat_object_repeated(mark, n, repeated);
+                self.b.end_object_repeated::<true>(mark, n, repeated);
                 if in_array && self.next_row() {
                     extra += 1;
                     continue;
@@ -1518,7 +1518,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                     match self.row_members(level, count)? {
                         RowStop::Closed(n) => {
                             if let Some(Frame { mark: Some(m), .. }) = self.stack.pop() {
-                                self.b.end_object_repeated(m, n, repeated);
+                                self.b.end_object_repeated::<false>(m, n, repeated);
                             }
                             continue;
                         }
@@ -1569,7 +1569,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                         }) = self.stack.pop()
                         {
                             if is_object {
-                                self.b.end_object_repeated(m, count, repeated);
+                                self.b.end_object_repeated::<false>(m, count, repeated);
                                 self.note_close(level, value_end);
                             } else {
                                 self.b.end_array(m, count);
