@@ -122,8 +122,12 @@ run_target() {
 # (default: one per CPU, at most 2, the CI machines' cores): each still gets FUZZ_SECONDS of
 # a core, and the phase takes half the wall-clock time it took one target after another
 # (docs/DECISIONS.md, "a shorter CI run").
-jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
-[ "$jobs" -gt 2 ] && [ -z "${FUZZ_JOBS:-}" ] && jobs=2
+if [ -n "${FUZZ_JOBS:-}" ]; then
+  jobs=$FUZZ_JOBS
+else
+  jobs=$(nproc 2>/dev/null || echo 1)
+  [ "$jobs" -le 2 ] || jobs=2
+fi
 [ "$jobs" -ge 1 ] || jobs=1
 step "run ${#targets[@]} target(s) for ${FUZZ_SECONDS}s each, $jobs at a time"
 running=0
