@@ -89,7 +89,7 @@ run_target() {
   # were OOM-killed at 24 GB; such a blow-up must fail here, not in production). Inputs are
   # at most 4096 bytes (-max_len), and every engine path is linear in its input with small
   # constants (presenter loading allocates at most ~1 KB per file byte, tests/tests/
-  # load_linear.rs; a parsed tape is 12 bytes per node), so one input legitimately needs a
+  # load_linear.rs; a parsed tape is 8 bytes per node), so one input legitimately needs a
   # few MB and well under 10 ms. The limits leave the libFuzzer process itself (binary,
   # coverage tables, the in-memory corpus: ~100-200 MB after a long run) ample room while a
   # blow-up of 2^20 anything still trips them:

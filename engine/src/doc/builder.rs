@@ -190,12 +190,9 @@ impl<'s> DocBuilder<'s> {
             },
             "a plain string is ASCII from space to DEL without quote, backslash or <, of its class"
         );
-        let s = span(start, len);
-        self.doc.nodes.push(match toon {
-            Toon::Delim => Node::StrPlain(s),
-            Toon::Bare => Node::StrBare(s),
-            Toon::Quoted => Node::StrQuoted(s),
-        });
+        self.doc
+            .nodes
+            .push_span(super::tape::plain_tag(toon), start, len);
     }
 
     /// Pushes a string (or key) of WTF-8 bytes copied into the heap. The caller is
@@ -285,10 +282,13 @@ impl<'s> DocBuilder<'s> {
     pub fn end_array(&mut self, mark: Mark, len: usize) {
         self.depth = self.depth.saturating_sub(1);
         let end = self.doc.nodes.len() as u32;
-        self.doc.nodes[mark.0 as usize] = Node::Array {
-            len: len as u32,
-            end,
-        };
+        self.doc.nodes.set(
+            mark.0 as usize,
+            Node::Array {
+                len: len as u32,
+                end,
+            },
+        );
     }
 
     /// Opens an object.
@@ -311,9 +311,7 @@ impl<'s> DocBuilder<'s> {
     pub fn end_object(&mut self, mark: Mark, len: usize) {
         let start = self.close_object(mark, len);
         if len > 1 && self.same_keys_as_previous(start, len) {
-            if let Node::Object { same_keys, .. } = &mut self.doc.nodes[start] {
-                *same_keys = true;
-            }
+            self.doc.nodes.mark_same_keys(start);
             return;
         }
         if len > 1 && self.has_duplicate_keys(start, len) {
@@ -375,9 +373,7 @@ impl<'s> DocBuilder<'s> {
     /// of its values as a string, number or literal.
     #[inline]
     fn mark_flat(&mut self, mark: Mark) {
-        if let Some(Node::Object { flat, .. }) = self.doc.nodes.get_mut(mark.0 as usize) {
-            *flat = true;
-        }
+        self.doc.nodes.mark_flat(mark.0 as usize);
     }
 
     /// True when the object at `start` has exactly the keys, in order, of the last object
@@ -486,7 +482,7 @@ impl<'s> DocBuilder<'s> {
         keys.clear();
         let mut i = start + 1;
         for _ in 0..len {
-            keys.push(self.doc.nodes[i]);
+            keys.push(self.doc.node(i));
             i = self.doc.next_sibling(i + 1);
         }
     }
@@ -530,16 +526,14 @@ impl<'s> DocBuilder<'s> {
             self.same_keys_at(before as usize, start),
             "unequal keys, equal tokens"
         );
-        if let Node::Object { same_keys, .. } = &mut self.doc.nodes[start] {
-            *same_keys = true;
-        }
+        self.doc.nodes.mark_same_keys(start);
     }
 
     /// True when the objects at tape indices `a` and `b` have the same keys in order.
     fn same_keys_at(&self, a: usize, b: usize) -> bool {
         let doc = &self.doc;
         let (Node::Object { len: la, .. }, Node::Object { len: lb, .. }) =
-            (doc.nodes[a], doc.nodes[b])
+            (doc.node(a), doc.node(b))
         else {
             return false;
         };
@@ -574,12 +568,15 @@ impl<'s> DocBuilder<'s> {
         }
         let start = mark.0 as usize;
         let end = self.doc.nodes.len();
-        self.doc.nodes[start] = Node::Object {
-            len: len as u32,
-            end: end as u32,
-            same_keys,
-            flat,
-        };
+        self.doc.nodes.set(
+            start,
+            Node::Object {
+                len: len as u32,
+                end: end as u32,
+                same_keys,
+                flat,
+            },
+        );
         start
     }
 
@@ -643,13 +640,13 @@ impl<'s> DocBuilder<'s> {
         let mut rebuilt: Vec<Node> = Vec::with_capacity(end - start);
         rebuilt.push(Node::Null); // placeholder for the object node
         for &(first, last) in &order {
-            rebuilt.push(self.doc.nodes[first]);
+            rebuilt.push(self.doc.node(first));
             let v0 = last + 1;
             let v1 = self.doc.next_sibling(v0);
             // Relocate the value subtree: container `end`s are absolute indices.
             let new_base = start + rebuilt.len();
-            for node in &self.doc.nodes[v0..v1] {
-                rebuilt.push(match *node {
+            for node in self.doc.nodes().slice(v0..v1).iter() {
+                rebuilt.push(match node {
                     Node::Array { len, end } => Node::Array {
                         len,
                         end: (end as usize - v0 + new_base) as u32,
@@ -672,7 +669,9 @@ impl<'s> DocBuilder<'s> {
             flat: false,
         };
         self.doc.nodes.truncate(start);
-        self.doc.nodes.extend_from_slice(&rebuilt);
+        for n in rebuilt {
+            self.doc.nodes.push(n);
+        }
     }
 
     /// Copies the subtree at `idx` of `from` in one pass over its nodes: containers are
@@ -687,18 +686,18 @@ impl<'s> DocBuilder<'s> {
         let end = from.next_sibling(idx).clamp(idx + 1, from.nodes.len());
         let same_src = std::ptr::eq(from.src, self.doc.src);
         let base = self.doc.nodes.len();
+        let nodes = &mut self.doc.nodes;
+        nodes.reserve(end - idx);
         let reloc = |e: u32| (e as usize - idx + base) as u32;
-        // Disjoint borrows: the heap grows while the nodes are extended from a slice iterator
-        // (one reservation, no capacity check per node).
+        // Disjoint borrows: the heap grows while the nodes are pushed (one reservation).
         let heap = &mut self.doc.heap;
         let mut to_heap = |bytes: &[u8]| {
             let start = heap.len();
             heap.extend_from_slice(bytes);
             span(start, bytes.len())
         };
-        self.doc
-            .nodes
-            .extend(from.nodes[idx..end].iter().map(|node| match *node {
+        for node in from.nodes().slice(idx..end).iter() {
+            nodes.push(match node {
                 Node::Array { len, end } => Node::Array {
                     len,
                     end: reloc(end),
@@ -721,7 +720,8 @@ impl<'s> DocBuilder<'s> {
                     Node::Float(super::F64::new(from.float_src_value(s)))
                 }
                 n => n,
-            }));
+            });
+        }
     }
 
     /// Removes everything pushed after `mark` and the container node at `mark` itself
@@ -762,10 +762,7 @@ impl<'s> DocBuilder<'s> {
         if self.doc.nodes.is_empty() {
             self.doc.nodes.push(Node::Null);
         }
-        // Give back a generous capacity estimate's slack (large blocks shrink in place).
-        if self.doc.nodes.capacity() > self.doc.nodes.len() + 1024 {
-            self.doc.nodes.shrink_to_fit();
-        }
+        self.doc.nodes.shrink();
         self.doc
     }
 

@@ -1,9 +1,10 @@
 //! [`Doc`]: the engine's one document representation, a flat tape of values.
 //!
 //! Every input (JSON bytes, TOON text, any `serde::Serialize` value) becomes a `Doc`, and every
-//! encoder (TOON, JSON) reads one. A `Doc` is a vector of 12-byte nodes in document order:
-//! a container node records its length and the index just past its subtree, so a whole
-//! subtree is skipped in O(1). Object members are a key node (a string) followed by the
+//! encoder (TOON, JSON) reads one. A `Doc` is a vector of 8-byte nodes in document order (a
+//! float's value, and a length of 2^27 or more, sit in side tables): a container node
+//! records its length and the index just past its subtree, so a whole subtree is skipped in
+//! O(1). Object members are a key node (a string) followed by the
 //! value's nodes. Strings and integer lexemes are spans, either borrowed from the input
 //! bytes (no escapes, no copy) or stored in the document's own heap (unescaped text, digits
 //! of integers that came from serde).
@@ -20,7 +21,7 @@ use std::collections::HashSet;
 mod builder;
 mod tape;
 use tape::Tape;
-pub(crate) use tape::{drop_spare_tapes, spare_tape_bytes};
+pub(crate) use tape::{Nodes, drop_spare_tapes, spare_tape_bytes};
 #[cfg(test)]
 mod tests;
 mod value;
@@ -44,8 +45,9 @@ impl Span {
     }
 }
 
-/// An `f64` held as two `u32` halves: with no 8-byte field, a [`Node`] aligns to 4 bytes
-/// and takes 12 bytes instead of 16 (docs/DECISIONS.md, "A 12-byte tape and a spare").
+/// An `f64` held as two `u32` halves: with no 8-byte field, a [`Node`] (what a tape cell
+/// reads back as) aligns to 4 bytes and takes 12 bytes instead of 16, and so does the float
+/// table of a tape (docs/DECISIONS.md, "A 12-byte tape and a spare", "An 8-byte tape").
 #[derive(Clone, Copy)]
 pub(crate) struct F64([u32; 2]);
 
@@ -134,7 +136,8 @@ impl Toon {
     }
 }
 
-/// One tape entry: 12 bytes, aligned to 4 (the tag and `same_keys` share the first word).
+/// One tape entry, as the tape's 8-byte cell reads back (`tape::Nodes::at`): the readers
+/// match on it, the builder writes it, and neither sees the packing.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Node {
     Null,
@@ -268,7 +271,7 @@ impl<'s> Doc<'s> {
         self.flags & FLAG_LONE_SURROGATE != 0
     }
 
-    /// Number of tape nodes (a measure of the document's size in memory: 12 bytes each).
+    /// Number of tape nodes (a measure of the document's size in memory: 8 bytes each).
     #[inline]
     pub fn node_count(&self) -> usize {
         self.nodes.len()
@@ -277,15 +280,13 @@ impl<'s> Doc<'s> {
     /// The heap bytes the document holds (its tape's and its heap's capacity): what keeping
     /// it costs against the memory contract.
     pub(crate) fn held_bytes(&self) -> usize {
-        self.nodes.capacity() * std::mem::size_of::<Node>() + self.heap.capacity()
+        self.nodes.held_bytes() + self.heap.capacity()
     }
 
     /// The document without its tape's slack (a window kept for a second use: large blocks
     /// shrink in place).
     pub(crate) fn shrunk(mut self) -> Doc<'s> {
-        if self.nodes.capacity() > self.nodes.len() + 1024 {
-            self.nodes.shrink_to_fit();
-        }
+        self.nodes.shrink();
         self
     }
 
@@ -318,7 +319,7 @@ impl<'s> Doc<'s> {
     pub(crate) fn src_extent(&self, from: usize, to: usize) -> usize {
         /// The nodes looked at from each end.
         const LOOK: usize = 8;
-        let src_span = |n: &Node| match *n {
+        let src_span = |n: Node| match n {
             Node::IntSrc(s)
             | Node::FloatSrc(s)
             | Node::StrSrc(s)
@@ -327,7 +328,7 @@ impl<'s> Doc<'s> {
             | Node::StrQuoted(s) => Some(s.range()),
             _ => None,
         };
-        let Some(nodes) = self.nodes.get(from..to) else {
+        let Some(nodes) = self.nodes().get_slice(from..to) else {
             return 0;
         };
         let first = nodes.iter().take(LOOK).find_map(src_span);
@@ -339,9 +340,15 @@ impl<'s> Doc<'s> {
     }
 
     /// The tape itself, for encoders' hot loops (the JSON writers, the TOON encoder).
-    #[inline]
-    pub(crate) fn nodes(&self) -> &[Node] {
-        &self.nodes
+    #[inline(always)]
+    pub(crate) fn nodes(&self) -> Nodes<'_> {
+        self.nodes.view()
+    }
+
+    /// The node at tape index `idx`.
+    #[inline(always)]
+    pub(crate) fn node(&self, idx: usize) -> Node {
+        self.nodes.view().at(idx)
     }
 
     /// An upper bound of the nesting depth of any value in the document (containers inside
@@ -356,7 +363,7 @@ impl<'s> Doc<'s> {
     /// (builders only write string keys, and a hand-made tape must never cause a panic).
     #[inline]
     pub(crate) fn key_at(&self, idx: usize) -> &[u8] {
-        match self.nodes[idx] {
+        match self.node(idx) {
             Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) | Node::StrQuoted(s) => {
                 self.src_bytes(s)
             }
@@ -375,9 +382,6 @@ impl<'s> Doc<'s> {
     /// Index just past the subtree that starts at `idx`.
     #[inline]
     pub(crate) fn next_sibling(&self, idx: usize) -> usize {
-        match self.nodes[idx] {
-            Node::Array { end, .. } | Node::Object { end, .. } => end as usize,
-            _ => idx + 1,
-        }
+        self.nodes.view().next_sibling(idx)
     }
 }

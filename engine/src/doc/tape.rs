@@ -1,5 +1,13 @@
-//! [`Tape`]: the node vector of a [`Doc`](super::Doc), and the spare tapes a process keeps
-//! for its next documents.
+//! [`Tape`]: the nodes of a [`Doc`](super::Doc), packed in 8-byte cells, and the spare cell
+//! vectors a process keeps for its next documents.
+//!
+//! A cell is a 32-bit head (a 5-bit tag and a 27-bit length) and a 32-bit word (a span's
+//! start, a container's end, or the index of a float in the tape's float table). The few
+//! nodes that do not fit (a float's 64 bits, a string or lexeme of 128 MiB or more, an array
+//! or object of 2^27 or more members) keep what does not fit in a side table: a third less
+//! tape than the 12-byte [`Node`] it is read back as (and was stored as before), so the
+//! tape of a collection is smaller than its JSON and a first reading keeps more of it
+//! (docs/DECISIONS.md, "An 8-byte tape").
 //!
 //! A large tape is fresh memory: its pages are faulted in as the parser first writes them,
 //! and on a virtual machine a first touch costs more than the parsing (measured on the 2-core
@@ -10,13 +18,13 @@
 //! kept ones stay within [`SPARE_MAX`] bytes, and the next tape that fits in one
 //! ([`Tape::with_capacity`]) reuses it, as a reused simdjson parser reuses its buffers
 //! (docs/DECISIONS.md, "A 12-byte tape and a spare"). Several are kept, not one: the windowed
-//! reader holds one tape per window of a large input it reads once (about 1.4 MB each, up to
+//! reader holds one tape per window of a large input it reads once (about 1 MB each, up to
 //! 27 MiB in all), and inside Node every one of them was fresh memory on every call (6,200
 //! page faults a call on 15 MB of rows).
 
 use std::sync::Mutex;
 
-use super::Node;
+use super::{F64, Node, Span};
 
 /// Tapes smaller than this are left to the allocator, which reuses such blocks itself.
 const SPARE_MIN: usize = 1 << 20;
@@ -24,11 +32,105 @@ const SPARE_MIN: usize = 1 << 20;
 /// The bytes of all the tapes kept: what a process holds between calls at most.
 const SPARE_MAX: usize = 32 << 20;
 
-/// The kept tapes (empty, with their room), in the order they were dropped.
-static SPARES: Mutex<Vec<Vec<Node>>> = Mutex::new(Vec::new());
+/// One node as stored: `head` is the tag (its low [`TAG_BITS`] bits) and a length, `x` a
+/// span's start, a container's end or a float's index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub(crate) struct Cell {
+    head: u32,
+    x: u32,
+}
 
-fn bytes(v: &Vec<Node>) -> usize {
-    v.capacity().saturating_mul(size_of::<Node>())
+const TAG_BITS: u32 = 5;
+const TAG_MASK: u32 = (1 << TAG_BITS) - 1;
+/// The longest length a head holds; longer ones are in the tape's length table.
+const LEN_MAX: usize = (1 << (32 - TAG_BITS)) - 1;
+
+const NULL: u32 = 0;
+/// The length is the value (0 or 1).
+const BOOL: u32 = 1;
+const INT_SRC: u32 = 2;
+const INT_HEAP: u32 = 3;
+/// `x` is the index in the float table.
+const FLOAT: u32 = 4;
+const FLOAT_SRC: u32 = 5;
+const STR_SRC: u32 = 6;
+/// [`STR_PLAIN`], [`STR_BARE`], [`STR_QUOTED`]: in the order of [`super::Toon`].
+const STR_PLAIN: u32 = 7;
+const STR_BARE: u32 = 8;
+const STR_QUOTED: u32 = 9;
+const STR_HEAP: u32 = 10;
+const ARRAY: u32 = 11;
+/// Objects are 12 to 15: plus [`SAME_KEYS`] and [`FLAT`].
+const OBJECT: u32 = 12;
+const SAME_KEYS: u32 = 1;
+const FLAT: u32 = 2;
+const OBJECT_SAME_KEYS: u32 = OBJECT | SAME_KEYS;
+const OBJECT_FLAT: u32 = OBJECT | FLAT;
+const OBJECT_SAME_FLAT: u32 = OBJECT | SAME_KEYS | FLAT;
+/// Added to the tag of a span or container whose length is in the length table, at the
+/// index the head's length field holds.
+const LONG: u32 = 16;
+
+/// The tag a plain string of TOON class `toon` is stored with.
+#[inline(always)]
+pub(crate) fn plain_tag(toon: super::Toon) -> u32 {
+    STR_PLAIN + toon as u32
+}
+
+/// The node of cell `c`.
+#[inline(always)]
+fn decode(c: Cell, floats: &[F64], lens: &[u32]) -> Node {
+    node(c.head & TAG_MASK, c.x, c.head >> TAG_BITS, floats, lens)
+}
+
+/// The node of tag `tag`, word `x` and head length `len`: one jump on the whole tag (an
+/// object's marks are tags of their own, and so is a length in the table), which the
+/// encoders' own match on the node folds into.
+#[inline(always)]
+fn node(tag: u32, x: u32, len: u32, floats: &[F64], lens: &[u32]) -> Node {
+    let s = Span { start: x, len };
+    let object = |same_keys, flat| Node::Object {
+        len,
+        end: x,
+        same_keys,
+        flat,
+    };
+    match tag {
+        NULL => Node::Null,
+        BOOL => Node::Bool(len != 0),
+        INT_SRC => Node::IntSrc(s),
+        INT_HEAP => Node::IntHeap(s),
+        FLOAT => Node::Float(floats[x as usize]),
+        FLOAT_SRC => Node::FloatSrc(s),
+        STR_SRC => Node::StrSrc(s),
+        STR_PLAIN => Node::StrPlain(s),
+        STR_BARE => Node::StrBare(s),
+        STR_QUOTED => Node::StrQuoted(s),
+        STR_HEAP => Node::StrHeap(s),
+        ARRAY => Node::Array { len, end: x },
+        OBJECT => object(false, false),
+        OBJECT_SAME_KEYS => object(true, false),
+        OBJECT_FLAT => object(false, true),
+        OBJECT_SAME_FLAT => object(true, true),
+        LONG..=TAG_MASK => long(tag & !LONG, x, len, floats, lens),
+        // The tag is 5 bits: never reached.
+        _ => Node::Null,
+    }
+}
+
+/// The node of a [`LONG`] cell: its head's length is the index of its length in `lens`.
+#[cold]
+#[inline(never)]
+fn long(tag: u32, x: u32, k: u32, floats: &[F64], lens: &[u32]) -> Node {
+    node(tag, x, lens[k as usize], floats, lens)
+}
+
+/// The kept tapes (empty, with their room), in the order they were dropped.
+static SPARES: Mutex<Vec<Vec<Cell>>> = Mutex::new(Vec::new());
+
+fn bytes(v: &Vec<Cell>) -> usize {
+    v.capacity().saturating_mul(size_of::<Cell>())
 }
 
 /// The bytes of all the kept tapes now.
@@ -43,9 +145,16 @@ pub(crate) fn drop_spare_tapes() {
     }
 }
 
-/// The nodes of a document: a `Vec<Node>` whose memory goes back to the spares when dropped.
+/// The nodes of a document: cells whose memory goes back to the spares when dropped, and
+/// the side tables of the nodes that do not fit in one.
 #[derive(Debug, Default)]
-pub(crate) struct Tape(Vec<Node>);
+pub(crate) struct Tape {
+    cells: Vec<Cell>,
+    /// The values of [`Node::Float`]s, in the order they were pushed.
+    floats: Vec<F64>,
+    /// The lengths of [`LONG`] cells.
+    lens: Vec<u32>,
+}
 
 impl Tape {
     /// An empty tape with room for about `n` nodes: of the kept tapes whose room is from 7/8
@@ -57,8 +166,13 @@ impl Tape {
     /// leaves a kept tape for a larger one (finishing would give the slack back to the
     /// allocator).
     pub(crate) fn with_capacity(n: usize) -> Tape {
+        let cells = |cells| Tape {
+            cells,
+            floats: Vec::new(),
+            lens: Vec::new(),
+        };
         if let Ok(mut spares) = SPARES.try_lock() {
-            let fits = |v: &Vec<Node>| v.capacity() >= n - n / 8 && v.capacity() / 8 <= n;
+            let fits = |v: &Vec<Cell>| v.capacity() >= n - n / 8 && v.capacity() / 8 <= n;
             // `max_by_key` keeps the last of equal keys: the last dropped.
             let best = spares
                 .iter()
@@ -67,17 +181,200 @@ impl Tape {
                 .max_by_key(|(_, v)| v.capacity())
                 .map(|(i, _)| i);
             if let Some(i) = best {
-                return Tape(spares.remove(i));
+                return cells(spares.remove(i));
             }
         }
-        Tape(Vec::with_capacity(n))
+        cells(Vec::with_capacity(n))
+    }
+
+    /// The nodes, to read.
+    #[inline(always)]
+    pub(crate) fn view(&self) -> Nodes<'_> {
+        Nodes {
+            cells: &self.cells,
+            floats: &self.floats,
+            lens: &self.lens,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    #[inline(always)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// The bytes the tape holds (its capacity, with the side tables').
+    pub(crate) fn held_bytes(&self) -> usize {
+        bytes(&self.cells)
+            + self.floats.capacity() * size_of::<F64>()
+            + self.lens.capacity() * size_of::<u32>()
+    }
+
+    /// The cell of a node whose length is `len`, with `tag` and `x`.
+    #[inline(always)]
+    fn cell(&mut self, tag: u32, x: u32, len: usize) -> Cell {
+        if len <= LEN_MAX {
+            Cell {
+                head: tag | ((len as u32) << TAG_BITS),
+                x,
+            }
+        } else {
+            self.long_cell(tag, x, len)
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn long_cell(&mut self, tag: u32, x: u32, len: usize) -> Cell {
+        let k = self.lens.len();
+        debug_assert!(len <= u32::MAX as usize && k <= LEN_MAX);
+        self.lens.push(len as u32);
+        Cell {
+            head: tag | LONG | ((k as u32) << TAG_BITS),
+            x,
+        }
+    }
+
+    /// The cell of `n` (a [`Node::Float`]'s value goes to the float table).
+    #[inline(always)]
+    fn encode(&mut self, n: Node) -> Cell {
+        let span = |t: &mut Tape, tag, s: Span| t.cell(tag, s.start, s.len as usize);
+        match n {
+            Node::Null => Cell { head: NULL, x: 0 },
+            Node::Bool(b) => Cell {
+                head: BOOL | (u32::from(b) << TAG_BITS),
+                x: 0,
+            },
+            Node::IntSrc(s) => span(self, INT_SRC, s),
+            Node::IntHeap(s) => span(self, INT_HEAP, s),
+            Node::Float(f) => {
+                let x = self.floats.len() as u32;
+                self.floats.push(f);
+                Cell { head: FLOAT, x }
+            }
+            Node::FloatSrc(s) => span(self, FLOAT_SRC, s),
+            Node::StrSrc(s) => span(self, STR_SRC, s),
+            Node::StrPlain(s) => span(self, STR_PLAIN, s),
+            Node::StrBare(s) => span(self, STR_BARE, s),
+            Node::StrQuoted(s) => span(self, STR_QUOTED, s),
+            Node::StrHeap(s) => span(self, STR_HEAP, s),
+            Node::Array { len, end } => self.cell(ARRAY, end, len as usize),
+            Node::Object {
+                len,
+                end,
+                same_keys,
+                flat,
+            } => {
+                let tag = OBJECT | (u32::from(same_keys) * SAME_KEYS) | (u32::from(flat) * FLAT);
+                self.cell(tag, end, len as usize)
+            }
+        }
+    }
+
+    /// Appends `n`.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, n: Node) {
+        let c = self.encode(n);
+        self.cells.push(c);
+    }
+
+    /// Appends a span node of tag `tag` (the parser's strings: one push whatever the class).
+    #[inline(always)]
+    pub(crate) fn push_span(&mut self, tag: u32, start: usize, len: usize) {
+        debug_assert!(start <= u32::MAX as usize);
+        let c = self.cell(tag, start as u32, len);
+        self.cells.push(c);
+    }
+
+    /// Replaces node `i` (a container closed).
+    #[inline(always)]
+    pub(crate) fn set(&mut self, i: usize, n: Node) {
+        let c = self.encode(n);
+        self.cells[i] = c;
+    }
+
+    /// Marks the object at `i` [`Node::Object::same_keys`] (no effect on another node).
+    #[inline]
+    pub(crate) fn mark_same_keys(&mut self, i: usize) {
+        self.mark(i, SAME_KEYS);
+    }
+
+    /// Marks the object at `i` [`Node::Object::flat`] (no effect on another node).
+    #[inline]
+    pub(crate) fn mark_flat(&mut self, i: usize) {
+        self.mark(i, FLAT);
+    }
+
+    #[inline]
+    fn mark(&mut self, i: usize, bit: u32) {
+        if let Some(c) = self.cells.get_mut(i) {
+            if c.head & TAG_MASK & !LONG & OBJECT == OBJECT {
+                c.head |= bit;
+            }
+        }
+    }
+
+    /// The entries of the float table and of the length table (what the tests check stays
+    /// bounded).
+    #[cfg(test)]
+    pub(crate) fn side_lens(&self) -> (usize, usize) {
+        (self.floats.len(), self.lens.len())
+    }
+
+    /// Reserves room for `n` more nodes.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.cells.reserve(n);
+    }
+
+    /// Keeps the first `len` nodes, and of the side tables what those nodes use.
+    ///
+    /// The side tables are appended as nodes are pushed and containers closed, and a
+    /// truncation (a dropped value, an object rebuilt without its duplicate keys) only ever
+    /// drops nodes pushed after every closed node it keeps: so the entries of the dropped
+    /// nodes are the tables' last ones, from the least index any of them holds. Without this,
+    /// an object rebuilt at each of 100 levels would push its floats a hundred times over.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        let Some(dropped) = self.cells.get(len..) else {
+            return;
+        };
+        let (mut floats, mut lens) = (self.floats.len(), self.lens.len());
+        for c in dropped {
+            let tag = c.head & TAG_MASK;
+            if tag == FLOAT {
+                floats = floats.min(c.x as usize);
+            } else if tag & LONG != 0 {
+                lens = lens.min((c.head >> TAG_BITS) as usize);
+            }
+        }
+        self.cells.truncate(len);
+        self.floats.truncate(floats);
+        self.lens.truncate(lens);
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.cells.clear();
+        self.floats.clear();
+        self.lens.clear();
+    }
+
+    /// Gives back the slack of a generous estimate (large blocks shrink in place).
+    pub(crate) fn shrink(&mut self) {
+        if self.cells.capacity() > self.cells.len() + 1024 {
+            self.cells.shrink_to_fit();
+        }
     }
 }
 
 impl Clone for Tape {
     fn clone(&self) -> Tape {
-        let mut t = Tape::with_capacity(self.0.len());
-        t.0.extend_from_slice(&self.0);
+        let mut t = Tape::with_capacity(self.cells.len());
+        t.cells.extend_from_slice(&self.cells);
+        t.floats.clone_from(&self.floats);
+        t.lens.clone_from(&self.lens);
         t
     }
 }
@@ -87,7 +384,7 @@ impl Drop for Tape {
     /// [`SPARE_MAX`] with the kept ones, after giving up kept tapes smaller than it (the
     /// smallest first) to make room: the larger tapes are the ones worth keeping.
     fn drop(&mut self) {
-        let size = bytes(&self.0);
+        let size = bytes(&self.cells);
         if !(SPARE_MIN..=SPARE_MAX).contains(&size) {
             return;
         }
@@ -111,22 +408,101 @@ impl Drop for Tape {
             drop(spares.remove(i));
             held -= smallest;
         }
-        self.0.clear();
-        spares.push(std::mem::take(&mut self.0));
+        self.cells.clear();
+        spares.push(std::mem::take(&mut self.cells));
     }
 }
 
-impl std::ops::Deref for Tape {
-    type Target = Vec<Node>;
-    #[inline(always)]
-    fn deref(&self) -> &Vec<Node> {
-        &self.0
-    }
+/// The nodes of a tape (or of a range of it), read as [`Node`]s: what the encoders' hot loops
+/// index.
+#[derive(Clone, Copy)]
+pub(crate) struct Nodes<'a> {
+    cells: &'a [Cell],
+    floats: &'a [F64],
+    lens: &'a [u32],
 }
 
-impl std::ops::DerefMut for Tape {
+impl<'a> Nodes<'a> {
     #[inline(always)]
-    fn deref_mut(&mut self) -> &mut Vec<Node> {
-        &mut self.0
+    pub(crate) fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Node `i`.
+    ///
+    /// # Panics
+    ///
+    /// When `i` is out of range, as a slice's index.
+    #[inline(always)]
+    pub(crate) fn at(&self, i: usize) -> Node {
+        decode(self.cells[i], self.floats, self.lens)
+    }
+
+    /// Node `i`, if there is one.
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> Option<Node> {
+        let c = *self.cells.get(i)?;
+        Some(decode(c, self.floats, self.lens))
+    }
+
+    /// Index just past the subtree that starts at `i`, read from its cell alone.
+    ///
+    /// # Panics
+    ///
+    /// When `i` is out of range.
+    #[inline(always)]
+    pub(crate) fn next_sibling(&self, i: usize) -> usize {
+        let c = self.cells[i];
+        if c.head & TAG_MASK & !LONG >= ARRAY {
+            c.x as usize
+        } else {
+            i + 1
+        }
+    }
+
+    /// The end of node `i` when it is an object of `k` members marked both
+    /// [`Node::Object::same_keys`] and [`Node::Object::flat`] (one compare of its head; an
+    /// object whose length is in the table is never one here).
+    #[inline(always)]
+    pub(crate) fn same_flat_end(&self, i: usize, k: usize) -> Option<usize> {
+        let c = self.cells.get(i)?;
+        (k <= LEN_MAX && c.head == OBJECT_SAME_FLAT | ((k as u32) << TAG_BITS))
+            .then_some(c.x as usize)
+    }
+
+    /// The nodes `r`.
+    ///
+    /// # Panics
+    ///
+    /// When `r` is out of range, as a slice's.
+    #[inline(always)]
+    pub(crate) fn slice(&self, r: std::ops::Range<usize>) -> Nodes<'a> {
+        Nodes {
+            cells: &self.cells[r],
+            ..*self
+        }
+    }
+
+    /// The nodes `r`, if in range.
+    #[inline]
+    pub(crate) fn get_slice(&self, r: std::ops::Range<usize>) -> Option<Nodes<'a>> {
+        Some(Nodes {
+            cells: self.cells.get(r)?,
+            ..*self
+        })
+    }
+
+    /// The nodes in order.
+    #[inline]
+    pub(crate) fn iter(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = Node> + ExactSizeIterator + use<'a> {
+        let (floats, lens) = (self.floats, self.lens);
+        self.cells.iter().map(move |&c| decode(c, floats, lens))
+    }
+
+    /// Where the cells are in memory (the test hook that sees a spare tape reused).
+    pub(crate) fn as_ptr(&self) -> *const u8 {
+        self.cells.as_ptr().cast()
     }
 }

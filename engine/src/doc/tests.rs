@@ -43,9 +43,101 @@ fn max_depth_bounds_every_value() {
 }
 
 #[test]
-fn node_is_12_bytes_and_keeps_every_f64() {
-    assert_eq!(std::mem::size_of::<Node>(), 12);
-    assert_eq!(std::mem::align_of::<Node>(), 4);
+fn a_cell_is_8_bytes_and_every_node_reads_back_as_written() {
+    use super::tape::{Cell, Tape};
+    assert_eq!(std::mem::size_of::<Cell>(), 8);
+    assert_eq!(std::mem::align_of::<Cell>(), 4);
+    let s = |start, len| Span { start, len };
+    // Lengths around the head's 27 bits: the longer ones go to the length table.
+    let lens = [0, 1, (1 << 27) - 2, (1 << 27) - 1, 1 << 27, u32::MAX];
+    let mut nodes = vec![
+        Node::Null,
+        Node::Bool(false),
+        Node::Bool(true),
+        Node::Float(F64::new(-0.0)),
+        Node::Float(F64::new(2.5)),
+    ];
+    for len in lens {
+        let x = u32::MAX - len;
+        nodes.extend([
+            Node::IntSrc(s(x, len)),
+            Node::IntHeap(s(x, len)),
+            Node::FloatSrc(s(x, len)),
+            Node::StrSrc(s(x, len)),
+            Node::StrPlain(s(x, len)),
+            Node::StrBare(s(x, len)),
+            Node::StrQuoted(s(x, len)),
+            Node::StrHeap(s(x, len)),
+            Node::Array { len, end: x },
+        ]);
+        for (same_keys, flat) in [(false, false), (true, false), (false, true), (true, true)] {
+            nodes.push(Node::Object {
+                len,
+                end: x,
+                same_keys,
+                flat,
+            });
+        }
+    }
+    let mut tape = Tape::default();
+    for &n in &nodes {
+        tape.push(n);
+    }
+    let view = tape.view();
+    assert_eq!(view.len(), nodes.len());
+    assert_eq!(view.iter().collect::<Vec<_>>(), nodes);
+    assert_eq!(view.iter().rev().collect::<Vec<_>>(), {
+        let mut r = nodes.clone();
+        r.reverse();
+        r
+    });
+    for (i, &n) in nodes.iter().enumerate() {
+        assert_eq!(view.at(i), n, "node {i}");
+        assert_eq!(view.get(i), Some(n), "node {i}");
+        let want = match n {
+            Node::Array { end, .. } | Node::Object { end, .. } => end as usize,
+            _ => i + 1,
+        };
+        assert_eq!(view.next_sibling(i), want, "next sibling of {n:?}");
+    }
+    assert_eq!(view.get(nodes.len()), None);
+    assert_eq!(view.slice(3..5).iter().collect::<Vec<_>>(), nodes[3..5]);
+    assert!(view.get_slice(0..nodes.len() + 1).is_none());
+    // The marks set the bit of objects only, long ones too, and keep the length.
+    for (i, &n) in nodes.iter().enumerate() {
+        tape.mark_same_keys(i);
+        tape.mark_flat(i);
+        let want = match n {
+            Node::Object { len, end, .. } => Node::Object {
+                len,
+                end,
+                same_keys: true,
+                flat: true,
+            },
+            n => n,
+        };
+        assert_eq!(tape.view().at(i), want, "{n:?} marked");
+    }
+    // A container closed again (set) reads back as its last node.
+    let last = nodes.len() - 1;
+    tape.set(
+        last,
+        Node::Array {
+            len: u32::MAX,
+            end: 7,
+        },
+    );
+    assert_eq!(
+        tape.view().at(last),
+        Node::Array {
+            len: u32::MAX,
+            end: 7
+        }
+    );
+}
+
+#[test]
+fn a_float_keeps_every_f64() {
     for x in [
         0.0,
         -0.0,
@@ -196,9 +288,9 @@ fn rows_with_the_previous_rows_keys_skip_the_pair_check_and_duplicates_still_mer
 
 /// The `same_keys` flag of every object node, in tape order.
 fn same_keys_flags(doc: &Doc<'_>) -> Vec<bool> {
-    doc.nodes
+    doc.nodes()
         .iter()
-        .filter_map(|n| match *n {
+        .filter_map(|n| match n {
             Node::Object { same_keys, .. } => Some(same_keys),
             _ => None,
         })
@@ -457,4 +549,58 @@ fn equal_tokens_on_unequal_keys_are_caught_in_debug_builds() {
         b.end_object_keyed(o, 2, token);
     }
     b.end_array(root, 2);
+}
+
+/// An object rebuilt without its duplicate keys, at every level of a deep document, and a
+/// dropped value: the float table keeps one entry per float of the finished document.
+#[test]
+fn dropped_and_rebuilt_nodes_give_back_their_float_entries() {
+    const LEVELS: usize = 60;
+    const FLOATS: usize = 2_000;
+    let mut json = String::new();
+    for _ in 0..LEVELS {
+        json.push_str(r#"{"x":1e0,"x":2.5,"v":"#);
+    }
+    json.push('[');
+    for i in 0..FLOATS {
+        if i > 0 {
+            json.push(',');
+        }
+        json.push_str(&format!("{i}e-1"));
+    }
+    json.push(']');
+    json.push_str(&"}".repeat(LEVELS));
+    let doc = crate::json::parse(json.as_bytes(), &Default::default()).unwrap();
+    // The "x" kept at each level is its last, 2.5: written as read, so no table entry.
+    assert_eq!(doc.nodes.side_lens(), (FLOATS, 0));
+    let mut v = doc.root();
+    for _ in 0..LEVELS {
+        let o = v.as_object().unwrap();
+        assert_eq!(o.len(), 2);
+        v = o.get(b"v").unwrap();
+    }
+    let a = v.as_array().unwrap();
+    assert_eq!(a.len(), FLOATS);
+    let float = |v: Value<'_>| match v.get() {
+        ValueRef::Number(Number::Float(x)) => Some(x),
+        _ => None,
+    };
+    for (i, x) in a.iter().enumerate() {
+        assert_eq!(float(x), Some(i as f64 / 10.0), "float {i}");
+    }
+
+    // A dropped value's floats go too; the ones before it stay and read back.
+    let mut b = DocBuilder::new(b"");
+    let root = b.begin_array();
+    b.float(0.5);
+    let dropped = b.begin_array();
+    b.float(1.5);
+    b.float(2.5);
+    b.truncate_to(dropped);
+    b.float(3.5);
+    b.end_array(root, 2);
+    let doc = b.finish();
+    assert_eq!(doc.nodes.side_lens(), (2, 0));
+    let xs: Vec<_> = doc.root().as_array().unwrap().iter().map(float).collect();
+    assert_eq!(xs, [Some(0.5), Some(3.5)]);
 }

@@ -91,7 +91,7 @@ impl<'d> Value<'d> {
     #[inline]
     pub fn get(&self) -> ValueRef<'d> {
         let doc = self.doc;
-        match doc.nodes[self.idx] {
+        match doc.node(self.idx) {
             Node::Null => ValueRef::Null,
             Node::Bool(b) => ValueRef::Bool(b),
             Node::IntSrc(s) => ValueRef::Number(Number::Int(crate::num::normalize_int_lexeme(
@@ -134,14 +134,14 @@ impl<'d> Value<'d> {
     /// True for `null`.
     #[inline]
     pub fn is_null(&self) -> bool {
-        matches!(self.doc.nodes[self.idx], Node::Null)
+        matches!(self.doc.node(self.idx), Node::Null)
     }
 
     /// True for strings, numbers, booleans and `null`.
     #[inline]
     pub fn is_primitive(&self) -> bool {
         !matches!(
-            self.doc.nodes[self.idx],
+            self.doc.node(self.idx),
             Node::Array { .. } | Node::Object { .. }
         )
     }

@@ -488,7 +488,7 @@ fn walk<F, W>(
                 fmt.begin_array_value(out, first);
             }
         }
-        match nodes[i] {
+        match nodes.at(i) {
             Node::Array { len: 0, .. } => fmt.write_empty_array(out),
             Node::Object { len: 0, .. } => fmt.write_empty_object(out),
             Node::Array { end, .. } => {
@@ -1021,17 +1021,17 @@ mod tests {
                 && t.bytes()
                     .all(|c| (0x20..0x80).contains(&c) && !matches!(c, b'"' | b'\\' | b'<'));
             let is_plain = matches!(
-                doc.nodes()[s.index()],
+                doc.nodes().at(s.index()),
                 Node::StrPlain(_) | Node::StrBare(_) | Node::StrQuoted(_)
             );
             assert_eq!(is_plain, want_plain, "{t:?}");
             // Bare: plain, and none of the bytes that force quotes in TOON; quoted: plain
             // with one that forces them under every delimiter.
             let want_bare = want_plain && !t.bytes().any(crate::json::scan::is_toon_byte);
-            let is_bare = matches!(doc.nodes()[s.index()], Node::StrBare(_));
+            let is_bare = matches!(doc.nodes().at(s.index()), Node::StrBare(_));
             assert_eq!(is_bare, want_bare, "{t:?}");
             let want_quoted = want_plain && t.bytes().any(crate::doc::forces_toon_quotes);
-            let is_quoted = matches!(doc.nodes()[s.index()], Node::StrQuoted(_));
+            let is_quoted = matches!(doc.nodes().at(s.index()), Node::StrQuoted(_));
             assert_eq!(is_quoted, want_quoted, "{t:?}");
             plain += usize::from(is_plain);
         }
@@ -1055,7 +1055,7 @@ mod tests {
         let bytewise = crate::json::with_kernel(None, || {
             let d = crate::json::parse(src.as_bytes(), &Default::default()).unwrap();
             let t = crate::json::parse(toon_src.as_bytes(), &Default::default()).unwrap();
-            for n in d.nodes().iter().chain(t.nodes()) {
+            for n in d.nodes().iter().chain(t.nodes().iter()) {
                 assert!(
                     !matches!(n, Node::StrPlain(_) | Node::StrBare(_) | Node::StrQuoted(_)),
                     "no plain nodes without a kernel"

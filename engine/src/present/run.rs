@@ -72,7 +72,7 @@ pub(crate) fn kind(node: &Node) -> u8 {
 /// Pushes one primitive node of `doc` (whose input the builder shares).
 #[inline]
 pub(crate) fn push_node(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
-    match doc.nodes()[idx] {
+    match doc.nodes().at(idx) {
         Node::Null => b.null(),
         Node::Bool(x) => b.bool(x),
         Node::Float(x) => b.float(x.get()),
@@ -273,7 +273,7 @@ impl<'d> Writer<'d> {
                 f.find(key)
             };
             if let Some(p) = p {
-                if kind(&nodes[val.index()]) & f.masks[p] == 0 {
+                if kind(&nodes.at(val.index())) & f.masks[p] == 0 {
                     return false;
                 }
                 self.slots[p] = Some(val);
@@ -367,7 +367,7 @@ impl<'d> Writer<'d> {
         }
         let doc = v.doc();
         let idx = v.index();
-        let node = doc.nodes()[idx];
+        let node = doc.nodes().at(idx);
         if let Some(s) = schema {
             if s.mask() & kind(&node) == 0 || s.enum_values.is_some() {
                 if let Err(msg) = s.check_here(v, self.redacted > 0) {
@@ -1123,7 +1123,7 @@ mod fast_tests {
         let out = data.doc();
         let marked = |v: crate::doc::Value<'_>| {
             matches!(
-                out.nodes()[v.index()],
+                out.nodes().at(v.index()),
                 Node::Object {
                     same_keys: true,
                     ..

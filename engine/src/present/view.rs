@@ -200,7 +200,7 @@ fn scan_rows(
     let mut prev_canonical = false;
     for r in 0..rows {
         // (`get`: a hand-made tape whose lengths lie ends the view, never in a panic.)
-        let Some(&Node::Object {
+        let Some(Node::Object {
             len,
             end,
             same_keys,
@@ -245,7 +245,7 @@ fn scan_rows(
                 f.find(key)
             };
             if let Some(p) = p {
-                let k = kind(&nodes[v]);
+                let k = kind(&nodes.at(v));
                 if k & f.masks[p] == 0 || (!f.redacted[p] && k & (kinds::ARR | kinds::OBJ) != 0) {
                     return None;
                 }
@@ -314,7 +314,7 @@ fn canonical_row(f: &FastRow, doc: &Doc<'_>, ri: usize, known_keys: bool) -> Pro
         if !known_keys && !key_eq(&f.keys[j], doc.key_at(k)) {
             return Probe::Other;
         }
-        let kd = kind(&nodes[k + 1]);
+        let kd = kind(&nodes.at(k + 1));
         if kd & (kinds::ARR | kinds::OBJ) != 0 {
             // Also for a redacted field: the members after it do not sit at `2 + 2j`.
             return Probe::Other;

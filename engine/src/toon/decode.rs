@@ -50,7 +50,7 @@
 //!
 //! # Memory and time
 //!
-//! Memory is the document itself (12 bytes per value) plus scratch proportional to the
+//! Memory is the document itself (8 bytes per value) plus scratch proportional to the
 //! longest quoted string and the largest header. A declared length is only ever compared,
 //! never used to reserve memory, so `[999999999]:` over a few bytes of input costs nothing.
 //! Recursion depth is bounded by [`DecodeOptions::max_depth`] (checked before descending);

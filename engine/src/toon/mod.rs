@@ -87,8 +87,8 @@ pub fn encode_json_with_room<W: crate::Sink + ?Sized>(
 }
 
 /// The most extra room ([`encode_json_with_room`]) the Node and Python bindings give the
-/// reading of JSON text they hold on their heap: 16 MiB, so that up to about 20 MB of flat
-/// rows (a tape of 1.35× the text) are read once, while a 100 MB input stays under the Node
+/// reading of JSON text they hold on their heap: 16 MiB, so that up to about 30 MB of flat
+/// rows (a tape of 0.9× the text) are read once, while a 100 MB input stays under the Node
 /// binding's contract of a peak below twice the input (1.75× measured; docs/DECISIONS.md,
 /// "Read once in parallel").
 pub const BINDING_ROOM: usize = 16 << 20;

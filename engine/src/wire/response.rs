@@ -700,8 +700,8 @@ pub(super) fn data_len_bound(v: Value<'_>) -> usize {
     // node inside it), so only containers look at the stack of open ones.
     let mut ends: Vec<usize> = Vec::new();
     let mut bound = 0usize;
-    for (i, node) in nodes[start..end].iter().enumerate() {
-        bound += match *node {
+    for (i, node) in nodes.slice(start..end).iter().enumerate() {
+        bound += match node {
             Node::StrSrc(s)
             | Node::StrPlain(s)
             | Node::StrBare(s)
@@ -734,12 +734,12 @@ fn data_len_bound_by_depth(v: Value<'_>) -> usize {
     let end = v.doc().next_sibling(start);
     let mut ends: Vec<usize> = Vec::new();
     let mut bound = 0usize;
-    for (i, node) in nodes[start..end].iter().enumerate() {
+    for (i, node) in nodes.slice(start..end).iter().enumerate() {
         while ends.last().is_some_and(|&e| e <= start + i) {
             ends.pop();
         }
-        bound += node_len_bound(node, ends.len());
-        if let crate::doc::Node::Array { end, .. } | crate::doc::Node::Object { end, .. } = *node {
+        bound += node_len_bound(&node, ends.len());
+        if let crate::doc::Node::Array { end, .. } | crate::doc::Node::Object { end, .. } = node {
             ends.push(end as usize);
         }
     }

@@ -82,7 +82,7 @@ impl<'d> RowBlock<'d> {
         let nodes = self.doc.nodes();
         self.order.iter().filter_map(move |&j| {
             let v = self.value_at(ri, r, j)?;
-            Some((j, (!self.redacted[j]).then(|| nodes[v])))
+            Some((j, (!self.redacted[j]).then(|| nodes.at(v))))
         })
     }
 
@@ -171,7 +171,7 @@ impl<'d> RowBlock<'d> {
                 if self.redacted[j] {
                     out.write(&censor);
                 } else {
-                    write_leaf(out, fmt, self.doc, nodes[v]);
+                    write_leaf(out, fmt, self.doc, nodes.at(v));
                 }
             }
             if first {
@@ -278,11 +278,11 @@ impl<'d> RowBlock<'d> {
             bound += node_len_bound(&object, 1);
             for &j in &self.order {
                 if let Some(v) = self.value_at(ri, r, j) {
-                    bound += node_len_bound(&nodes[v - 1], 2);
+                    bound += node_len_bound(&nodes.at(v - 1), 2);
                     bound += if self.redacted[j] {
                         censor_bound
                     } else {
-                        node_len_bound(&nodes[v], 2)
+                        node_len_bound(&nodes.at(v), 2)
                     };
                 }
             }
@@ -293,7 +293,7 @@ impl<'d> RowBlock<'d> {
 
 /// Pushes the primitive node `idx` of `doc` with its bytes copied.
 fn push_owned(b: &mut DocBuilder<'_>, doc: &Doc<'_>, idx: usize) {
-    match doc.nodes()[idx] {
+    match doc.nodes().at(idx) {
         Node::Null => b.null(),
         Node::Bool(x) => b.bool(x),
         Node::Float(x) => b.float(x.get()),

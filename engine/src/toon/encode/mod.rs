@@ -323,13 +323,13 @@ fn check_depth(value: Value<'_>, max: usize) -> Result<()> {
     let mut ends: Vec<u32> = Vec::new();
     // End of the innermost open container (cached: most nodes are not one).
     let mut top = u32::MAX;
-    for (i, node) in nodes[start..end].iter().enumerate() {
+    for (i, node) in nodes.slice(start..end).iter().enumerate() {
         let i = (start + i) as u32;
         while i == top {
             ends.pop();
             top = ends.last().copied().unwrap_or(u32::MAX);
         }
-        if let Node::Array { end, .. } | Node::Object { end, .. } = *node {
+        if let Node::Array { end, .. } | Node::Object { end, .. } = node {
             if ends.len() >= max {
                 return Err(depth_error(max));
             }

@@ -264,7 +264,7 @@ pub(super) trait Part<'d>: Iterator<Item = Value<'d>> + Send {
     /// row found with the keys in order while every column is a leaf: objects of `k`
     /// members marked `same_keys` and `flat`, straight off the tape (none by default).
     #[inline]
-    fn skip_same_flat(&mut self, _nodes: &[Node], _k: usize) {}
+    fn skip_same_flat(&mut self, _nodes: crate::doc::Nodes<'_>, _k: usize) {}
 }
 
 impl<'d> Part<'d> for Bounded<'d> {
@@ -273,22 +273,15 @@ impl<'d> Part<'d> for Bounded<'d> {
     }
 
     #[inline]
-    fn skip_same_flat(&mut self, nodes: &[Node], k: usize) {
+    fn skip_same_flat(&mut self, nodes: crate::doc::Nodes<'_>, k: usize) {
         let (mut at, mut left) = (self.it.position(), self.left.min(self.it.len()));
         let all = left;
         while left > 0 && at < self.stop {
-            match nodes.get(at) {
-                Some(&Node::Object {
-                    len,
-                    end,
-                    same_keys: true,
-                    flat: true,
-                }) if len as usize == k => {
-                    at = end as usize;
-                    left -= 1;
-                }
-                _ => break,
-            }
+            let Some(end) = nodes.same_flat_end(at, k) else {
+                break;
+            };
+            at = end;
+            left -= 1;
         }
         let skipped = all - left;
         self.left -= skipped;
@@ -318,7 +311,9 @@ fn scan_parts<'d, P: Part<'d>>(
         .map(|mut rows| {
             let mut kinds = vec![Kind::Unknown; keys.len()];
             let mut ordered = true;
-            let skip = |rows: &mut &mut P, nodes: &[Node], k: usize| rows.skip_same_flat(nodes, k);
+            let skip = |rows: &mut &mut P, nodes: crate::doc::Nodes<'_>, k: usize| {
+                rows.skip_same_flat(nodes, k)
+            };
             let uniform = scan_rows(
                 doc,
                 &mut rows,
@@ -360,7 +355,7 @@ pub(super) fn scan_rows<'d, I>(
     keys: &[&'d [u8]],
     kinds: &mut [Kind],
     ordered: &mut bool,
-    skip: impl Fn(&mut I, &[Node], usize),
+    skip: impl Fn(&mut I, crate::doc::Nodes<'_>, usize),
 ) -> bool
 where
     I: Iterator<Item = Value<'d>>,
@@ -373,7 +368,7 @@ where
     let mut leaves = kinds.iter().all(|&c| c == Kind::Leaf);
     while let Some(row) = rows.next() {
         let ri = row.index();
-        let known = match nodes[ri] {
+        let known = match nodes.at(ri) {
             Node::Object {
                 len,
                 same_keys,
@@ -404,7 +399,7 @@ where
                 }
             };
             let v = i + 1;
-            let kind = match nodes[v] {
+            let kind = match nodes.at(v) {
                 Node::Array { .. } | Node::Object { len: 0, .. } => return false,
                 Node::Object { end, .. } => {
                     i = end as usize;

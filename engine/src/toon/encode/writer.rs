@@ -223,7 +223,7 @@ impl<'o> Enc<'o> {
                     self.delimiter(w);
                 }
                 *first = false;
-                self.node(w, doc, nodes[v]);
+                self.node(w, doc, nodes.at(v));
                 i = v + 1;
             } else {
                 self.cells_tape(w, doc, v, &fields[f + 1..f + span], first);
@@ -244,17 +244,13 @@ impl<'o> Enc<'o> {
         obj: usize,
         columns: usize,
     ) {
-        let nodes = doc.nodes();
-        let mut values = nodes[obj + 1..obj + 1 + 2 * columns]
-            .iter()
-            .skip(1)
-            .step_by(2);
-        if let Some(&v) = values.next() {
-            self.node(w, doc, v);
+        let values = doc.nodes().slice(obj + 1..obj + 1 + 2 * columns);
+        if columns > 0 {
+            self.node(w, doc, values.at(1));
         }
-        for &v in values {
+        for c in 1..columns {
             write_delimiter(w, D);
-            self.node(w, doc, v);
+            self.node(w, doc, values.at(2 * c + 1));
         }
     }
 
