@@ -363,12 +363,10 @@ impl<'s> Doc<'s> {
     /// (builders only write string keys, and a hand-made tape must never cause a panic).
     #[inline]
     pub(crate) fn key_at(&self, idx: usize) -> &[u8] {
-        match self.node(idx) {
-            Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) | Node::StrQuoted(s) => {
-                self.src_bytes(s)
-            }
-            Node::StrHeap(s) => self.heap_bytes(s),
-            _ => b"",
+        match self.nodes().string(idx) {
+            Some((false, s)) => self.src_bytes(s),
+            Some((true, s)) => self.heap_bytes(s),
+            None => b"",
         }
     }
 

@@ -460,6 +460,27 @@ impl<'a> Nodes<'a> {
         }
     }
 
+    /// Node `i` when it is a string (or key): whether its bytes are in the document's heap
+    /// ([`Node::StrHeap`]) rather than the input, and its span; read from the cell without
+    /// decoding the node (the keys of the JSON writers' every member).
+    ///
+    /// # Panics
+    ///
+    /// When `i` is out of range.
+    #[inline(always)]
+    pub(crate) fn string(&self, i: usize) -> Option<(bool, Span)> {
+        let c = self.cells[i];
+        let (tag, len) = if c.head & LONG == 0 {
+            (c.head & TAG_MASK, c.head >> TAG_BITS)
+        } else {
+            let len = *self.lens.get((c.head >> TAG_BITS) as usize)?;
+            (c.head & TAG_MASK & !LONG, len)
+        };
+        (STR_SRC..=STR_HEAP)
+            .contains(&tag)
+            .then_some((tag == STR_HEAP, Span { start: c.x, len }))
+    }
+
     /// The end of node `i` when it is an object of `k` members marked both
     /// [`Node::Object::same_keys`] and [`Node::Object::flat`] (one compare of its head; an
     /// object whose length is in the table is never one here).

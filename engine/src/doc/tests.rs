@@ -99,6 +99,14 @@ fn a_cell_is_8_bytes_and_every_node_reads_back_as_written() {
             _ => i + 1,
         };
         assert_eq!(view.next_sibling(i), want, "next sibling of {n:?}");
+        let string = match n {
+            Node::StrSrc(s) | Node::StrPlain(s) | Node::StrBare(s) | Node::StrQuoted(s) => {
+                Some((false, s))
+            }
+            Node::StrHeap(s) => Some((true, s)),
+            _ => None,
+        };
+        assert_eq!(view.string(i), string, "string of {n:?}");
     }
     assert_eq!(view.get(nodes.len()), None);
     assert_eq!(view.slice(3..5).iter().collect::<Vec<_>>(), nodes[3..5]);
