@@ -175,6 +175,21 @@ impl<'s> DocBuilder<'s> {
         self.doc.nodes.push(Node::StrSrc(span(start, len)));
     }
 
+    /// The head of a key that is `len` bytes of the input verbatim, for
+    /// [`DocBuilder::key_head`]; `None` when its length does not fit in one.
+    #[inline]
+    pub(crate) fn key_head_of(len: usize) -> Option<u32> {
+        Tape::str_src_head(len)
+    }
+
+    /// Pushes a key that is `src[start..]` verbatim, of the length `head` (from
+    /// [`DocBuilder::key_head_of`]) holds: [`DocBuilder::str_src`] with its length checked
+    /// once, when the head was made.
+    #[inline(always)]
+    pub(crate) fn key_head(&mut self, head: u32, start: usize) {
+        self.doc.nodes.push_head(head, start);
+    }
+
     /// Pushes a string value that is `src[start..start + len]` verbatim and plain: ASCII from
     /// space to DEL other than `"`, `\` and `<`, of the class `toon` says
     /// ([`Node::StrPlain`], [`Node::StrBare`] or [`Node::StrQuoted`]; the caller checked it).

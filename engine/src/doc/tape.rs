@@ -282,6 +282,20 @@ impl Tape {
         self.cells.push(c);
     }
 
+    /// The head of a [`Node::StrSrc`] of `len` bytes, when its length fits in the head
+    /// (the parser's row layouts push their keys with it, [`Tape::push_head`]).
+    #[inline]
+    pub(crate) fn str_src_head(len: usize) -> Option<u32> {
+        (len <= LEN_MAX).then_some(STR_SRC | ((len as u32) << TAG_BITS))
+    }
+
+    /// Appends the cell of `head` (from [`Tape::str_src_head`]) and `x`.
+    #[inline(always)]
+    pub(crate) fn push_head(&mut self, head: u32, x: usize) {
+        debug_assert!(x <= u32::MAX as usize && head & TAG_MASK == STR_SRC);
+        self.cells.push(Cell { head, x: x as u32 });
+    }
+
     /// Appends a span node of tag `tag` (the parser's strings: one push whatever the class).
     #[inline(always)]
     pub(crate) fn push_span(&mut self, tag: u32, start: usize, len: usize) {

@@ -255,22 +255,28 @@ struct Sep {
     len: u32,
     key: u32,
     key_len: u32,
+    /// The key's tape head ([`DocBuilder::key_head`]; 0 for the closing piece).
+    key_head: u32,
 }
 
 impl Sep {
-    fn new(src: &[u8], at: usize, end: usize, key: usize, key_len: usize) -> Sep {
+    /// The piece `src[at..end]` whose key is `key_len` bytes from offset `key`; `None` when
+    /// that key is too long for a tape head.
+    fn new(src: &[u8], at: usize, end: usize, key: usize, key_len: usize) -> Option<Sep> {
+        let key_head = DocBuilder::key_head_of(key_len)?;
         let len = end - at;
         let n = len.min(16);
         let mut head = [0u8; 16];
         head[..n].copy_from_slice(&src[at..at + n]);
-        Sep {
+        Some(Sep {
             head: u128::from_le_bytes(head),
             mask: u128::MAX >> (8 * (16 - n)),
             at: at as u32,
             len: len as u32,
             key: key as u32,
             key_len: key_len as u32,
-        }
+            key_head,
+        })
     }
 
     /// Whether `src[pos..]` starts with this piece's bytes (`src[at..at + len]`).
@@ -635,6 +641,16 @@ impl<'s, 'o> Parser<'s, 'o> {
         let Some(classify) = self.classify_str else {
             return Err(start);
         };
+        self.plain_with(start, classify)
+    }
+
+    /// [`Parser::plain_run`] with the kernel's string classifier `classify`.
+    #[inline(always)]
+    fn plain_with(
+        &mut self,
+        start: usize,
+        classify: fn(&[u8; scan::BLOCK]) -> scan::Str,
+    ) -> std::result::Result<(usize, Toon), usize> {
         let mut at = start;
         let mut toon = Toon::Bare;
         while at < self.src.len() {
@@ -785,12 +801,15 @@ impl<'s, 'o> Parser<'s, 'o> {
             row.next.clear();
             row.next_ok = true;
         }
-        match key {
+        let sep = match key {
             Some((k, key_len)) if row.next_ok && row.next.len() == count && count < ROW_MEMBERS => {
-                row.next
-                    .push(Sep::new(self.src, at, self.pos, k - at, key_len));
+                Sep::new(self.src, at, self.pos, k - at, key_len)
             }
-            _ => row.next_ok = false,
+            _ => None,
+        };
+        match sep {
+            Some(sep) => row.next.push(sep),
+            None => row.next_ok = false,
         }
     }
 
@@ -802,7 +821,8 @@ impl<'s, 'o> Parser<'s, 'o> {
             return;
         };
         if row.next_ok && !row.next.is_empty() {
-            row.next.push(Sep::new(self.src, at, self.pos, 0, 0));
+            // A closing piece has no key (0 bytes, which always fit).
+            row.next.extend(Sep::new(self.src, at, self.pos, 0, 0));
             std::mem::swap(&mut row.next, &mut self.layouts[level]);
             row.checked = false;
         }
@@ -933,38 +953,69 @@ impl<'s, 'o> Parser<'s, 'o> {
         let Some((close, members)) = seps.split_last() else {
             return Ok(RowStop::Member(from));
         };
+        // Layouts are made only with a kernel.
+        let Some(classify) = self.classify_str else {
+            return Ok(RowStop::Member(from));
+        };
+        let max_string = self.opts.max_string_bytes;
+        // The position lives in a register through the row; `self.pos` is set where the
+        // general lexers take over, and read back after them.
+        let mut pos = self.pos;
         for (i, sep) in members.iter().enumerate().skip(from) {
-            let pos = self.pos;
             if !sep.matches(src, pos) {
+                self.pos = pos;
                 return Ok(RowStop::Member(i));
             }
-            self.b.str_src(pos + sep.key as usize, sep.key_len as usize);
-            self.pos = pos + sep.len as usize;
-            match src.get(self.pos) {
+            self.b.key_head(sep.key_head, pos + sep.key as usize);
+            pos += sep.len as usize;
+            match src.get(pos) {
                 Some(b'"') => {
-                    let tok = self.lex_string()?;
-                    self.push_str(tok);
+                    let start = pos + 1;
+                    match self.plain_with(start, classify) {
+                        Ok((end, toon)) if end - start <= max_string => {
+                            self.b.str_plain(start, end - start, toon);
+                            pos = end + 1;
+                        }
+                        _ => {
+                            self.pos = pos;
+                            let tok = self.lex_string()?;
+                            self.push_str(tok);
+                            pos = self.pos;
+                        }
+                    }
                 }
                 Some(b'-' | b'0'..=b'9') => {
+                    self.pos = pos;
                     self.number::<true>()?;
+                    pos = self.pos;
                 }
                 Some(b't') => {
+                    self.pos = pos;
                     self.literal(b"true")?;
                     self.b.bool(true);
+                    pos += 4;
                 }
                 Some(b'f') => {
+                    self.pos = pos;
                     self.literal(b"false")?;
                     self.b.bool(false);
+                    pos += 5;
                 }
                 Some(b'n') => {
+                    self.pos = pos;
                     self.literal(b"null")?;
                     self.b.null();
+                    pos += 4;
                 }
-                _ => return Ok(RowStop::Value(i)),
+                _ => {
+                    self.pos = pos;
+                    return Ok(RowStop::Value(i));
+                }
             }
         }
-        if close.matches(src, self.pos) {
-            self.pos += close.len as usize;
+        self.pos = pos;
+        if close.matches(src, pos) {
+            self.pos = pos + close.len as usize;
             return Ok(RowStop::Closed(members.len()));
         }
         Ok(RowStop::Member(members.len()))

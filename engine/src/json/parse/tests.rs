@@ -3,7 +3,7 @@
 
 use crate::doc::{Number, ValueRef};
 use crate::error::Category;
-use crate::json::{ParseOptions, Selector, parse, parse_selected};
+use crate::json::{ParseOptions, Selector, parse, parse_selected, to_vec_compact};
 
 fn show(src: &[u8]) -> String {
     let doc = parse(src, &ParseOptions::new()).unwrap_or_else(|e| panic!("{e}"));
@@ -763,6 +763,44 @@ fn skipped_numbers_and_literals_after_a_repeated_row_fail_like_the_full_parse() 
         br#"{"a":1,"b":true}"#,
     ] {
         assert_selection_agrees(src, &["a"]);
+    }
+}
+
+#[test]
+fn a_repeated_rows_string_over_the_limit_fails_where_a_first_rows_does() {
+    // The second row repeats the first's layout, so its strings take the row walk's plain
+    // path; the limit is checked there as in the general loop. Escaped and plain, and each
+    // one at the limit first (accepted).
+    let opts = ParseOptions::new().max_string_bytes(4);
+    for (value, ok) in [
+        ("abcd", true),
+        ("abcde", false),
+        ("a\\nb", true),
+        ("a\\nbc", false),
+    ] {
+        let src = format!(r#"[{{"a": "ab", "b": 1}}, {{"a": "{value}", "b": 2}}]"#);
+        let start = src.rfind(value).unwrap();
+        let got = parse(src.as_bytes(), &opts);
+        let bytewise = crate::json::parse::with_kernel(None, || parse(src.as_bytes(), &opts));
+        match (got, bytewise) {
+            (Ok(d), Some(Ok(w))) => {
+                assert!(ok, "{value}");
+                assert_eq!(to_vec_compact(d.root()), to_vec_compact(w.root()));
+            }
+            (Err(e), Some(Err(w))) => {
+                assert!(!ok, "{value}");
+                assert_eq!(
+                    (e.classify(), e.offset(), e.message()),
+                    (
+                        Category::Limit,
+                        start + 4,
+                        "string longer than the limit of 4 bytes"
+                    )
+                );
+                assert_eq!((w.offset(), w.message()), (e.offset(), e.message()));
+            }
+            (got, bytewise) => panic!("{value}: {got:?} vs bytewise {bytewise:?}"),
+        }
     }
 }
 
