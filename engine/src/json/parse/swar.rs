@@ -23,9 +23,10 @@ pub(super) fn control_bytes(v: u64) -> u64 {
 /// "the run holds a `<`" (bytes past the stop in its 8-byte word may count; callers check
 /// exactly when set).
 #[inline(always)]
-pub(super) fn scan_run(src: &[u8], mut i: usize) -> (usize, bool, bool) {
+pub(super) fn scan_run(src: &[u8], i: usize) -> (usize, bool, bool) {
     #[cfg(target_arch = "x86_64")]
-    {
+    let i = {
+        let mut i = i;
         let (mut hi16, mut lt16) = (0u32, 0u32);
         while i + 16 <= src.len() {
             // SAFETY: `i + 16 <= src.len()`, so the unaligned 16-byte load reads only bytes
@@ -58,7 +59,8 @@ pub(super) fn scan_run(src: &[u8], mut i: usize) -> (usize, bool, bool) {
             let (end, hi, lt) = scan_run_words(src, i);
             return (end, hi || hi16 != 0, lt || lt16 != 0);
         }
-    }
+        i
+    };
     scan_run_words(src, i)
 }
 

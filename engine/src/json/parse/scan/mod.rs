@@ -51,7 +51,9 @@ pub(crate) struct Raw {
 
 impl Raw {
     /// ORs in the movemasks of one group of lanes (quote, backslash, op, ws, special, in that
-    /// order) for the bytes from `shift` on: how the vector kernels assemble a 64-byte block.
+    /// order) for the bytes from `shift` on: how the x86 kernels assemble a 64-byte block
+    /// (NEON assembles its masks its own way).
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn put(&mut self, m: [u32; 5], shift: usize) {
         self.quote |= (m[0] as u64) << shift;
