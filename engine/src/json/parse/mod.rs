@@ -255,7 +255,8 @@ struct Sep {
     len: u32,
     key: u32,
     key_len: u32,
-    /// The key's tape head ([`DocBuilder::key_head`]; 0 for the closing piece).
+    /// The key's tape head ([`DocBuilder::key_head`]; for the closing piece an empty key's,
+    /// never pushed).
     key_head: u32,
 }
 
