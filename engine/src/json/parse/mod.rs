@@ -899,6 +899,11 @@ impl<'s, 'o> Parser<'s, 'o> {
     #[inline(always)]
     fn next_row(&mut self) -> bool {
         let at = self.pos;
+        // The common case, rows written without whitespace between them: `,{` in one compare.
+        if self.src.get(at..at + 2) == Some(b",{") {
+            self.pos = at + 1;
+            return true;
+        }
         self.skip_ws();
         if self.peek() == Some(b',') {
             self.pos += 1;
