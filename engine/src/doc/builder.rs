@@ -182,6 +182,12 @@ impl<'s> DocBuilder<'s> {
         Tape::str_src_head(len)
     }
 
+    /// The length of the key a head from [`DocBuilder::key_head_of`] was made for.
+    #[inline]
+    pub(crate) fn key_head_len(head: u32) -> usize {
+        Tape::str_src_head_len(head)
+    }
+
     /// Pushes a key that is `src[start..]` verbatim, of the length `head` (from
     /// [`DocBuilder::key_head_of`]) holds: [`DocBuilder::str_src`] with its length checked
     /// once, when the head was made.

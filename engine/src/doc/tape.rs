@@ -289,6 +289,13 @@ impl Tape {
         (len <= LEN_MAX).then_some(STR_SRC | ((len as u32) << TAG_BITS))
     }
 
+    /// The length a head from [`Tape::str_src_head`] holds.
+    #[inline]
+    pub(crate) fn str_src_head_len(head: u32) -> usize {
+        debug_assert_eq!(head & TAG_MASK, STR_SRC);
+        (head >> TAG_BITS) as usize
+    }
+
     /// Appends the cell of `head` (from [`Tape::str_src_head`]) and `x`.
     #[inline(always)]
     pub(crate) fn push_head(&mut self, head: u32, x: usize) {

@@ -243,8 +243,8 @@ const ROW_MEMBERS: usize = 256;
 
 /// A piece of an object as it stood in the input: `src[at..at + len]`, the bytes from the end
 /// of a member's value (for the first member, from the `{`) through the `:` after the next
-/// key and the whitespace after it, whose key is `key_len` bytes from offset `key` (for the
-/// closing piece, the bytes from the end of the last value through the `}`; no key).
+/// key and the whitespace after it, whose key starts at offset `key` (for the closing piece,
+/// the bytes from the end of the last value through the `}`; no key).
 #[derive(Clone, Copy, Debug)]
 struct Sep {
     /// The first 16 bytes (little-endian; zero past `len`) and the mask of the `len` of
@@ -254,9 +254,8 @@ struct Sep {
     at: u32,
     len: u32,
     key: u32,
-    key_len: u32,
-    /// The key's tape head ([`DocBuilder::key_head`]; for the closing piece an empty key's,
-    /// never pushed).
+    /// The key's tape head ([`DocBuilder::key_head`], which holds its length; for the
+    /// closing piece an empty key's, never pushed).
     key_head: u32,
 }
 
@@ -275,7 +274,6 @@ impl Sep {
             at: at as u32,
             len: len as u32,
             key: key as u32,
-            key_len: key_len as u32,
             key_head,
         })
     }
@@ -843,7 +841,7 @@ impl<'s, 'o> Parser<'s, 'o> {
         let src = self.src;
         let keys = seps[..seps.len() - 1]
             .iter()
-            .map(|s| &src[(s.at + s.key) as usize..][..s.key_len as usize]);
+            .map(|s| &src[(s.at + s.key) as usize..][..DocBuilder::key_head_len(s.key_head)]);
         let agree = self.b.remembered_keys_are(keys);
         let row = &mut self.rows[level];
         row.agree = agree;
