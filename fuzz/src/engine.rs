@@ -112,6 +112,13 @@ pub fn json_select(data: &[u8]) {
                 to_vec_compact(want.root()),
                 "select != projection"
             );
+            // The rows' same-keys and flat marks, which the TOON encoder trusts.
+            let opts = toolwire::toon::EncodeOptions::new();
+            assert_eq!(
+                toolwire::toon::to_vec(selected.root(), &opts).ok(),
+                toolwire::toon::to_vec(want.root(), &opts).ok(),
+                "TOON of select != TOON of projection"
+            );
         }
         _ => panic!(
             "parse and parse_selected disagree on {:?}",

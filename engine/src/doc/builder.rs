@@ -528,9 +528,23 @@ impl<'s> DocBuilder<'s> {
     /// both guarantees.
     #[inline]
     pub(crate) fn end_object_keyed(&mut self, mark: Mark, len: usize, token: KeysToken) {
+        self.end_object_keyed_as(mark, len, token, false);
+    }
+
+    /// [`DocBuilder::end_object_keyed`] for an object that may also be marked
+    /// [`Node::Object::flat`]: its caller pushed every one of its values as a string, number
+    /// or literal.
+    #[inline]
+    pub(crate) fn end_object_keyed_as(
+        &mut self,
+        mark: Mark,
+        len: usize,
+        token: KeysToken,
+        flat: bool,
+    ) {
         let level = (self.depth as usize).wrapping_sub(1);
         let prev = self.prev_token.get(level).copied().flatten();
-        let start = self.close_object(mark, len);
+        let start = self.close_object_as(mark, len, false, flat);
         debug_assert!(
             len <= 1 || !self.has_duplicate_keys(start, len),
             "duplicate keys in end_object_keyed"
@@ -753,6 +767,13 @@ impl<'s> DocBuilder<'s> {
         self.prev_keys.iter_mut().for_each(Vec::clear);
         self.prev_token = [None; KEY_LEVELS];
         self.keys_changed(0..KEY_LEVELS);
+    }
+
+    /// Drops the object opened at `mark` and everything pushed into it, as if it had never
+    /// been begun (a reading that must start over from the object's first byte).
+    pub(crate) fn abandon_object(&mut self, mark: Mark) {
+        self.truncate_to(mark);
+        self.depth = self.depth.saturating_sub(1);
     }
 
     /// A builder for the next window of rows that reuses `doc`'s allocations (the windowed

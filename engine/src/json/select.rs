@@ -5,32 +5,44 @@
 //! members are fully validated (syntax, UTF-8, numbers, limits) and scanned for the document
 //! flags, but never become nodes or heap bytes.
 //!
-//! How: an object under selection is read twice. The first pass validates every member and
-//! records, for each requested key, where its last value is (so duplicate keys keep the last
-//! value); skipping is the parser's own lexer with output turned off. Plain strings and
-//! numbers are recorded as lexed spans. The second pass builds the object in the selector's
-//! order from those spans, parsing again only selected containers and escaped strings.
+//! How: the rows of a collection repeat each other's bytes between their values. The first
+//! object (and any object that leaves the pattern) is read by the general loop in two
+//! passes: the first validates every member and records, for each requested key, where its
+//! last value is (so duplicate keys keep the last value), skipping with the parser's own
+//! lexers with output turned off; the second builds the object in the selector's order from
+//! those spans, parsing again only selected containers and escaped strings. While it reads,
+//! the general loop records the object's *row layout*: its pieces, the bytes from the end of
+//! one value through the next key's `:` (whitespace included) and the closing `}` (the
+//! parser's [`Sep`]), each with its key's place in the selector.
 //!
-//! Rows usually repeat the previous row's keys. Each key without escapes of the previous
-//! object is kept with its selector lookup and the bytes `,"key":` (`"key":` for the first
-//! member) as a 16-byte pattern: when the input right after a value is exactly those bytes,
-//! one masked compare moves past the separator, the key and the colon. Identical bytes were
-//! validated and flagged when that key was first lexed, so this decides no error; anything
-//! else (whitespace, another key, `}`, a key longer than 12 bytes) takes the exact path.
-//! Unselected `true`/`false`/`null` are skipped with one 8-byte word compare.
+//! The next object is walked through that layout: each piece is one masked 16-byte compare
+//! (its bytes were validated, its key looked up and its flags set when the layout was
+//! made, so identical bytes decide no error), and only the values are read: strings
+//! without escapes from the block masks, numbers and literals by the lexers, unselected
+//! values never becoming nodes. When the layout's selected keys come in request order (each
+//! once), the walk pushes them onto the tape as it goes and there is no second pass; a row
+//! that leaves the layout is dropped from the tape and read again from its `{` by the
+//! general loop, whose pieces become the next layout. Otherwise the walk fills the slots
+//! and the general loop goes on from where the layout stopped matching.
 //!
-//! Measured on 100k flat invoice rows selecting 2 of 6 keys (minimum of 60 runs, the
-//! allocator in steady state, a shared 2-core machine): 6.5 ms before the pattern compare,
-//! 5.6 ms with it, 5.45 ms with the literal skip, 5.2 ms with the parser's word-wise digit
-//! scan; the full parse stays at 9.0 ms. Skipping all six keys takes about 5.0 ms, so the
-//! selection itself (slots, the second pass, five nodes a row) is a small part: the rest
-//! is validating every byte.
+//! Every selected object is closed with a token of which selector keys it holds: objects
+//! with the same keys are thus marked as their predecessor's keys, and walked rows whose
+//! values are all scalars as flat, which the TOON encoder's shape analysis reads instead of
+//! the keys and values.
+//!
+//! Measured on 10k flat invoice rows selecting 2 of 6 keys (callgrind, the parse alone):
+//! 13.66 M instructions with the general loop for every row, 11.85 M with the walk filling
+//! the slots, 10.13 M with the walk pushing (the full parse of the same rows: 10.13 M, with
+//! 13 nodes a row instead of 5). Whole process, `toolwire present` of 10k rows selected to
+//! framed TOON: 19.96 M → 13.29 M (the full response: 16.09 M). Validating every byte is
+//! what is left; the selection itself is a small part.
 
 use std::collections::HashMap;
 
 use crate::doc::Doc;
+use crate::doc::{KeysToken, Mark, Toon};
 use crate::error::Result;
-use crate::json::parse::{ParseOptions, Parser, StrTok};
+use crate::json::parse::{ParseOptions, Parser, ROW_MEMBERS, Sep, StrTok};
 
 /// Above this many keys a [`Selector`] looks keys up in a hash map instead of a linear scan.
 const LINEAR_MAX: usize = 8;
@@ -125,6 +137,10 @@ pub fn parse_selected<'s>(
     let mut st = State {
         slots: vec![None; selector.len()],
         shape: Vec::new(),
+        layout: Vec::new(),
+        next: Vec::new(),
+        next_ok: false,
+        direct: None,
     };
     match p.peek() {
         Some(b'{') => selected_object(&mut p, selector, &mut st, 0)?,
@@ -140,6 +156,41 @@ struct State {
     slots: Vec<Option<Slot>>,
     /// The unescaped keys of the previous object, by member position.
     shape: Vec<KeyShape>,
+    /// The row layout: the member pieces of the last object the general loop read to its
+    /// end, then its closing piece (empty: none).
+    layout: Vec<Piece>,
+    /// The pieces of the object being read, so far, while they can make a layout.
+    next: Vec<Piece>,
+    next_ok: bool,
+    /// The layout's selected keys, when they come in request order (each once).
+    direct: Option<Direct>,
+}
+
+/// A layout whose selected keys come in request order, each once: its rows can be pushed
+/// as they are read.
+#[derive(Clone, Copy)]
+struct Direct {
+    /// How many members of it are selected, and which keys of the selector they are
+    /// (bit `i`: key `i`; zero past 64 keys, where objects close unmarked).
+    len: usize,
+    keys: u64,
+}
+
+impl Direct {
+    fn of(layout: &[Piece]) -> Option<Direct> {
+        let mut last = None;
+        let mut len = 0;
+        let mut keys = 0u64;
+        for k in layout.iter().filter_map(|piece| piece.found) {
+            if last.is_some_and(|l| k <= l) {
+                return None;
+            }
+            last = Some(k);
+            len += 1;
+            keys |= 1u64.wrapping_shl(k as u32);
+        }
+        Some(Direct { len, keys })
+    }
 }
 
 /// Where a key is in the input, `(start, len)`; `None` when it had escapes (its unescaped
@@ -236,6 +287,8 @@ fn member_key(
 enum Lexed {
     /// A string without escapes: `src[start..start + len]`.
     Str(usize, usize),
+    /// The same, plain ([`StrTok::Plain`]).
+    Plain(usize, usize, Toon),
     /// A number `src[start..end]`, and whether it is a non-integer.
     Num(usize, usize, bool),
     /// Anything else: parse again from this offset.
@@ -277,6 +330,176 @@ fn selected_array(p: &mut Parser<'_, '_>, sel: &Selector, st: &mut State) -> Res
     Ok(())
 }
 
+/// A member piece of the row layout ([`Sep`]) and its key's place in the selector.
+#[derive(Clone, Copy)]
+struct Piece {
+    sep: Sep,
+    found: Option<usize>,
+}
+
+/// Where [`walk_row`] stopped.
+enum Walk {
+    /// The object repeated the layout to its `}` (the position is past it); when pushing,
+    /// whether every value pushed was a string, number or literal.
+    Closed(bool),
+    /// The members before this one are read; the bytes here are not the layout's piece
+    /// (the position is where it would start: at the `{`, or at the end of the value before).
+    Member(usize),
+}
+
+/// Reads the object at the current position (at its `{`) while its bytes repeat the row
+/// layout piece by piece: `PUSH`, each selected member onto the tape as it comes (the
+/// layout's selected keys are in request order, [`State::direct`]); otherwise into
+/// `slots`. A piece's bytes are the ones the general loop lexed and validated at the same
+/// member count (so within the same limits, flags already set), and its key's selector
+/// lookup holds for them: only the values are read, strings without escapes from the
+/// block masks, the rest by the parser's lexers (same errors at the same places).
+#[inline(never)]
+fn walk_row<const PUSH: bool>(
+    p: &mut Parser<'_, '_>,
+    layout: &[Piece],
+    slots: &mut [Option<Slot>],
+    depth: usize,
+) -> Result<Walk> {
+    let Some((close, members)) = layout.split_last() else {
+        return Ok(Walk::Member(0));
+    };
+    // Layouts are made only with a kernel.
+    let Some(classify) = p.string_classifier() else {
+        return Ok(Walk::Member(0));
+    };
+    let src = p.src;
+    let max_string = p.opts.max_string_bytes;
+    let mut flat = true;
+    // The position lives in a register through the row; `p.pos` is set where the lexers
+    // take over, and read back after them.
+    let mut pos = p.pos;
+    for (i, piece) in members.iter().enumerate() {
+        let sep = &piece.sep;
+        if !sep.matches(src, pos) {
+            p.pos = pos;
+            return Ok(Walk::Member(i));
+        }
+        let key_at = pos;
+        pos += sep.len();
+        let c = src.get(pos).copied();
+        match piece.found {
+            Some(_) if PUSH => {
+                p.b.key_head(sep.key_head(), sep.key_at(key_at).0);
+                match c {
+                    Some(b'"') => match p.plain_with::<true>(pos + 1, classify) {
+                        Ok((end, toon)) if end - pos - 1 <= max_string => {
+                            p.b.str_plain(pos + 1, end - pos - 1, toon);
+                            pos = end + 1;
+                        }
+                        _ => {
+                            p.pos = pos;
+                            let tok = p.lex_string()?;
+                            p.push_str(tok);
+                            pos = p.pos;
+                        }
+                    },
+                    Some(b'-' | b'0'..=b'9') => {
+                        p.pos = pos;
+                        p.number::<true>()?;
+                        pos = p.pos;
+                    }
+                    Some(b't') => {
+                        p.pos = pos;
+                        p.literal(b"true")?;
+                        p.b.bool(true);
+                        pos += 4;
+                    }
+                    Some(b'f') => {
+                        p.pos = pos;
+                        p.literal(b"false")?;
+                        p.b.bool(false);
+                        pos += 5;
+                    }
+                    Some(b'n') => {
+                        p.pos = pos;
+                        p.literal(b"null")?;
+                        p.b.null();
+                        pos += 4;
+                    }
+                    _ => {
+                        p.pos = pos;
+                        p.value::<true>(depth + 1)?;
+                        flat = false;
+                        pos = p.pos;
+                    }
+                }
+            }
+            Some(k) => {
+                let value = match c {
+                    Some(b'"') => match p.plain_with::<true>(pos + 1, classify) {
+                        Ok((end, toon)) if end - pos - 1 <= max_string => {
+                            let value = Lexed::Plain(pos + 1, end - pos - 1, toon);
+                            pos = end + 1;
+                            value
+                        }
+                        _ => {
+                            p.pos = pos;
+                            let value = lexed_string(p.lex_string()?, pos);
+                            pos = p.pos;
+                            value
+                        }
+                    },
+                    Some(b'-' | b'0'..=b'9') => {
+                        p.pos = pos;
+                        let is_float = p.number::<false>()?;
+                        let value = Lexed::Num(pos, p.pos, is_float);
+                        pos = p.pos;
+                        value
+                    }
+                    _ => {
+                        p.pos = pos;
+                        p.value::<false>(depth + 1)?;
+                        let value = Lexed::At(pos);
+                        pos = p.pos;
+                        value
+                    }
+                };
+                slots[k] = Some(Slot {
+                    key: Some(sep.key_at(key_at)),
+                    value,
+                });
+            }
+            None => match c {
+                Some(b'"') => match p.plain_with::<false>(pos + 1, classify) {
+                    Ok((end, _)) if end - pos - 1 <= max_string => pos = end + 1,
+                    _ => {
+                        p.pos = pos;
+                        p.lex_string()?;
+                        pos = p.pos;
+                    }
+                },
+                _ => {
+                    p.pos = pos;
+                    p.skip_value(depth + 1)?;
+                    pos = p.pos;
+                }
+            },
+        }
+    }
+    if close.sep.matches(src, pos) {
+        p.pos = pos + close.sep.len();
+        return Ok(Walk::Closed(flat));
+    }
+    p.pos = pos;
+    Ok(Walk::Member(members.len()))
+}
+
+/// A lexed string value as the second pass takes it (`at`: its opening quote).
+#[inline(always)]
+fn lexed_string(tok: StrTok, at: usize) -> Lexed {
+    match tok {
+        StrTok::Plain { start, len, toon } => Lexed::Plain(start, len, toon),
+        StrTok::Src { start, len } => Lexed::Str(start, len),
+        StrTok::Scratch => Lexed::At(at),
+    }
+}
+
 /// An object at the current position inside `depth` containers, reduced to `sel`.
 fn selected_object(
     p: &mut Parser<'_, '_>,
@@ -285,89 +508,53 @@ fn selected_object(
     depth: usize,
 ) -> Result<()> {
     p.check_depth(depth + 1)?;
-    p.pos += 1;
-    let State { slots, shape } = st;
+    let State {
+        slots,
+        shape,
+        layout,
+        next,
+        next_ok,
+        direct,
+    } = st;
+    // The next rows of a collection repeat the layout. When its selected keys come in
+    // request order, the members go straight onto the tape; a row that leaves the layout
+    // is dropped and read again from its `{` by the general loop (whose pieces make the
+    // next layout).
+    if let Some(direct) = *direct {
+        let brace = p.pos;
+        let mark = p.b.begin_object();
+        if let Walk::Closed(flat) = walk_row::<true>(p, layout, slots, depth)? {
+            close_selected(p, sel, mark, direct.len, direct.keys, flat);
+            return Ok(());
+        }
+        p.b.abandon_object(mark);
+        p.pos = brace;
+    }
     slots.fill(None);
     // Pass 1: validate every member, remember where the selected values are.
-    p.skip_ws();
-    if p.peek() == Some(b'}') {
-        p.pos += 1;
-    } else {
-        let mut count = 0;
-        loop {
-            // The position is at the first key (`count == 0`) or right after the value of
-            // member `count - 1`. Rows usually repeat the previous row's keys: when the
-            // bytes here are that row's `,"key":` exactly, written without whitespace, the
-            // separator is right and the key's earlier lexing (validity, flags, selector
-            // lookup) holds for these identical bytes.
-            let fast = match shape.get(count) {
-                Some(k) if count < p.opts.max_keys_per_object => {
-                    k.lead_at(p.src, p.pos).map(|n| (n, k.len, k.found))
-                }
-                _ => None,
-            };
-            let (key, found) = match fast {
-                Some((n, len, found)) => {
-                    let key_at = p.pos + n - len - 2;
-                    p.pos += n;
-                    (Some((key_at, len)), found)
-                }
-                None => {
-                    if count > 0 {
-                        p.skip_ws();
-                        match p.peek() {
-                            Some(b',') => {
-                                p.pos += 1;
-                                p.skip_ws();
-                            }
-                            Some(b'}') => {
-                                p.pos += 1;
-                                break;
-                            }
-                            _ => {
-                                return Err(p.unexpected(
-                                    "expected ',' or '}' after an object member",
-                                    p.pos,
-                                ));
-                            }
-                        }
-                    }
-                    member_key(p, sel, shape, count)?
-                }
-            };
-            p.skip_ws();
-            match found {
-                // Plain strings and numbers (most values) are lexed once; the rest is
-                // parsed again in the second pass.
-                Some(i) => {
-                    let start = p.pos;
-                    let value = match p.peek() {
-                        Some(b'"') => match p.lex_string()? {
-                            StrTok::Src { start, len } | StrTok::Plain { start, len, .. } => {
-                                Lexed::Str(start, len)
-                            }
-                            StrTok::Scratch => Lexed::At(start),
-                        },
-                        Some(b'-' | b'0'..=b'9') => {
-                            let is_float = p.number::<false>()?;
-                            Lexed::Num(start, p.pos, is_float)
-                        }
-                        _ => {
-                            p.value::<false>(depth + 1)?;
-                            Lexed::At(start)
-                        }
-                    };
-                    slots[i] = Some(Slot { key, value });
-                }
-                None => p.skip_value(depth + 1)?,
-            }
-            count += 1;
+    let from = match direct {
+        Some(_) => Some(0),
+        None => match walk_row::<false>(p, layout, slots, depth)? {
+            Walk::Closed(_) => None,
+            Walk::Member(from) => Some(from),
+        },
+    };
+    if let Some(from) = from {
+        next.clear();
+        next.extend_from_slice(&layout[..from]);
+        *next_ok = true;
+        general_members(p, sel, slots, shape, next, next_ok, layout, from, depth)?;
+        if *next_ok {
+            // The general loop made a new layout.
+            *next_ok = false;
+            *direct = Direct::of(layout);
         }
     }
     // Pass 2: build the object in request order.
     let end = p.pos;
     let mark = p.b.begin_object();
     let mut n = 0;
+    let mut keys = 0u64;
     for (i, slot) in slots.iter().enumerate() {
         let Some(slot) = *slot else { continue };
         match slot.key {
@@ -375,6 +562,7 @@ fn selected_object(
             None => p.b.str_heap(sel.keys[i].as_bytes()),
         }
         match slot.value {
+            Lexed::Plain(start, len, toon) => p.b.str_plain(start, len, toon),
             Lexed::Str(start, len) => p.b.str_src(start, len),
             Lexed::Num(start, end, is_float) => p.emit_number(start, end, is_float),
             Lexed::At(at) => {
@@ -383,8 +571,146 @@ fn selected_object(
             }
         }
         n += 1;
+        keys |= 1u64.wrapping_shl(i as u32);
     }
-    p.b.end_object_unique(mark, n);
+    close_selected(p, sel, mark, n, keys, false);
     p.pos = end;
     Ok(())
+}
+
+/// Closes a selected object of `n` members whose keys are the selector's `keys` (bit `i`:
+/// key `i`), in request order: two such objects with the same `keys` have the same keys in
+/// the same order, which the builder marks for the TOON shape analysis without comparing
+/// them (a selector of more than 64 keys closes unmarked).
+#[inline(always)]
+fn close_selected(
+    p: &mut Parser<'_, '_>,
+    sel: &Selector,
+    mark: Mark,
+    n: usize,
+    keys: u64,
+    flat: bool,
+) {
+    if sel.len() > 64 {
+        return p.b.end_object_unique(mark, n);
+    }
+    let owner = std::ptr::from_ref(sel) as usize;
+    p.b.end_object_keyed_as(mark, n, KeysToken { owner, keys }, flat);
+}
+
+/// Pass 1's general loop over the members of the object from member `from` on (the
+/// position is at its `{` when `from` is 0, otherwise right after the value of member
+/// `from - 1`), recording each member's piece in `next` while `next_ok`; at the `}`, a
+/// complete `next` becomes the `layout`, and `next_ok` says whether it did.
+#[allow(clippy::too_many_arguments)]
+fn general_members(
+    p: &mut Parser<'_, '_>,
+    sel: &Selector,
+    slots: &mut [Option<Slot>],
+    shape: &mut Vec<KeyShape>,
+    next: &mut Vec<Piece>,
+    next_ok: &mut bool,
+    layout: &mut Vec<Piece>,
+    from: usize,
+    depth: usize,
+) -> Result<()> {
+    let mut count = from;
+    // Where the piece of the member being read starts: the `{`, or the end of the value
+    // before.
+    let mut at = p.pos;
+    if count == 0 {
+        p.pos += 1;
+        p.skip_ws();
+        if p.peek() == Some(b'}') {
+            p.pos += 1;
+            *next_ok = false;
+            return Ok(());
+        }
+    }
+    loop {
+        // The position is at the first key (`count == 0`) or right after the value of
+        // member `count - 1`. Rows usually repeat the previous row's keys: when the
+        // bytes here are that row's `,"key":` exactly, written without whitespace, the
+        // separator is right and the key's earlier lexing (validity, flags, selector
+        // lookup) holds for these identical bytes.
+        let fast = match shape.get(count) {
+            Some(k) if count < p.opts.max_keys_per_object => {
+                k.lead_at(p.src, p.pos).map(|n| (n, k.len, k.found))
+            }
+            _ => None,
+        };
+        let (key, found) = match fast {
+            Some((n, len, found)) => {
+                let key_at = p.pos + n - len - 2;
+                p.pos += n;
+                (Some((key_at, len)), found)
+            }
+            None => {
+                if count > 0 {
+                    p.skip_ws();
+                    match p.peek() {
+                        Some(b',') => {
+                            p.pos += 1;
+                            p.skip_ws();
+                        }
+                        Some(b'}') => {
+                            p.pos += 1;
+                            // A closing piece has no key (0 bytes, which always fit).
+                            let made = *next_ok && !next.is_empty();
+                            if made {
+                                next.extend(
+                                    Sep::new(p.src, at, p.pos, 0, 0)
+                                        .map(|sep| Piece { sep, found: None }),
+                                );
+                                std::mem::swap(next, layout);
+                            }
+                            *next_ok = made;
+                            return Ok(());
+                        }
+                        _ => {
+                            return Err(
+                                p.unexpected("expected ',' or '}' after an object member", p.pos)
+                            );
+                        }
+                    }
+                }
+                member_key(p, sel, shape, count)?
+            }
+        };
+        p.skip_ws();
+        if *next_ok {
+            let sep = match key {
+                Some((k, len)) if next.len() == count && count < ROW_MEMBERS => {
+                    Sep::new(p.src, at, p.pos, k - at, len)
+                }
+                _ => None,
+            };
+            match sep {
+                Some(sep) => next.push(Piece { sep, found }),
+                None => *next_ok = false,
+            }
+        }
+        match found {
+            // Plain strings and numbers (most values) are lexed once; the rest is
+            // parsed again in the second pass.
+            Some(i) => {
+                let start = p.pos;
+                let value = match p.peek() {
+                    Some(b'"') => lexed_string(p.lex_string()?, start),
+                    Some(b'-' | b'0'..=b'9') => {
+                        let is_float = p.number::<false>()?;
+                        Lexed::Num(start, p.pos, is_float)
+                    }
+                    _ => {
+                        p.value::<false>(depth + 1)?;
+                        Lexed::At(start)
+                    }
+                };
+                slots[i] = Some(Slot { key, value });
+            }
+            None => p.skip_value(depth + 1)?,
+        }
+        count += 1;
+        at = p.pos;
+    }
 }

@@ -239,14 +239,14 @@ struct Frame {
 const ROW_LEVELS: usize = 8;
 
 /// Objects with more members get no row layout (nor do their next ones).
-const ROW_MEMBERS: usize = 256;
+pub(crate) const ROW_MEMBERS: usize = 256;
 
 /// A piece of an object as it stood in the input: `src[at..at + len]`, the bytes from the end
 /// of a member's value (for the first member, from the `{`) through the `:` after the next
 /// key and the whitespace after it, whose key starts at offset `key` (for the closing piece,
 /// the bytes from the end of the last value through the `}`; no key).
 #[derive(Clone, Copy, Debug)]
-struct Sep {
+pub(crate) struct Sep {
     /// The first 16 bytes (little-endian; zero past `len`) and the mask of the `len` of
     /// them that are the piece's: a piece of up to 16 bytes is matched with one load.
     head: u128,
@@ -262,7 +262,13 @@ struct Sep {
 impl Sep {
     /// The piece `src[at..end]` whose key is `key_len` bytes from offset `key`; `None` when
     /// that key is too long for a tape head.
-    fn new(src: &[u8], at: usize, end: usize, key: usize, key_len: usize) -> Option<Sep> {
+    pub(crate) fn new(
+        src: &[u8],
+        at: usize,
+        end: usize,
+        key: usize,
+        key_len: usize,
+    ) -> Option<Sep> {
         let key_head = DocBuilder::key_head_of(key_len)?;
         let len = end - at;
         let n = len.min(16);
@@ -278,9 +284,30 @@ impl Sep {
         })
     }
 
+    /// How many bytes the piece has.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// The key's tape head ([`DocBuilder::key_head`]).
+    #[inline(always)]
+    pub(crate) fn key_head(&self) -> u32 {
+        self.key_head
+    }
+
+    /// Where the key is in a copy of the piece that starts at `pos`, and its length.
+    #[inline(always)]
+    pub(crate) fn key_at(&self, pos: usize) -> (usize, usize) {
+        (
+            pos + self.key as usize,
+            DocBuilder::key_head_len(self.key_head),
+        )
+    }
+
     /// Whether `src[pos..]` starts with this piece's bytes (`src[at..at + len]`).
     #[inline(always)]
-    fn matches(&self, src: &[u8], pos: usize) -> bool {
+    pub(crate) fn matches(&self, src: &[u8], pos: usize) -> bool {
         let len = self.len as usize;
         if len <= 16 {
             if let Some(w) = src.get(pos..pos + 16) {
@@ -640,12 +667,21 @@ impl<'s, 'o> Parser<'s, 'o> {
         let Some(classify) = self.classify_str else {
             return Err(start);
         };
-        self.plain_with(start, classify)
+        self.plain_with::<true>(start, classify)
     }
 
-    /// [`Parser::plain_run`] with the kernel's string classifier `classify`.
+    /// The kernel's string classifier, for [`Parser::plain_with`] (`None` on the bytewise
+    /// path).
     #[inline(always)]
-    fn plain_with(
+    pub(crate) fn string_classifier(&self) -> Option<fn(&[u8; scan::BLOCK]) -> scan::Str> {
+        self.classify_str
+    }
+
+    /// [`Parser::plain_run`] with the kernel's string classifier `classify`; without `TOON`
+    /// (a string only validated and skipped), the TOON bytes are not looked at
+    /// ([`Toon::Bare`] is returned).
+    #[inline(always)]
+    pub(crate) fn plain_with<const TOON: bool>(
         &mut self,
         start: usize,
         classify: fn(&[u8; scan::BLOCK]) -> scan::Str,
@@ -655,7 +691,7 @@ impl<'s, 'o> Parser<'s, 'o> {
         while at < self.src.len() {
             let (base, raw) = self.block(at, classify);
             let stop = (raw.quote | raw.special) >> (at - base);
-            let mut t = raw.toon >> (at - base);
+            let mut t = if TOON { raw.toon >> (at - base) } else { 0 };
             if stop != 0 {
                 let n = stop.trailing_zeros();
                 let i = at + n as usize;
@@ -975,7 +1011,7 @@ impl<'s, 'o> Parser<'s, 'o> {
             match src.get(pos) {
                 Some(b'"') => {
                     let start = pos + 1;
-                    match self.plain_with(start, classify) {
+                    match self.plain_with::<true>(start, classify) {
                         Ok((end, toon)) if end - start <= max_string => {
                             self.b.str_plain(start, end - start, toon);
                             pos = end + 1;
@@ -1312,7 +1348,7 @@ impl<'s, 'o> Parser<'s, 'o> {
 
     /// `true`, `false` or `null` at the current position (its first byte already matched).
     #[inline(always)]
-    fn literal(&mut self, word: &'static [u8]) -> Result<()> {
+    pub(crate) fn literal(&mut self, word: &'static [u8]) -> Result<()> {
         let end = self.pos + word.len();
         if self.src.get(self.pos..end) == Some(word) {
             self.pos = end;

@@ -644,10 +644,16 @@ fn assert_selection_agrees(src: &[u8], keys: &[&str]) {
         "flags of {shown:?}"
     );
     let project = |row: crate::doc::Value<'_>| {
-        let row = row.as_object().expect("a row object");
+        // Elements that are not objects are kept whole.
+        let Some(row) = row.as_object() else {
+            return format!("{row:?}");
+        };
         let members: Vec<String> = keys
             .iter()
-            .filter_map(|k| row.get(k.as_bytes()).map(|v| format!("{k:?}: {v:?}")))
+            .enumerate()
+            // A key asked for twice is selected once, at its first place.
+            .filter(|&(i, k)| !keys[..i].contains(k))
+            .filter_map(|(_, k)| row.get(k.as_bytes()).map(|v| format!("{k:?}: {v:?}")))
             .collect();
         format!("{{{}}}", members.join(", "))
     };
@@ -659,6 +665,94 @@ fn assert_selection_agrees(src: &[u8], keys: &[&str]) {
         None => project(full.root()),
     };
     assert_eq!(format!("{:?}", sel.root()), expected, "{shown:?}");
+    // The selected rows' same-keys and flat marks (which the TOON encoder trusts) are the
+    // ones a full parse of the selection's JSON text would set.
+    let opts_toon = crate::toon::EncodeOptions::new();
+    let text = to_vec_compact(sel.root());
+    let again = parse(&text, &opts).unwrap();
+    assert_eq!(
+        crate::toon::to_vec(sel.root(), &opts_toon).ok(),
+        crate::toon::to_vec(again.root(), &opts_toon).ok(),
+        "TOON of {shown:?}"
+    );
+}
+
+#[test]
+fn selection_through_row_layouts() {
+    // After a row read by the general loop, the next rows are walked through its layout:
+    // pushed as read when the selected keys come in request order, through the slots
+    // otherwise. A row that leaves the layout anywhere (another key, other spacing, an
+    // extra or a missing member, a value of another kind) is read again from its `{`;
+    // nothing of the abandoned reading may remain, the nested containers it pushed
+    // included.
+    let rows = br#"[{"a":1,"b":{"x":[1,2]},"c":"s"},{"a":2,"b":{"x":[3]},"c":"t"},{"a":3,"b":{"x":[4]},"d":"u"},{"a":4,"b":{"y":5},"c":"v"},{"a":5,"b":[],"c":"w","e":1},{"a":6, "b":null,"c":"x"},{"a":7,"b":true,"c":"y"},{"a":"q\n","b":-0.5e3,"c":"z"},{"c":"k","a":8,"b":9},7,{"a":10,"b":11,"c":"m"},"s",{"a":12}]"#;
+    for keys in [
+        &["a", "b"][..],
+        &["b", "a"],
+        &["c"],
+        &["a", "c", "b"],
+        &["c", "a"],
+        &["b"],
+        &["zz"],
+        &["a", "a", "d", "e"],
+    ] {
+        assert_selection_agrees(rows, keys);
+    }
+    // A row of fewer keys between walked rows (its escaped key leaves the layout as it
+    // was): the rows after it are not marked as having its keys.
+    assert_selection_agrees(
+        br#"[{"a":1,"b":2},{"a":3,"b":4},{"\u0061":5},{"a":6,"b":7},{"b":8},{"a":9,"b":10}]"#,
+        &["a", "b"],
+    );
+    // Walked rows whose selected values are containers are not flat.
+    for src in [
+        &br#"[{"a":1,"b":{"x":1}},{"a":2,"b":{"x":2}},{"a":3,"b":{"x":3}}]"#[..],
+        br#"[{"a":1,"b":[1]},{"a":2,"b":[2]},{"a":3,"b":[]}]"#,
+        br#"[{"a":1,"b":2},{"a":3,"b":4},{"a":5,"b":{"x":1}},{"a":6,"b":7}]"#,
+        br#"[{"a":1,"b":2},{"a":3,"b":4},{"a":5,"b":[6,7]},{"a":8,"b":9}]"#,
+    ] {
+        assert_selection_agrees(src, &["a", "b"]);
+    }
+    // Duplicate keys in a layout (the last value wins) and escaped keys (no layout).
+    for src in [
+        &br#"[{"a":1,"a":2,"b":3},{"a":4,"a":5,"b":6},{"a":7,"b":8}]"#[..],
+        br#"[{"a":1,"b":2},{"a":3,"b":4},{"a":5,"b":6},{"a":7,"b":8}]"#,
+    ] {
+        assert_selection_agrees(src, &["a", "b"]);
+        assert_selection_agrees(src, &["b", "a"]);
+    }
+    // Errors in a walked row, in a selected or a skipped value, and in a row read again.
+    for src in [
+        &br#"[{"a":1,"b":2},{"a":1,"b":02}]"#[..],
+        br#"[{"a":1,"b":2},{"a":tru,"b":2}]"#,
+        br#"[{"a":1,"b":2},{"a":1,"b":"x"x}]"#,
+        br#"[{"a":1,"b":2},{"a":[1,{"c":2}],"c":x}]"#,
+        br#"[{"a":1,"b":2},{"a":{"z":1},"b":2,}]"#,
+        br#"[{"a":1,"b":2},{"a":1,"b":2]"#,
+        b"[{\"a\":1,\"b\":2},{\"a\":\"\xff\",\"b\":2}]",
+    ] {
+        for keys in [&["a", "b"][..], &["b", "a"], &["b"]] {
+            assert_selection_agrees(src, keys);
+        }
+    }
+    // More keys than a keys token holds: the rows close unmarked.
+    let keys: Vec<String> = (0..70).map(|i| format!("k{i}")).collect();
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    assert_selection_agrees(
+        br#"[{"k1":1,"k66":2,"k69":3},{"k1":4,"k66":5,"k69":6},{"k66":7,"k69":8}]"#,
+        &keys,
+    );
+    // A string over the limit in a walked row fails where a first row's would.
+    let long = format!(r#"[{{"a":"x","b":1}},{{"a":"{}","b":2}}]"#, "y".repeat(40));
+    let opts = ParseOptions::new().max_string_bytes(16);
+    let full = parse(long.as_bytes(), &opts).unwrap_err();
+    for keys in [&["a", "b"][..], &["b"]] {
+        let sel = parse_selected(long.as_bytes(), &Selector::new(keys), &opts).unwrap_err();
+        assert_eq!(
+            (sel.to_string(), sel.offset()),
+            (full.to_string(), full.offset())
+        );
+    }
 }
 
 #[test]
