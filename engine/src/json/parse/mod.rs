@@ -341,9 +341,9 @@ enum RowStop {
 struct RowsRun {
     /// Objects closed before the last one.
     extra: usize,
-    /// The last one (open unless `stop` is [`RowStop::Closed`]), and whether its keys so far
-    /// are the builder's remembered ones.
-    mark: Mark,
+    /// The last one (open unless `stop` is [`RowStop::Closed`]; `None` while skipping), and
+    /// whether its keys so far are the builder's remembered ones.
+    mark: Option<Mark>,
     repeated: bool,
     stop: RowStop,
 }
@@ -402,7 +402,9 @@ pub(crate) struct Parser<'s, 'o> {
     /// closing one (empty: none). The next object at that level whose bytes repeat them
     /// piece by piece (the next row of a collection, whatever its whitespace) needs no key
     /// lexed and no structural byte looked at: only its values ([`Parser::row_members`]).
-    /// Without a kernel (the bytewise oracle), no layouts.
+    /// Layouts are made and walked alike when parsing and when only validating (the values
+    /// a selection skips): the pieces are bytes of the input either way. Without a kernel
+    /// (the bytewise oracle), no layouts.
     layouts: Vec<Vec<Sep>>,
     rows: Vec<RowState>,
 }
@@ -887,24 +889,27 @@ impl<'s, 'o> Parser<'s, 'o> {
     }
 
     /// Parses objects at `level` (the position is at a `{`) through the level's layout
-    /// ([`Parser::row_members`]), each opened and, when it matched to its `}`, closed; while
+    /// ([`Parser::row_members`]), each opened and, when it matched to its `}`, closed
+    /// (`EMIT`; otherwise only validated); while
     /// `in_array` and the next element of the array is an object too, that one next, without
     /// going back to the general loop (the rows of a collection). Returns how many objects it
     /// closed before the last one, and where it stopped in that one (closed, or open at
     /// `mark`).
     #[inline(never)]
-    fn rows_run(&mut self, level: usize, in_array: bool) -> Result<RowsRun> {
+    fn rows_run<const EMIT: bool>(&mut self, level: usize, in_array: bool) -> Result<RowsRun> {
         let seps = std::mem::take(&mut self.layouts[level]);
         let mut extra = 0;
         let run = loop {
-            let mark = self.b.begin_object();
-            let repeated = self.row_agrees(level, &seps);
-            let stop = match self.row_walk(&seps, 0) {
+            let mark = EMIT.then(|| self.b.begin_object());
+            let repeated = EMIT && self.row_agrees(level, &seps);
+            let stop = match self.row_walk::<EMIT>(&seps, 0) {
                 Ok(stop) => stop,
                 Err(e) => break Err(e),
             };
             if let RowStop::Closed(n) = stop {
-                self.b.end_object_repeated::<true>(mark, n, repeated);
+                if let Some(mark) = mark {
+                    self.b.end_object_repeated::<true>(mark, n, repeated);
+                }
                 if in_array && self.next_row() {
                     extra += 1;
                     continue;
@@ -961,16 +966,16 @@ impl<'s, 'o> Parser<'s, 'o> {
 
     /// Parses the members of the object open at `level` from member `from` on while its bytes
     /// repeat the level's layout piece by piece (the position is where piece `from` starts:
-    /// at the `{`, or at the end of the value before), pushing each key and each string,
-    /// number and literal value. Those bytes are the ones the general loop validated (a key
+    /// at the `{`, or at the end of the value before), pushing (`EMIT`) each key and each
+    /// string, number and literal value. Those bytes are the ones the general loop validated (a key
     /// at the same member count, so within the same limits, and flags already set), so they
     /// need no lexing: identical input, identical document and errors. When it stops before
     /// the end, the general loop goes on, and the layout's pieces so far are the first of the
     /// next one.
     #[inline(always)]
-    fn row_members(&mut self, level: usize, from: usize) -> Result<RowStop> {
+    fn row_members<const EMIT: bool>(&mut self, level: usize, from: usize) -> Result<RowStop> {
         let seps = std::mem::take(&mut self.layouts[level]);
-        let stop = self.row_walk_apart(&seps, from);
+        let stop = self.row_walk_apart::<EMIT>(&seps, from);
         if let Ok(RowStop::Member(i @ 1..)) = stop {
             self.continue_layout(level, &seps[..i]);
         }
@@ -981,14 +986,14 @@ impl<'s, 'o> Parser<'s, 'o> {
     /// [`Parser::row_walk`] on its own: inlined into the general loop it took more
     /// instructions (the registers the general loop holds spilled).
     #[inline(never)]
-    fn row_walk_apart(&mut self, seps: &[Sep], from: usize) -> Result<RowStop> {
-        self.row_walk(seps, from)
+    fn row_walk_apart<const EMIT: bool>(&mut self, seps: &[Sep], from: usize) -> Result<RowStop> {
+        self.row_walk::<EMIT>(seps, from)
     }
 
     /// The loop of [`Parser::row_members`] and [`Parser::rows_run`] (inlined into the run: a
     /// call per row cost its prologue and a result through memory).
     #[inline(always)]
-    fn row_walk(&mut self, seps: &[Sep], from: usize) -> Result<RowStop> {
+    fn row_walk<const EMIT: bool>(&mut self, seps: &[Sep], from: usize) -> Result<RowStop> {
         let src = self.src;
         let Some((close, members)) = seps.split_last() else {
             return Ok(RowStop::Member(from));
@@ -1006,45 +1011,57 @@ impl<'s, 'o> Parser<'s, 'o> {
                 self.pos = pos;
                 return Ok(RowStop::Member(i));
             }
-            self.b.key_head(sep.key_head, pos + sep.key as usize);
+            if EMIT {
+                self.b.key_head(sep.key_head, pos + sep.key as usize);
+            }
             pos += sep.len as usize;
             match src.get(pos) {
                 Some(b'"') => {
                     let start = pos + 1;
-                    match self.plain_with::<true>(start, classify) {
+                    match self.plain_with::<EMIT>(start, classify) {
                         Ok((end, toon)) if end - start <= max_string => {
-                            self.b.str_plain(start, end - start, toon);
+                            if EMIT {
+                                self.b.str_plain(start, end - start, toon);
+                            }
                             pos = end + 1;
                         }
                         _ => {
                             self.pos = pos;
                             let tok = self.lex_string()?;
-                            self.push_str(tok);
+                            if EMIT {
+                                self.push_str(tok);
+                            }
                             pos = self.pos;
                         }
                     }
                 }
                 Some(b'-' | b'0'..=b'9') => {
                     self.pos = pos;
-                    self.number::<true>()?;
+                    self.number::<EMIT>()?;
                     pos = self.pos;
                 }
                 Some(b't') => {
                     self.pos = pos;
                     self.literal(b"true")?;
-                    self.b.bool(true);
+                    if EMIT {
+                        self.b.bool(true);
+                    }
                     pos += 4;
                 }
                 Some(b'f') => {
                     self.pos = pos;
                     self.literal(b"false")?;
-                    self.b.bool(false);
+                    if EMIT {
+                        self.b.bool(false);
+                    }
                     pos += 5;
                 }
                 Some(b'n') => {
                     self.pos = pos;
                     self.literal(b"null")?;
-                    self.b.null();
+                    if EMIT {
+                        self.b.null();
+                    }
                     pos += 4;
                 }
                 _ => {
@@ -1500,25 +1517,25 @@ impl<'s, 'o> Parser<'s, 'o> {
                     let is_object = c == b'{';
                     // The next rows of a collection: their members as the level's layout.
                     let laid_out =
-                        EMIT && is_object && self.layouts.get(level).is_some_and(|l| !l.is_empty());
+                        is_object && self.layouts.get(level).is_some_and(|l| !l.is_empty());
                     let mut general = true;
                     let mut mark = None;
                     if laid_out {
                         let in_array = self.stack.len() > base
                             && self.stack.last().is_some_and(|f| !f.is_object);
-                        let run = self.rows_run(level, in_array)?;
+                        let run = self.rows_run::<EMIT>(level, in_array)?;
                         if let Some(top) = self.stack.last_mut().filter(|_| run.extra > 0) {
                             top.count += run.extra;
                         }
                         let frame = |count, row| Frame {
-                            mark: Some(run.mark),
+                            mark: run.mark,
                             count,
                             is_object,
                             repeated: run.repeated,
                             row,
                         };
                         match run.stop {
-                            RowStop::Member(0) => mark = Some(run.mark),
+                            RowStop::Member(0) => mark = run.mark,
                             RowStop::Closed(_) => general = false,
                             // The container loop below counts the member just completed.
                             RowStop::Member(i) => {
@@ -1555,10 +1572,8 @@ impl<'s, 'o> Parser<'s, 'o> {
                             let mut repeated = EMIT;
                             if is_object {
                                 let key = self.key::<EMIT>(0, &mut repeated)?;
-                                if EMIT {
-                                    self.skip_ws();
-                                    self.note_member(level, 0, brace, key);
-                                }
+                                self.skip_ws();
+                                self.note_member(level, 0, brace, key);
                             }
                             self.stack.push(Frame {
                                 mark,
@@ -1605,8 +1620,8 @@ impl<'s, 'o> Parser<'s, 'o> {
                 };
                 top.count += 1;
                 let (mut count, is_object, repeated) = (top.count, top.is_object, top.repeated);
-                if EMIT && top.row {
-                    match self.row_members(level, count)? {
+                if top.row {
+                    match self.row_members::<EMIT>(level, count)? {
                         RowStop::Closed(n) => {
                             if let Some(Frame { mark: Some(m), .. }) = self.stack.pop() {
                                 self.b.end_object_repeated::<false>(m, n, repeated);
@@ -1643,16 +1658,14 @@ impl<'s, 'o> Parser<'s, 'o> {
                         if let Some(top) = self.stack.last_mut() {
                             top.repeated = repeated;
                         }
-                        if EMIT {
-                            self.skip_ws();
-                            self.note_member(level, count, value_end, key);
-                        }
+                        self.skip_ws();
+                        self.note_member(level, count, value_end, key);
                         continue 'value;
                     }
                     (Some(b']'), false) | (Some(b'}'), true) => {
                         self.pos += 1;
                         if let Some(Frame {
-                            mark: Some(m),
+                            mark,
                             count,
                             is_object,
                             repeated,
@@ -1660,9 +1673,11 @@ impl<'s, 'o> Parser<'s, 'o> {
                         }) = self.stack.pop()
                         {
                             if is_object {
-                                self.b.end_object_repeated::<false>(m, count, repeated);
+                                if let Some(m) = mark {
+                                    self.b.end_object_repeated::<false>(m, count, repeated);
+                                }
                                 self.note_close(level, value_end);
-                            } else {
+                            } else if let Some(m) = mark {
                                 self.b.end_array(m, count);
                             }
                         }

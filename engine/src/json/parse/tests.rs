@@ -756,6 +756,56 @@ fn selection_through_row_layouts() {
 }
 
 #[test]
+fn skipped_nested_rows_walk_layouts_and_fail_like_the_full_parse() {
+    // An unselected array of objects is validated through row layouts too (made and walked
+    // without output): its rows may change shape, and a bad value in a walked row fails
+    // exactly as in the full parse.
+    let rows = |third: &str| {
+        format!(
+            r#"[{{"id":1,"lines":[{{"s":"a","q":1}},{{"s":"b","q":2}}]}},{{"id":2,"lines":[{{"s":"c","q":3}},{{"s":"d","q":4}},{third}]}},{{"id":3,"lines":[{{"s":"e","q":5}}]}}]"#
+        )
+    };
+    for third in [
+        r#"{"s":"f","q":6}"#,
+        r#"{"s":"f","q":"x"}"#,
+        r#"{"s":"f"}"#,
+        r#"{"s":"f","q":6,"r":[{"t":1},{"t":2}]}"#,
+        r#"{"q":6,"s":"f"}"#,
+        r#"{"s" :"f","q":6}"#,
+        r#"{"s":"f\u0041","q":[true,null,false]}"#,
+        r#"{"s":"<tool_error>","q":6}"#,
+        r#"{"s":"f","q":01}"#,
+        r#"{"s":"f","q":-}"#,
+        r#"{"s":"f","q":tru}"#,
+        r#"{"s":"f","q":6,}"#,
+        r#"{"s":"f","q":6"#,
+        r#"{"s":"f","q":1e999}"#,
+        r#"{"s":"f\x","q":6}"#,
+        r#"{"s":"f","q":6]"#,
+        "{\"s\":\"\u{1}\",\"q\":6}",
+    ] {
+        let src = rows(third);
+        for keys in [&["id"][..], &["lines"], &["lines", "id"], &["nope"]] {
+            assert_selection_agrees(src.as_bytes(), keys);
+        }
+    }
+    // Limits in a skipped walked row: members, depth, string length.
+    let src = rows(r#"{"s":"ffffffffffffffffffffffff","q":[[6]],"r":0}"#);
+    for opts in [
+        ParseOptions::new().max_keys_per_object(2),
+        ParseOptions::new().max_depth(4),
+        ParseOptions::new().max_string_bytes(8),
+    ] {
+        let full = parse(src.as_bytes(), &opts).unwrap_err();
+        let sel = parse_selected(src.as_bytes(), &Selector::new(["id"]), &opts).unwrap_err();
+        assert_eq!(
+            (sel.to_string(), sel.offset()),
+            (full.to_string(), full.offset())
+        );
+    }
+}
+
+#[test]
 fn skipped_values_after_a_repeated_row_fail_like_the_full_parse() {
     // The first row sets the key shape, so in the second row every key is matched by the
     // previous row's `,"key":` bytes and the unselected values take the skip paths. Each
