@@ -769,6 +769,13 @@ impl<'s> DocBuilder<'s> {
         self.keys_changed(0..KEY_LEVELS);
     }
 
+    /// Reorders the members of the object opened at `mark`, every one a key and a scalar
+    /// (two nodes): member `j` becomes the one that was member `order[j]` (at most
+    /// [`PERMUTED_PAIRS`](super::tape::PERMUTED_PAIRS) members).
+    pub(crate) fn permute_members(&mut self, mark: Mark, order: &[u32]) {
+        self.doc.nodes.permute_pairs(mark.0 as usize + 1, order);
+    }
+
     /// Drops the object opened at `mark` and everything pushed into it, as if it had never
     /// been begun (a reading that must start over from the object's first byte).
     pub(crate) fn abandon_object(&mut self, mark: Mark) {

@@ -21,7 +21,7 @@ use std::collections::HashSet;
 mod builder;
 mod tape;
 use tape::Tape;
-pub(crate) use tape::{Nodes, drop_spare_tapes, spare_tape_bytes};
+pub(crate) use tape::{Nodes, PERMUTED_PAIRS, drop_spare_tapes, spare_tape_bytes};
 #[cfg(test)]
 mod tests;
 mod value;

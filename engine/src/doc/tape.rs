@@ -145,6 +145,9 @@ pub(crate) fn drop_spare_tapes() {
     }
 }
 
+/// The most pairs [`Tape::permute_pairs`] reorders.
+pub(crate) const PERMUTED_PAIRS: usize = 64;
+
 /// The nodes of a document: cells whose memory goes back to the spares when dropped, and
 /// the side tables of the nodes that do not fit in one.
 #[derive(Debug, Default)]
@@ -320,6 +323,27 @@ impl Tape {
 
     /// Marks the object at `i` [`Node::Object::same_keys`] (no effect on another node).
     #[inline]
+    /// Puts the `order.len()` two-cell pairs that start at cell `at` in `order`: pair `j`
+    /// becomes the one that was pair `order[j]`. The cells move whole (a float's index into
+    /// the side table, a long length's, go with them).
+    pub(crate) fn permute_pairs(&mut self, at: usize, order: &[u32]) {
+        let n = order.len();
+        debug_assert!(n <= PERMUTED_PAIRS);
+        let Some(pairs) = self.cells.get_mut(at..at + 2 * n) else {
+            return;
+        };
+        let mut old = [Cell { head: 0, x: 0 }; 2 * PERMUTED_PAIRS];
+        let Some(old) = old.get_mut(..2 * n) else {
+            return;
+        };
+        old.copy_from_slice(pairs);
+        for (j, &from) in order.iter().enumerate() {
+            let from = from as usize;
+            pairs[2 * j] = old[2 * from];
+            pairs[2 * j + 1] = old[2 * from + 1];
+        }
+    }
+
     pub(crate) fn mark_same_keys(&mut self, i: usize) {
         self.mark(i, SAME_KEYS);
     }

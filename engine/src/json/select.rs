@@ -40,7 +40,7 @@
 use std::collections::HashMap;
 
 use crate::doc::Doc;
-use crate::doc::{KeysToken, Mark, Toon};
+use crate::doc::{KeysToken, Mark, PERMUTED_PAIRS, Toon};
 use crate::error::Result;
 use crate::json::parse::{ParseOptions, Parser, ROW_MEMBERS, Sep, StrTok};
 
@@ -141,6 +141,7 @@ pub fn parse_selected<'s>(
         next: Vec::new(),
         next_ok: false,
         direct: None,
+        unordered_containers: false,
     };
     match p.peek() {
         Some(b'{') => selected_object(&mut p, selector, &mut st, 0)?,
@@ -162,34 +163,61 @@ struct State {
     /// The pieces of the object being read, so far, while they can make a layout.
     next: Vec<Piece>,
     next_ok: bool,
-    /// The layout's selected keys, when they come in request order (each once).
+    /// How the layout's rows are pushed as read, when they can be.
     direct: Option<Direct>,
+    /// A walked row with a container among selected members out of request order was
+    /// seen: such layouts are walked into the slots from then on.
+    unordered_containers: bool,
 }
 
-/// A layout whose selected keys come in request order, each once: its rows can be pushed
-/// as they are read.
-#[derive(Clone, Copy)]
+/// A layout whose selected keys come once each: its rows can be pushed as they are read.
 struct Direct {
     /// How many members of it are selected, and which keys of the selector they are
     /// (bit `i`: key `i`; zero past 64 keys, where objects close unmarked).
     len: usize,
     keys: u64,
+    /// When they do not come in request order: for each member in request order, its place
+    /// among the selected members in the input. A row of scalars is put in order on the
+    /// tape (two nodes a member); a row with a container there is read again.
+    order: Option<Box<[u32]>>,
 }
 
 impl Direct {
-    fn of(layout: &[Piece]) -> Option<Direct> {
-        let mut last = None;
-        let mut len = 0;
+    /// `None` when a key comes twice, or out of order when `ordered_only` (or too many
+    /// keys to reorder).
+    fn of(layout: &[Piece], ordered_only: bool) -> Option<Direct> {
+        let found: Vec<usize> = layout.iter().filter_map(|piece| piece.found).collect();
         let mut keys = 0u64;
-        for k in layout.iter().filter_map(|piece| piece.found) {
-            if last.is_some_and(|l| k <= l) {
+        let mut sorted = true;
+        for (i, &k) in found.iter().enumerate() {
+            if keys & 1u64.wrapping_shl(k as u32) != 0 && k < 64 {
                 return None;
             }
-            last = Some(k);
-            len += 1;
             keys |= 1u64.wrapping_shl(k as u32);
+            sorted &= i == 0 || found[i - 1] < k;
         }
-        Some(Direct { len, keys })
+        let order = if sorted {
+            None
+        } else {
+            if ordered_only || found.len() > PERMUTED_PAIRS {
+                return None;
+            }
+            let mut order: Vec<u32> = (0..found.len() as u32).collect();
+            order.sort_by_key(|&i| found[i as usize]);
+            // Duplicates past the 64 bits of `keys`.
+            if order
+                .windows(2)
+                .any(|w| found[w[0] as usize] == found[w[1] as usize])
+            {
+                return None;
+            }
+            Some(order.into_boxed_slice())
+        };
+        Some(Direct {
+            len: found.len(),
+            keys,
+            order,
+        })
     }
 }
 
@@ -515,17 +543,30 @@ fn selected_object(
         next,
         next_ok,
         direct,
+        unordered_containers,
     } = st;
     // The next rows of a collection repeat the layout. When its selected keys come in
     // request order, the members go straight onto the tape; a row that leaves the layout
     // is dropped and read again from its `{` by the general loop (whose pieces make the
     // next layout).
-    if let Some(direct) = *direct {
+    if let Some(d) = direct.as_ref() {
         let brace = p.pos;
         let mark = p.b.begin_object();
         if let Walk::Closed(flat) = walk_row::<true>(p, layout, slots, depth)? {
-            close_selected(p, sel, mark, direct.len, direct.keys, flat);
-            return Ok(());
+            match &d.order {
+                None => {
+                    close_selected(p, sel, mark, d.len, d.keys, flat);
+                    return Ok(());
+                }
+                Some(order) if flat => {
+                    p.b.permute_members(mark, order);
+                    close_selected(p, sel, mark, d.len, d.keys, flat);
+                    return Ok(());
+                }
+                // A container among members to reorder: this row and the next like it
+                // go through the slots.
+                Some(_) => *unordered_containers = true,
+            }
         }
         p.b.abandon_object(mark);
         p.pos = brace;
@@ -547,7 +588,7 @@ fn selected_object(
         if *next_ok {
             // The general loop made a new layout.
             *next_ok = false;
-            *direct = Direct::of(layout);
+            *direct = Direct::of(layout, *unordered_containers);
         }
     }
     // Pass 2: build the object in request order.
