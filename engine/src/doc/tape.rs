@@ -321,8 +321,6 @@ impl Tape {
         self.cells[i] = c;
     }
 
-    /// Marks the object at `i` [`Node::Object::same_keys`] (no effect on another node).
-    #[inline]
     /// Puts the `order.len()` two-cell pairs that start at cell `at` in `order`: pair `j`
     /// becomes the one that was pair `order[j]`. The cells move whole (a float's index into
     /// the side table, a long length's, go with them).
@@ -344,6 +342,8 @@ impl Tape {
         }
     }
 
+    /// Marks the object at `i` [`Node::Object::same_keys`] (no effect on another node).
+    #[inline]
     pub(crate) fn mark_same_keys(&mut self, i: usize) {
         self.mark(i, SAME_KEYS);
     }

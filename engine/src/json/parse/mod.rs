@@ -890,11 +890,10 @@ impl<'s, 'o> Parser<'s, 'o> {
 
     /// Parses objects at `level` (the position is at a `{`) through the level's layout
     /// ([`Parser::row_members`]), each opened and, when it matched to its `}`, closed
-    /// (`EMIT`; otherwise only validated); while
-    /// `in_array` and the next element of the array is an object too, that one next, without
-    /// going back to the general loop (the rows of a collection). Returns how many objects it
-    /// closed before the last one, and where it stopped in that one (closed, or open at
-    /// `mark`).
+    /// (`EMIT`; otherwise only validated); while `in_array` and the next element of the array
+    /// is an object too, that one next, without going back to the general loop (the rows of
+    /// a collection). Returns how many objects it closed before the last one, and where it
+    /// stopped in that one (closed, or open at `mark`).
     #[inline(never)]
     fn rows_run<const EMIT: bool>(&mut self, level: usize, in_array: bool) -> Result<RowsRun> {
         let seps = std::mem::take(&mut self.layouts[level]);
@@ -967,11 +966,11 @@ impl<'s, 'o> Parser<'s, 'o> {
     /// Parses the members of the object open at `level` from member `from` on while its bytes
     /// repeat the level's layout piece by piece (the position is where piece `from` starts:
     /// at the `{`, or at the end of the value before), pushing (`EMIT`) each key and each
-    /// string, number and literal value. Those bytes are the ones the general loop validated (a key
-    /// at the same member count, so within the same limits, and flags already set), so they
-    /// need no lexing: identical input, identical document and errors. When it stops before
-    /// the end, the general loop goes on, and the layout's pieces so far are the first of the
-    /// next one.
+    /// string, number and literal value. Those bytes are the ones the general loop validated
+    /// (a key at the same member count, so within the same limits, and flags already set), so
+    /// they need no lexing: identical input, identical document and errors. When it stops
+    /// before the end, the general loop goes on, and the layout's pieces so far are the first
+    /// of the next one.
     #[inline(always)]
     fn row_members<const EMIT: bool>(&mut self, level: usize, from: usize) -> Result<RowStop> {
         let seps = std::mem::take(&mut self.layouts[level]);
