@@ -173,7 +173,7 @@ struct State {
 /// A layout whose selected keys come once each: its rows can be pushed as they are read.
 struct Direct {
     /// How many members of it are selected, and which keys of the selector they are
-    /// (bit `i`: key `i`; zero past 64 keys, where objects close unmarked).
+    /// (bit `i`: key `i`; not used past 64 keys, where objects close unmarked).
     len: usize,
     keys: u64,
     /// When they do not come in request order: for each member in request order, its place
