@@ -1014,56 +1014,9 @@ impl<'s, 'o> Parser<'s, 'o> {
                 self.b.key_head(sep.key_head, pos + sep.key as usize);
             }
             pos += sep.len as usize;
-            match src.get(pos) {
-                Some(b'"') => {
-                    let start = pos + 1;
-                    match self.plain_with::<EMIT>(start, classify) {
-                        Ok((end, toon)) if end - start <= max_string => {
-                            if EMIT {
-                                self.b.str_plain(start, end - start, toon);
-                            }
-                            pos = end + 1;
-                        }
-                        _ => {
-                            self.pos = pos;
-                            let tok = self.lex_string()?;
-                            if EMIT {
-                                self.push_str(tok);
-                            }
-                            pos = self.pos;
-                        }
-                    }
-                }
-                Some(b'-' | b'0'..=b'9') => {
-                    self.pos = pos;
-                    self.number::<EMIT>()?;
-                    pos = self.pos;
-                }
-                Some(b't') => {
-                    self.pos = pos;
-                    self.literal(b"true")?;
-                    if EMIT {
-                        self.b.bool(true);
-                    }
-                    pos += 4;
-                }
-                Some(b'f') => {
-                    self.pos = pos;
-                    self.literal(b"false")?;
-                    if EMIT {
-                        self.b.bool(false);
-                    }
-                    pos += 5;
-                }
-                Some(b'n') => {
-                    self.pos = pos;
-                    self.literal(b"null")?;
-                    if EMIT {
-                        self.b.null();
-                    }
-                    pos += 4;
-                }
-                _ => {
+            match self.walk_scalar::<EMIT>(pos, classify, max_string)? {
+                Some(next) => pos = next,
+                None => {
                     self.pos = pos;
                     return Ok(RowStop::Value(i));
                 }
@@ -1075,6 +1028,71 @@ impl<'s, 'o> Parser<'s, 'o> {
             return Ok(RowStop::Closed(members.len()));
         }
         Ok(RowStop::Member(members.len()))
+    }
+
+    /// The string, number or literal at `pos` (a value's place in a row layout), pushed
+    /// (`EMIT`) or only validated, strings without escapes from the block masks of
+    /// `classify`: the position after it, or `None` (nothing read) when the value there is
+    /// something else. `max_string` is the options' string limit, taken once by the caller.
+    #[inline(always)]
+    pub(crate) fn walk_scalar<const EMIT: bool>(
+        &mut self,
+        pos: usize,
+        classify: fn(&[u8; scan::BLOCK]) -> scan::Str,
+        max_string: usize,
+    ) -> Result<Option<usize>> {
+        let next = match self.src.get(pos) {
+            Some(b'"') => {
+                let start = pos + 1;
+                match self.plain_with::<EMIT>(start, classify) {
+                    Ok((end, toon)) if end - start <= max_string => {
+                        if EMIT {
+                            self.b.str_plain(start, end - start, toon);
+                        }
+                        end + 1
+                    }
+                    _ => {
+                        self.pos = pos;
+                        let tok = self.lex_string()?;
+                        if EMIT {
+                            self.push_str(tok);
+                        }
+                        self.pos
+                    }
+                }
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                self.pos = pos;
+                self.number::<EMIT>()?;
+                self.pos
+            }
+            Some(b't') => {
+                self.pos = pos;
+                self.literal(b"true")?;
+                if EMIT {
+                    self.b.bool(true);
+                }
+                pos + 4
+            }
+            Some(b'f') => {
+                self.pos = pos;
+                self.literal(b"false")?;
+                if EMIT {
+                    self.b.bool(false);
+                }
+                pos + 5
+            }
+            Some(b'n') => {
+                self.pos = pos;
+                self.literal(b"null")?;
+                if EMIT {
+                    self.b.null();
+                }
+                pos + 4
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(next))
     }
 
     /// When the input at the current position (where a key's opening quote belongs) is `"` + the key
