@@ -1382,7 +1382,7 @@ impl<'s, 'o> Parser<'s, 'o> {
 
     /// `true`, `false` or `null` at the current position (its first byte already matched).
     #[inline(always)]
-    pub(crate) fn literal(&mut self, word: &'static [u8]) -> Result<()> {
+    fn literal(&mut self, word: &'static [u8]) -> Result<()> {
         let end = self.pos + word.len();
         if self.src.get(self.pos..end) == Some(word) {
             self.pos = end;
