@@ -62,7 +62,7 @@
 //! Measured (criterion, 1M flat invoice rows, 2-core VM, 2026-11-30): 99.9 ms on one thread,
 //! 53.0 ms on two (1.88×).
 
-use crate::doc::{Array, Doc, Elements, Members, Node, Number, Object, Value, ValueRef, key_eq};
+use crate::doc::{Array, Doc, Elements, Members, Node, Object, Value, ValueRef, key_eq};
 use crate::error::{Category, Error, Result};
 use crate::sink::Sink;
 

@@ -86,18 +86,12 @@ impl<'o> Enc<'o> {
         }
     }
 
+    /// A primitive value: its tape node ([`Enc::node`]), so that a plain string's class and
+    /// a fraction's lexeme kept by the parser are used as in the table cells.
     #[inline]
     pub(super) fn primitive<W: Sink + ?Sized>(&self, w: &mut W, v: Value<'_>) {
-        match v.get() {
-            ValueRef::Null => w.write_clean(b"null"),
-            ValueRef::Bool(true) => w.write_clean(b"true"),
-            ValueRef::Bool(false) => w.write_clean(b"false"),
-            ValueRef::Number(Number::Int(lex)) => crate::num::write_int_lexeme(w, lex),
-            ValueRef::Number(Number::Float(x)) => crate::num::write_f64(w, x),
-            ValueRef::String(s) => self.string(w, s.as_bytes()),
-            // Callers only pass primitives; containers cannot reach here.
-            ValueRef::Array(_) | ValueRef::Object(_) => w.write(b"null"),
-        }
+        let doc = v.doc();
+        self.node(w, doc, doc.node(v.index()));
     }
 
     /// `[N]`, `[N|]`, `[N:]`, `[N:|]`…
@@ -454,9 +448,16 @@ impl<'o> Enc<'o> {
         lead: Lead,
         depth: usize,
     ) {
-        match v.get() {
-            ValueRef::Array(a) => self.array(w, Some(key), a, lead, depth + 1, false),
-            ValueRef::Object(o) => {
+        // The node once: a primitive is written from it ([`Enc::node`]).
+        let doc = v.doc();
+        match doc.node(v.index()) {
+            Node::Array { .. } => {
+                if let Some(a) = v.as_array() {
+                    self.array(w, Some(key), a, lead, depth + 1, false);
+                }
+            }
+            Node::Object { .. } => {
+                let Some(o) = v.as_object() else { return };
                 if let Some(shape) = keyed_shape(o) {
                     self.keyed(w, Some(key), o, &shape, lead, depth + 1);
                 } else {
@@ -468,11 +469,11 @@ impl<'o> Enc<'o> {
                     }
                 }
             }
-            _ => {
+            node => {
                 self.lead(w, lead);
                 write_key(w, key);
                 w.write(b": ");
-                self.primitive(w, v);
+                self.node(w, doc, node);
             }
         }
     }
@@ -600,9 +601,15 @@ impl<'o> Enc<'o> {
 
     /// One `- …` item of a list-form array at depth `depth`.
     pub(super) fn list_item<W: Sink + ?Sized>(&mut self, w: &mut W, v: Value<'_>, depth: usize) {
-        match v.get() {
-            ValueRef::Array(a) => self.array(w, None, a, Lead::Hyphen(depth + 1), depth + 1, true),
-            ValueRef::Object(o) => {
+        let doc = v.doc();
+        match doc.node(v.index()) {
+            Node::Array { .. } => {
+                if let Some(a) = v.as_array() {
+                    self.array(w, None, a, Lead::Hyphen(depth + 1), depth + 1, true);
+                }
+            }
+            Node::Object { .. } => {
+                let Some(o) = v.as_object() else { return };
                 if o.is_empty() {
                     self.line(w, depth);
                     w.write_byte(b'-');
@@ -617,10 +624,10 @@ impl<'o> Enc<'o> {
                     self.member(w, k.as_bytes(), v, lead, depth + 1);
                 }
             }
-            _ => {
+            node => {
                 self.line(w, depth);
                 w.write(b"- ");
-                self.primitive(w, v);
+                self.node(w, doc, node);
             }
         }
     }
