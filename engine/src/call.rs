@@ -7,10 +7,12 @@
 //! owns every decision between input bytes and output bytes:
 //!
 //! 1. [`ToolCall::read`] prepares the input as this call needs it: with a presenter, parsed
-//!    through the presenter's selector (fields nothing reads are never materialised); a plain
-//!    root array that needs no document up front goes in as [`Data::Json`] (read window by
-//!    window when large, never held whole, and validated by step 2); anything else is parsed
-//!    whole. Malformed input is the only error, positioned.
+//!    through the presenter's selector (fields nothing reads are never materialised); under a
+//!    `limit` (the presenter's or the call's) only the rows it keeps go on the tape, the
+//!    others validated and counted (the reply is the whole document's, in less memory); a
+//!    plain root array that needs no document up front goes in as [`Data::Json`] (read window
+//!    by window when large, never held whole, and validated by step 2); anything else is
+//!    parsed whole. Malformed input is the only error, positioned.
 //! 2. [`ToolCall::respond`] presents it. Problems of the response (a bad `_select`, output
 //!    validation, data that cannot be encoded under a presenter) are error *responses*, as
 //!    the agent receives them, with the [`Problem`] kept beside for the caller's logs and
@@ -429,7 +431,22 @@ impl ToolCall {
             // bytes out as through the parsed document).
             return Ok(Input(InputKind::Json(bytes, false)));
         }
-        self.parse(bytes)
+        let limit = match &self.presenter {
+            Some(p) => p.with_overrides(self.overrides).limit(),
+            None => self.overrides.limit,
+        };
+        let Some(keep) = limit else {
+            return self.parse(bytes);
+        };
+        // The limit pushed down: the rows past it are validated and counted, never put on
+        // the tape; the reply is the one of the whole document (a page standing for all its
+        // rows, as `present_counted` counts them).
+        let opts = ParseOptions::default();
+        let (doc, total) = crate::json::parse_head(bytes, self.selector().as_ref(), &opts, keep)?;
+        Ok(Input(match total {
+            Some(total) => InputKind::Page { doc, total },
+            None => InputKind::Doc(doc),
+        }))
     }
 
     /// [`ToolCall::read`] for bytes that are not on the heap (a memory-mapped file): JSON text
@@ -456,16 +473,21 @@ impl ToolCall {
     /// Malformed input: a positioned parse error (with [`ParseOptions`]' defaults).
     pub fn parse<'d>(&self, bytes: &'d [u8]) -> Result<Input<'d>> {
         let opts = ParseOptions::default();
-        let names = self.names();
-        let selector = match &self.presenter {
-            Some(p) => p.selector(names.as_deref()),
-            None => names.filter(|n| !n.is_empty()).map(Selector::new),
-        };
-        let doc = match &selector {
+        let doc = match &self.selector() {
             Some(sel) => crate::json::parse_selected(bytes, sel, &opts)?,
             None => crate::json::parse(bytes, &opts)?,
         };
         Ok(Input(InputKind::Doc(doc)))
+    }
+
+    /// The parser's selection for this call: the presenter's (with the `_select` names), or
+    /// without a presenter the `_select` names themselves; `None`: the whole document.
+    fn selector(&self) -> Option<Selector> {
+        let names = self.names();
+        match &self.presenter {
+            Some(p) => p.selector(names.as_deref()),
+            None => names.filter(|n| !n.is_empty()).map(Selector::new),
+        }
     }
 
     /// Presents `input`: through the presenter (with `_select` and the overrides), or as it

@@ -1,7 +1,8 @@
 //! JSON in and out.
 //!
 //! * [`parse`] / [`parse_selected`]: bytes → [`Doc`](crate::Doc), integers exact, select
-//!   pushdown with a compiled [`Selector`].
+//!   pushdown with a compiled [`Selector`]; [`parse_head`]: the first elements of a root
+//!   array kept, the others validated and counted (a presenter's `limit` pushed down).
 //! * [`write_compact`] / [`write_pretty`]: byte-identical to `JSON.stringify(x)` and
 //!   `JSON.stringify(x, null, 2)` with the three deviations of WIRE.md §1.3.
 //! * String escaping as `JSON.stringify` does it is the bottom layer's [`crate::escape`].
@@ -14,7 +15,7 @@ pub mod write;
 
 pub use parse::{ParseOptions, parse};
 pub(crate) use parse::{scan, with_kernel};
-pub use select::{Selector, parse_selected};
+pub use select::{Selector, parse_head, parse_selected};
 pub(crate) use windows::RowWindows;
 pub use write::{
     CompactFormatter, Formatter, PrettyFormatter, to_string_compact, to_string_pretty,

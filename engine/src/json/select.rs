@@ -131,12 +131,50 @@ pub fn parse_selected<'s>(
     selector: &Selector,
     opts: &ParseOptions,
 ) -> Result<Doc<'s>> {
-    // Far fewer nodes than a full parse; the vectors grow if needed.
+    Ok(parse_head(bytes, Some(selector), opts, usize::MAX)?.0)
+}
+
+/// Parses `bytes` like [`parse_selected`] (with a `selector`) or [`parse`](crate::json::parse)
+/// (without), keeping of a root array only its first `keep` elements: the others are
+/// validated as the full parse validates them (the same errors, the same document flags)
+/// and counted, never put on the tape. Returns the document and, when the root is an array,
+/// how many elements it has in the input (its length on the tape is at most `keep`).
+///
+/// What a presenter's `limit` needs: it keeps the first rows of a collection and counts
+/// the others ([`ToolCall::read`](crate::call::ToolCall::read) reads through it).
+///
+/// ```
+/// use toolwire::json::{ParseOptions, Selector, parse_head};
+/// let json = br#"[{"id":1,"x":"a"},{"id":2,"x":"b"},{"id":3,"x":"c"}]"#;
+/// let (doc, total) = parse_head(json, Some(&Selector::new(["id"])), &ParseOptions::new(), 2)?;
+/// assert_eq!(format!("{:?}", doc.root()), r#"[{"id": 1}, {"id": 2}]"#);
+/// assert_eq!(total, Some(3));
+/// // Elements past the head are still validated.
+/// assert!(parse_head(br#"[1, 2, tru]"#, None, &ParseOptions::new(), 1).is_err());
+/// # Ok::<(), toolwire::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// A positioned [`Error`](crate::Error) for invalid JSON or an exceeded limit, the one
+/// [`parse`](crate::json::parse) reports.
+pub fn parse_head<'s>(
+    bytes: &'s [u8],
+    selector: Option<&Selector>,
+    opts: &ParseOptions,
+    keep: usize,
+) -> Result<(Doc<'s>, Option<usize>)> {
     // A selection keeps a fraction of the nodes: start at one per 24 input bytes (two of six
-    // invoice fields need one per 27) and let the tape grow; `finish` returns the slack.
-    let mut p = Parser::new(bytes, opts, (bytes.len() / 24).min(1 << 26))?;
+    // invoice fields need one per 27), a full parse at one per 10, the head of an array at
+    // no more than 32 a kept element; the tape grows if needed, and `finish` returns the
+    // slack.
+    let per_byte = if selector.is_some() { 24 } else { 10 };
+    let nodes = (bytes.len() / per_byte)
+        .min(keep.saturating_add(1).saturating_mul(32))
+        .min(1 << 26);
+    let mut p = Parser::new(bytes, opts, nodes)?;
     let mut st = State {
-        slots: vec![None; selector.len()],
+        slots: vec![None; selector.map_or(0, Selector::len)],
         shape: Vec::new(),
         layout: Vec::new(),
         next: Vec::new(),
@@ -144,12 +182,13 @@ pub fn parse_selected<'s>(
         direct: None,
         unordered_containers: false,
     };
-    match p.peek() {
-        Some(b'{') => selected_object(&mut p, selector, &mut st, 0)?,
-        Some(b'[') => selected_array(&mut p, selector, &mut st)?,
+    let mut total = None;
+    match (p.peek(), selector) {
+        (Some(b'{'), Some(sel)) => selected_object(&mut p, sel, &mut st, 0)?,
+        (Some(b'['), _) => total = Some(head_array(&mut p, selector, &mut st, keep)?),
         _ => p.value::<true>(0)?,
     }
-    p.finish()
+    Ok((p.finish()?, total))
 }
 
 /// Reused between the objects of a root array.
@@ -325,7 +364,15 @@ enum Lexed {
 }
 
 /// The root array: each object element is selected, other elements are kept whole.
-fn selected_array(p: &mut Parser<'_, '_>, sel: &Selector, st: &mut State) -> Result<()> {
+/// The root array (the position is at its `[`): its first `keep` elements parsed (object
+/// elements through `sel`'s selection when there is one), the others only validated.
+/// Returns how many elements it has.
+fn head_array(
+    p: &mut Parser<'_, '_>,
+    sel: Option<&Selector>,
+    st: &mut State,
+    keep: usize,
+) -> Result<usize> {
     p.check_depth(1)?;
     p.pos += 1;
     let mark = p.b.begin_array();
@@ -336,10 +383,10 @@ fn selected_array(p: &mut Parser<'_, '_>, sel: &Selector, st: &mut State) -> Res
     } else {
         loop {
             p.skip_ws();
-            if p.peek() == Some(b'{') {
-                selected_object(p, sel, st, 1)?;
-            } else {
-                p.value::<true>(1)?;
+            match sel {
+                _ if n >= keep => p.value::<false>(1)?,
+                Some(sel) if p.peek() == Some(b'{') => selected_object(p, sel, st, 1)?,
+                _ => p.value::<true>(1)?,
             }
             n += 1;
             p.skip_ws();
@@ -355,8 +402,8 @@ fn selected_array(p: &mut Parser<'_, '_>, sel: &Selector, st: &mut State) -> Res
             }
         }
     }
-    p.b.end_array(mark, n);
-    Ok(())
+    p.b.end_array(mark, n.min(keep));
+    Ok(n)
 }
 
 /// A member piece of the row layout ([`Sep`]) and its key's place in the selector.
