@@ -58,8 +58,18 @@ fn pipeline(c: &mut Criterion, rows: usize) {
         let doc = parse(json, &opts).unwrap();
         texts(&presenter.present(doc.root(), Some(&select)).unwrap())
     };
+    // The front door (what the CLI, the server and the bindings run): the selection and the
+    // limit pushed into the parse, the rows past the limit validated and counted only.
+    let call = toolwire::call::ToolCall::new()
+        .presenter(&presenter)
+        .select(select);
+    let front_door = |json: &[u8]| {
+        let input = call.read(json).unwrap();
+        call.respond(&input).unwrap().response().texts()
+    };
     let want = full(&json);
     assert_eq!(pushed(&json), want);
+    assert_eq!(front_door(&json), want);
     assert!(
         want[0].starts_with("[1000|]{id|amount_cents|paid}:"),
         "{}",
@@ -71,6 +81,9 @@ fn pipeline(c: &mut Criterion, rows: usize) {
     g.throughput(Throughput::Bytes(json.len() as u64));
     g.bench_function(BenchmarkId::new("toolwire_pushdown", rows), |b| {
         b.iter(|| pushed(&json))
+    });
+    g.bench_function(BenchmarkId::new("toolwire_front_door", rows), |b| {
+        b.iter(|| front_door(&json))
     });
     g.bench_function(
         BenchmarkId::new("toolwire_full_parse_then_select", rows),
