@@ -543,25 +543,28 @@ impl<'s> DocBuilder<'s> {
         flat: bool,
     ) {
         let level = (self.depth as usize).wrapping_sub(1);
-        let prev = self.prev_token.get(level).copied().flatten();
-        let start = self.close_object_as(mark, len, false, flat);
+        // The object closed last at this level had the same token: the same keys in the
+        // same order, marked with the node as it is written.
+        let before = self
+            .prev_token
+            .get(level)
+            .copied()
+            .flatten()
+            .filter(|&(t, _)| t == token && len > 1)
+            .map(|(_, before)| before as usize);
+        let start = self.close_object_as(mark, len, before.is_some(), flat);
         debug_assert!(
             len <= 1 || !self.has_duplicate_keys(start, len),
             "duplicate keys in end_object_keyed"
         );
-        self.forget_keys();
-        let Some(slot) = self.prev_token.get_mut(level) else {
-            return;
-        };
-        *slot = Some((token, start as u32));
-        let Some((_, before)) = prev.filter(|&(t, _)| t == token && len > 1) else {
-            return;
-        };
         debug_assert!(
-            self.same_keys_at(before as usize, start),
+            before.is_none_or(|b| self.same_keys_at(b, start)),
             "unequal keys, equal tokens"
         );
-        self.doc.nodes.mark_same_keys(start);
+        self.forget_keys();
+        if let Some(slot) = self.prev_token.get_mut(level) {
+            *slot = Some((token, start as u32));
+        }
     }
 
     /// True when the objects at tape indices `a` and `b` have the same keys in order.

@@ -935,7 +935,7 @@ impl<'s, 'o> Parser<'s, 'o> {
     /// Moves past `,` and the whitespace around it to the `{` of the next element when that
     /// is what follows (otherwise stays).
     #[inline(always)]
-    fn next_row(&mut self) -> bool {
+    pub(crate) fn next_row(&mut self) -> bool {
         let at = self.pos;
         // The common case, rows written without whitespace between them: `,{` in one compare.
         if self.src.get(at..at + 2) == Some(b",{") {
