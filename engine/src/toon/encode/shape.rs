@@ -441,11 +441,53 @@ pub(super) fn tabular_shape<'d>(
     if first.is_empty() {
         return None;
     }
+    if chunks.is_none() {
+        if let Some(shape) = marked_leaf_table(arr, first) {
+            return Some(shape);
+        }
+    }
     let mut shape = Shape {
         fields: Vec::new(),
         ordered: true,
     };
     analyze(arr.iter(), true, chunks, &mut shape).then_some(shape)
+}
+
+/// The shape of `arr` when the tape already says it is a table of leaves: the first row
+/// (`first`) holds only strings, numbers and literals, and every row after it is marked as
+/// repeating its predecessor's keys with only such values (`same_keys` and `flat`, the
+/// parser's marks of a row walked through its layout). The header is the first row's keys,
+/// read off the tape; no other key is compared and no column kind collected, which is what
+/// [`analyze`] would conclude from the same rows. `None`: not shown by the marks (analyse).
+///
+/// The nested arrays of a collection (each row's `lines`) are small tables met once a row:
+/// there the analysis's vectors and its key comparisons were most of the cost.
+pub(super) fn marked_leaf_table<'d>(arr: Array<'d>, first: Object<'d>) -> Option<Shape<'d>> {
+    let doc = arr.as_value().doc();
+    let nodes = doc.nodes();
+    let Node::Array { end, .. } = nodes.at(arr.as_value().index()) else {
+        return None;
+    };
+    let k = first.len();
+    let mut fields = Vec::with_capacity(k);
+    let mut i = first.as_value().index() + 1;
+    for _ in 0..k {
+        if matches!(nodes.at(i + 1), Node::Array { .. } | Node::Object { .. }) {
+            return None;
+        }
+        fields.push(Field {
+            key: doc.key_at(i),
+            span: 1,
+        });
+        i += 2;
+    }
+    for _ in 1..arr.len() {
+        i = nodes.same_flat_end(i, k)?;
+    }
+    (i == end as usize).then_some(Shape {
+        fields,
+        ordered: true,
+    })
 }
 
 /// The shape of a root table as its document keeps it (`Doc::keep`); `None` when the root

@@ -362,7 +362,95 @@ proptest::proptest! {
         };
         let rows: Vec<String> = rows.iter().map(row).collect();
         assert_marks_change_nothing(&format!("[{}]", rows.join(",")));
+        // The same rows as the nested arrays of a collection (each outer row's `lines`,
+        // cut at every third row): the first row of each is marked for the last row of the
+        // one before, and a string or an array among the values of every fifth outer row.
+        let outer: Vec<String> = rows
+            .chunks(3)
+            .enumerate()
+            .map(|(i, lines)| {
+                let extra = match i % 5 {
+                    3 => r#","s":"x""#,
+                    4 => r#","s":[1]"#,
+                    _ => "",
+                };
+                format!(r#"{{"id":{i}{extra},"lines":[{}]}}"#, lines.join(","))
+            })
+            .collect();
+        assert_marks_change_nothing(&format!("[{}]", outer.join(",")));
     }
+}
+
+#[test]
+fn a_table_shown_by_the_marks_is_the_analysed_one() {
+    // Leaf rows marked by the parser (the marked shape) against the analysis of the same
+    // rows: tables of one to many rows, and arrays the marks alone do not show.
+    let cases = [
+        r#"[{"a":1,"b":"x"}]"#.to_string(),
+        rows(3, &|i| format!(r#"{{"sku":"S{i}","qty":{i},"ok":true}}"#)),
+        rows(50, &|i| format!(r#"{{"a":{i},"b":"x","c":null}}"#)),
+        // One key: not marked, analysed.
+        rows(4, &|i| format!(r#"{{"a":{i}}}"#)),
+        // A nested group in the first row, in a later row, a last row with another key.
+        rows(4, &|i| {
+            if i == 0 {
+                r#"{"a":{"x":1},"b":2}"#.into()
+            } else {
+                r#"{"a":1,"b":2}"#.into()
+            }
+        }),
+        rows(4, &|i| {
+            if i == 2 {
+                r#"{"a":{"x":1},"b":2}"#.into()
+            } else {
+                r#"{"a":1,"b":2}"#.into()
+            }
+        }),
+        rows(4, &|i| {
+            if i == 3 {
+                r#"{"a":1,"c":2}"#.into()
+            } else {
+                r#"{"a":1,"b":2}"#.into()
+            }
+        }),
+        rows(4, &|i| {
+            if i == 1 {
+                r#"{"b":2,"a":1}"#.into()
+            } else {
+                r#"{"a":1,"b":2}"#.into()
+            }
+        }),
+        // One row holding a group or an array.
+        r#"[{"a":{"x":1,"y":2},"b":3}]"#.to_string(),
+        r#"[{"a":[1,2],"b":3}]"#.to_string(),
+        // A non-object element after the rows.
+        r#"[{"a":1,"b":2},{"a":1,"b":2},7]"#.to_string(),
+        // Escaped keys.
+        rows(3, &|i| format!(r#"{{"\u0061":{i},"b\"q":2}}"#)),
+    ];
+    let mut marked_tables = 0;
+    for src in &cases {
+        let (marked, _) = marked_and_unmarked(src);
+        let x = marked.root().as_array().unwrap();
+        let first = x.iter().next().unwrap().as_object().unwrap();
+        marked_tables += usize::from(marked_leaf_table(x, first).is_some());
+        // The analysis alone, as `tabular_shape` runs it without the marks' shortcut.
+        let mut analysed = Shape {
+            fields: Vec::new(),
+            ordered: true,
+        };
+        let analysed = analyze(x.iter(), true, None, &mut analysed).then_some(analysed);
+        assert_eq!(
+            format!("{:?}", tabular_shape(x, None)),
+            format!("{analysed:?}"),
+            "{src}"
+        );
+        assert_marks_change_nothing(src);
+    }
+    assert!(
+        marked_tables >= 3,
+        "the marks showed {marked_tables} tables"
+    );
 }
 
 #[test]
