@@ -51,7 +51,7 @@ impl<'o> Enc<'o> {
         self.started = true;
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn lead<W: Sink + ?Sized>(&mut self, w: &mut W, lead: Lead) {
         match lead {
             Lead::Plain(d) => self.line(w, d),
