@@ -455,6 +455,21 @@ fn the_limit_is_pushed_into_the_parse_and_replies_as_the_whole_document() {
         pushed > 100,
         "the limit was pushed down in {pushed} calls only"
     );
+    // The presenter's own limit (50 here), no per-call override: pushed down as well.
+    let p = Presenter::from_json(PRESENTER).unwrap();
+    let src = rows(60);
+    for call in [
+        ToolCall::new().presenter(&p),
+        ToolCall::new().presenter(&p).select(["id"]),
+    ] {
+        let read = call.read(&src).unwrap();
+        assert_eq!(read.root().unwrap().as_array().unwrap().len(), 50);
+        let whole = call.parse(&src).unwrap();
+        assert_eq!(
+            framed(&call.respond(&read).unwrap(), &shape),
+            framed(&call.respond(&whole).unwrap(), &shape)
+        );
+    }
 }
 
 /// Rows past a pushed-down limit are validated as the whole parse validates them: invalid

@@ -367,10 +367,9 @@ enum Lexed {
     At(usize),
 }
 
-/// The root array: each object element is selected, other elements are kept whole.
 /// The root array (the position is at its `[`): its first `keep` elements parsed (object
-/// elements through `sel`'s selection when there is one), the others only validated.
-/// Returns how many elements it has.
+/// elements through `sel`'s selection when there is one, other elements whole), the others
+/// only validated. Returns how many elements it has.
 fn head_array(
     p: &mut Parser<'_, '_>,
     sel: Option<&Selector>,
@@ -560,9 +559,8 @@ fn selected_object(
     // The next rows of a collection repeat the layout. When its selected keys come in
     // request order, the members go straight onto the tape; a row that leaves the layout
     // is dropped and read again from its `{` by the general loop (whose pieces make the
-    // next layout).
-    // A row pushed, the next element is read the same way when it is an object, without
-    // going back to the array's loop (a call and the state per row).
+    // next layout). After a row pushed, the next element is read the same way when it is
+    // an object, without going back to the array's loop (a call and the state per row).
     let mut read = 0;
     if let Some(d) = direct.as_ref() {
         loop {
