@@ -194,6 +194,35 @@ fn peak_heap_stays_within_the_contracts() {
     );
     drop(doc);
 
+    // A presenter's limit pushed into the parse (`ToolCall::read`): the rows past it are
+    // validated and counted, never put on the tape, so a call that keeps 50 of the 100k rows
+    // peaks at a small fraction of the full tape, whatever the collection's size.
+    let presenter = toolwire::present::Presenter::from_json(
+        br#"{"name": "Invoice", "limit": 50, "format": "toon",
+             "ui": {"collection": [{"summary": "{count} invoices"}]}}"#,
+    )
+    .unwrap();
+    let call = toolwire::call::ToolCall::new().presenter(&presenter);
+    let (limited, written) = peak_of(|| {
+        let read = call.read(&input).unwrap();
+        let reply = call.respond(&read).unwrap();
+        let mut out = Vec::new();
+        reply.write(&toolwire::call::Shape::result(), &mut out);
+        out
+    });
+    eprintln!(
+        "a presenter keeping 50 of 100k rows: peak {limited} B (full parse {full} B), {} B out",
+        written.len()
+    );
+    assert!(
+        String::from_utf8_lossy(&written).contains("100000 invoices"),
+        "the summary counts every row"
+    );
+    assert!(
+        limited <= MIB && limited <= full / 20,
+        "limited call peak {limited} vs full parse {full}"
+    );
+
     // Pathological inputs: peak heap within 6x the input + 1 MiB (the tape is 16 bytes per
     // value; a short member like `"k1":1` is 6 bytes of input and 32 of tape).
     let cases: Vec<(&str, Vec<u8>)> = vec![
