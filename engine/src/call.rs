@@ -431,8 +431,8 @@ impl ToolCall {
             // bytes out as through the parsed document).
             return Ok(Input(InputKind::Json(bytes, false)));
         }
-        let limit = match &self.presenter {
-            Some(p) => p.with_overrides(self.overrides).limit(),
+        let limit = match self.effective_presenter() {
+            Some(p) => p.limit(),
             None => self.overrides.limit,
         };
         let Some(keep) = limit else {

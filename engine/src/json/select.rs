@@ -538,7 +538,8 @@ fn lexed_string(tok: StrTok, at: usize) -> Lexed {
 
 /// An object at the current position inside `depth` containers, reduced to `sel`; while
 /// the objects after it in the array are rows pushed through the layout (and fewer than
-/// `max` were read), those too. Returns how many objects it read (at least one).
+/// `max` were read), those too (`max` is 1 for an object that is not an array's element).
+/// Returns how many objects it read (at least one).
 fn selected_object(
     p: &mut Parser<'_, '_>,
     sel: &Selector,
@@ -592,7 +593,7 @@ fn selected_object(
                 break;
             }
             read += 1;
-            if read == max || depth == 0 || !p.next_row() {
+            if read == max || !p.next_row() {
                 return Ok(read);
             }
         }
