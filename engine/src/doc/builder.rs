@@ -370,13 +370,16 @@ impl<'s> DocBuilder<'s> {
     /// the object is also marked [`Node::Object::flat`]; for the rows of a collection the
     /// node is then written once with both marks (setting them one after the other cost a
     /// parse of rows 8 instructions a row).
+    /// Returns whether the object was marked `same_keys` that way: then, until the builder
+    /// is given anything but objects like it, the next one may be opened and closed with
+    /// [`DocBuilder::begin_same_row`] and [`DocBuilder::end_same_row`].
     #[inline]
     pub(crate) fn end_object_repeated<const FLAT: bool>(
         &mut self,
         mark: Mark,
         len: usize,
         repeated: bool,
-    ) {
+    ) -> bool {
         let level = (self.depth as usize).wrapping_sub(1);
         let all = repeated && len > 1 && self.prev_keys.get(level).is_some_and(|k| k.len() == len);
         if !all {
@@ -384,9 +387,51 @@ impl<'s> DocBuilder<'s> {
             if FLAT {
                 self.mark_flat(mark);
             }
-            return;
+            return false;
         }
         let start = self.close_object_as(mark, len, true, FLAT);
+        debug_assert!(self.same_keys_as_previous(start, len));
+        true
+    }
+
+    /// Opens the object that follows, at the same level, one that
+    /// [`DocBuilder::end_object_repeated::<true>`] closed as `same_keys` (returning true),
+    /// with nothing pushed in between: the next row of a run. Its depth was reached before,
+    /// and no token is recorded at its level, so only the node is pushed.
+    #[inline(always)]
+    pub(crate) fn begin_same_row(&mut self) -> Mark {
+        self.depth += 1;
+        debug_assert!(self.depth <= self.doc.max_depth);
+        let m = Mark(self.doc.nodes.len() as u32);
+        self.doc.nodes.push(Node::Object {
+            len: 0,
+            end: 0,
+            same_keys: false,
+            flat: false,
+        });
+        m
+    }
+
+    /// Closes an object opened by [`DocBuilder::begin_same_row`] whose caller read, byte for
+    /// byte, the keys of the row before it (`len` of them) and every value as a string,
+    /// number or literal: it is `same_keys` and `flat`, as
+    /// [`DocBuilder::end_object_repeated::<true>`] would find, without its checks (the
+    /// remembered keys and the level's token are as the row before left them).
+    #[inline(always)]
+    pub(crate) fn end_same_row(&mut self, mark: Mark, len: usize) {
+        self.depth -= 1;
+        debug_assert!(self.prev_token[self.depth as usize].is_none());
+        let start = mark.0 as usize;
+        let end = self.doc.nodes.len();
+        self.doc.nodes.set(
+            start,
+            Node::Object {
+                len: len as u32,
+                end: end as u32,
+                same_keys: true,
+                flat: true,
+            },
+        );
         debug_assert!(self.same_keys_as_previous(start, len));
     }
 

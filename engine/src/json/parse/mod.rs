@@ -898,16 +898,26 @@ impl<'s, 'o> Parser<'s, 'o> {
     fn rows_run<const EMIT: bool>(&mut self, level: usize, in_array: bool) -> Result<RowsRun> {
         let seps = std::mem::take(&mut self.layouts[level]);
         let mut extra = 0;
+        // The row before was closed as `same_keys` and `flat` through the layout: this one,
+        // if it matches to its `}`, is too, with none of the builder's checks.
+        let mut same = false;
         let run = loop {
-            let mark = EMIT.then(|| self.b.begin_object());
-            let repeated = EMIT && self.row_agrees(level, &seps);
+            let (mark, repeated) = match EMIT {
+                false => (None, false),
+                true if same => (Some(self.b.begin_same_row()), true),
+                true => (Some(self.b.begin_object()), self.row_agrees(level, &seps)),
+            };
             let stop = match self.row_walk::<EMIT>(&seps, 0) {
                 Ok(stop) => stop,
                 Err(e) => break Err(e),
             };
             if let RowStop::Closed(n) = stop {
                 if let Some(mark) = mark {
-                    self.b.end_object_repeated::<true>(mark, n, repeated);
+                    if same {
+                        self.b.end_same_row(mark, n);
+                    } else {
+                        same = self.b.end_object_repeated::<true>(mark, n, repeated);
+                    }
                 }
                 if in_array && self.next_row() {
                     extra += 1;
