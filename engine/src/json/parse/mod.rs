@@ -1015,7 +1015,10 @@ impl<'s, 'o> Parser<'s, 'o> {
         // The position lives in a register through the row; `self.pos` is set where the
         // general lexers take over, and read back after them.
         let mut pos = self.pos;
-        for (i, sep) in members.iter().enumerate().skip(from) {
+        // No counter through the loop: a member's number is how many pieces are left.
+        let mut rest = members.get(from..).unwrap_or_default().iter();
+        while let Some(sep) = rest.next() {
+            let i = members.len() - 1 - rest.len();
             if !sep.matches(src, pos) {
                 self.pos = pos;
                 return Ok(RowStop::Member(i));
