@@ -1074,11 +1074,20 @@ impl<'s, 'o> Parser<'s, 'o> {
                     }
                 }
             }
-            Some(b'-' | b'0'..=b'9') => {
-                self.pos = pos;
-                self.number::<EMIT>()?;
-                self.pos
-            }
+            Some(b'-' | b'0'..=b'9') => match short_int(self.src, pos) {
+                // A short integer from one word (a count, an amount in cents).
+                Some(end) => {
+                    if EMIT {
+                        self.b.int_src(pos, end - pos);
+                    }
+                    end
+                }
+                None => {
+                    self.pos = pos;
+                    self.number::<EMIT>()?;
+                    self.pos
+                }
+            },
             Some(b't') => {
                 self.pos = pos;
                 self.literal(b"true")?;

@@ -119,6 +119,31 @@ pub(super) fn skip_digits(src: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The end of the number at `i` when it is an integer of one to seven digits with no sign,
+/// no leading zero, and a byte after it (in the same 8-byte word) that is not a digit, `.`,
+/// `e` or `E`: what [`Parser::number`](super::Parser::number) would take as such an
+/// integer, from one word. `None` for anything else (that lexer then decides), and when
+/// fewer than 8 bytes are left.
+#[inline(always)]
+pub(super) fn short_int(src: &[u8], i: usize) -> Option<usize> {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(src.get(i..i + 8)?);
+    let w = u64::from_le_bytes(word);
+    // As in [`skip_digits`]: the high bit of each byte that is not a digit.
+    let a = w ^ (ONES * b'0' as u64);
+    let other = ((a & (ONES * 0x7F)).wrapping_add(ONES * 0x76) | a) & HIGHS;
+    let n = other.trailing_zeros() / 8;
+    // No digit (a `-`), eight or more, or a leading zero before more digits.
+    if n == 0 || n == 8 || (w as u8 == b'0' && n > 1) {
+        return None;
+    }
+    let next = (w >> (8 * n)) as u8;
+    if next == b'.' || next | 0x20 == b'e' {
+        return None;
+    }
+    Some(i + n as usize)
+}
+
 /// `a == b` for two slices of the same length, without a `memcmp` call for short keys.
 #[inline(always)]
 pub(super) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {

@@ -1034,3 +1034,55 @@ fn word_digit_scan_agrees_with_the_bytewise_one() {
         }
     }
 }
+
+#[test]
+fn short_integers_in_rows_parse_like_the_bytewise_lexer() {
+    // The row walk takes an integer of up to seven digits from one 8-byte word; anything
+    // else (a sign, eight digits, a leading zero, a fraction or exponent after it, fewer
+    // than 8 bytes left) goes to the general lexer. The second row repeats the first's
+    // layout, so its `a` is read by the walk; every case must give the bytewise parse's
+    // document, or its error at the same offset.
+    let opts = ParseOptions::new();
+    let numbers = [
+        "0",
+        "00",
+        "01",
+        "7",
+        "10",
+        "999",
+        "1234567",
+        "12345678",
+        "123456789",
+        "-1",
+        "-0",
+    ];
+    let followers = [
+        "", ",", "}", " ", ".5", ".", "e3", "E3", "e", "x", "\n", "]", "-",
+    ];
+    let tails = ["", "}", "}]", ",\"b\":3}]", "   \"b\":3}]"];
+    let mut walked = 0;
+    for n in numbers {
+        for f in followers {
+            for tail in tails {
+                let src = format!(r#"[{{"a":1,"b":2}},{{"a":{n}{f}{tail}"#);
+                let got = parse(src.as_bytes(), &opts);
+                let want =
+                    crate::json::parse::with_kernel(None, || parse(src.as_bytes(), &opts)).unwrap();
+                match (got, want) {
+                    (Ok(d), Ok(w)) => {
+                        walked += 1;
+                        assert_eq!(to_vec_compact(d.root()), to_vec_compact(w.root()), "{src}");
+                    }
+                    (Err(e), Err(w)) => assert_eq!(
+                        (e.offset(), e.message()),
+                        (w.offset(), w.message()),
+                        "{src}"
+                    ),
+                    (got, want) => panic!("{src}: {got:?} vs bytewise {want:?}"),
+                }
+                assert_selection_agrees(src.as_bytes(), &["a"]);
+            }
+        }
+    }
+    assert!(walked > 50, "only {walked} inputs parsed");
+}
