@@ -393,7 +393,7 @@ pub(crate) struct Parser<'s, 'o> {
     /// oracle of the differential tests).
     classify: Option<fn(&[u8; scan::BLOCK]) -> scan::Raw>,
     /// The kernel's string classifier (`None` with `classify`).
-    classify_str: Option<fn(&[u8; scan::BLOCK]) -> scan::Str>,
+    classify_str: Option<scan::StrKernel>,
     /// The start of the block whose string masks are in `blk` (`usize::MAX`: none yet).
     blk_at: usize,
     blk: scan::Str,
@@ -451,7 +451,7 @@ fn classifier() -> Option<fn(&[u8; scan::BLOCK]) -> scan::Raw> {
 
 /// The string classifier parsers use on this thread (the portable one without a kernel;
 /// then it is not used).
-fn str_classifier() -> fn(&[u8; scan::BLOCK]) -> scan::Str {
+fn str_classifier() -> scan::StrKernel {
     kernel().unwrap_or(Kernel::Fallback).str_classifier()
 }
 
@@ -626,14 +626,10 @@ impl<'s, 'o> Parser<'s, 'o> {
     /// classified when the parser first gets there. Blocks start at multiples of 64 in the
     /// input.
     #[inline(always)]
-    fn block(
-        &mut self,
-        at: usize,
-        classify: fn(&[u8; scan::BLOCK]) -> scan::Str,
-    ) -> (usize, scan::Str) {
+    fn block(&mut self, at: usize, classify: scan::StrKernel) -> (usize, scan::Str) {
         let base = at & !(scan::BLOCK - 1);
         if base != self.blk_at {
-            self.blk = scan::classify_at(classify, self.src, base);
+            classify.classify_at_into(self.src, base, &mut self.blk);
             self.blk_at = base;
         }
         (base, self.blk)
@@ -675,7 +671,7 @@ impl<'s, 'o> Parser<'s, 'o> {
     /// The kernel's string classifier, for [`Parser::plain_with`] (`None` on the bytewise
     /// path).
     #[inline(always)]
-    pub(crate) fn string_classifier(&self) -> Option<fn(&[u8; scan::BLOCK]) -> scan::Str> {
+    pub(crate) fn string_classifier(&self) -> Option<scan::StrKernel> {
         self.classify_str
     }
 
@@ -686,7 +682,7 @@ impl<'s, 'o> Parser<'s, 'o> {
     pub(crate) fn plain_with<const TOON: bool>(
         &mut self,
         start: usize,
-        classify: fn(&[u8; scan::BLOCK]) -> scan::Str,
+        classify: scan::StrKernel,
     ) -> std::result::Result<(usize, Toon), usize> {
         let mut at = start;
         let mut toon = Toon::Bare;
@@ -1051,7 +1047,7 @@ impl<'s, 'o> Parser<'s, 'o> {
     pub(crate) fn walk_scalar<const EMIT: bool>(
         &mut self,
         pos: usize,
-        classify: fn(&[u8; scan::BLOCK]) -> scan::Str,
+        classify: scan::StrKernel,
         max_string: usize,
     ) -> Result<Option<usize>> {
         let next = match self.src.get(pos) {

@@ -149,23 +149,53 @@ impl Kernel {
 impl Kernel {
     /// The string classifier of this kernel (the portable one when the CPU lacks it).
     #[inline]
-    pub(crate) fn str_classifier(self) -> fn(&[u8; BLOCK]) -> Str {
-        match self {
+    pub(crate) fn str_classifier(self) -> StrKernel {
+        StrKernel(match self {
             #[cfg(target_arch = "x86_64")]
-            Kernel::Sse2 => x86::classify_str_sse2,
+            Kernel::Sse2 => |b, out| *out = x86::classify_str_sse2(b),
+            // The AVX2 kernel itself, not a safe wrapper around it: the parser calls it once
+            // for every block a string starts in, and the wrapper's call cost a row of
+            // collection about 13 instructions.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 if avx2_available() => classify_str_avx2,
+            Kernel::Avx2 if avx2_available() => x86::classify_str_avx2_into,
             #[cfg(target_arch = "aarch64")]
-            Kernel::Neon => aarch64::classify_str_neon,
-            _ => fallback::classify_str,
-        }
+            Kernel::Neon => |b, out| *out = aarch64::classify_str_neon(b),
+            _ => |b, out| *out = fallback::classify_str(b),
+        })
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-fn classify_str_avx2(block: &[u8; BLOCK]) -> Str {
-    // SAFETY: only handed out by `Kernel::str_classifier` after `avx2_available()`.
-    unsafe { x86::classify_str_avx2(block) }
+/// A string classifier this CPU runs: only [`Kernel::str_classifier`] makes one, and it
+/// hands out a kernel that needs CPU features (AVX2) only after detecting them.
+/// The masks are written in place: returned, they went through a copy on the stack.
+#[derive(Clone, Copy)]
+pub(crate) struct StrKernel(unsafe fn(&[u8; BLOCK], &mut Str));
+
+impl StrKernel {
+    /// The string masks of `block`, written into `out`.
+    #[inline(always)]
+    pub(crate) fn classify_into(self, block: &[u8; BLOCK], out: &mut Str) {
+        // SAFETY: the function is a safe one or a vector kernel whose CPU features
+        // `Kernel::str_classifier` detected before making this `StrKernel`.
+        unsafe { (self.0)(block, out) }
+    }
+
+    /// The string masks of `block`.
+    #[inline(always)]
+    pub(crate) fn classify(self, block: &[u8; BLOCK]) -> Str {
+        let mut out = Str::default();
+        self.classify_into(block, &mut out);
+        out
+    }
+
+    /// [`classify_at`] with this kernel, into `out`.
+    #[inline(always)]
+    pub(crate) fn classify_at_into(self, src: &[u8], at: usize, out: &mut Str) {
+        match src.get(at..at + BLOCK).and_then(|b| b.try_into().ok()) {
+            Some(b) => self.classify_into(b, out),
+            None => *out = classify_at(|b| self.classify(b), src, at),
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -187,7 +217,7 @@ fn classify_avx2(block: &[u8; BLOCK]) -> Raw {
 
 /// The masks of the block at `at` (`src[at..at + 64]`, padded with spaces past the end).
 #[inline]
-pub(crate) fn classify_at<T>(classify: fn(&[u8; BLOCK]) -> T, src: &[u8], at: usize) -> T {
+pub(crate) fn classify_at<T>(classify: impl Fn(&[u8; BLOCK]) -> T, src: &[u8], at: usize) -> T {
     match src.get(at..at + BLOCK) {
         Some(b) => {
             let b: &[u8; BLOCK] = b.try_into().unwrap_or(&[b' '; BLOCK]);
@@ -385,7 +415,8 @@ pub(crate) fn compare_blocks(src: &[u8], kernel: Kernel) -> Vec<((Raw, Block), (
             let mut blk = carry.step(raw, pxor);
             // The string classifier must agree with the full one; a disagreement shows as
             // a corrupted quote mask.
-            let s = classify_at(kernel.str_classifier(), src, n * BLOCK);
+            let k = kernel.str_classifier();
+            let s = classify_at(|b| k.classify(b), src, n * BLOCK);
             let toon = (0..BLOCK).fold(0u64, |m, i| {
                 let b = src.get(n * BLOCK + i).copied().unwrap_or(b' ');
                 m | u64::from(is_toon_byte(b)) << i

@@ -263,3 +263,12 @@ pub(super) unsafe fn classify_str_avx2(block: &[u8; 64]) -> Str {
     }
     r
 }
+
+/// [`classify_str_avx2`] written into `out`: the parser's entry ([`super::StrKernel`]),
+/// so the masks go straight into its block state.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn classify_str_avx2_into(block: &[u8; 64], out: &mut Str) {
+    // SAFETY: the callee needs the features this function is compiled with.
+    *out = unsafe { classify_str_avx2(block) };
+}
