@@ -894,29 +894,25 @@ impl<'s, 'o> Parser<'s, 'o> {
     fn rows_run<const EMIT: bool>(&mut self, level: usize, in_array: bool) -> Result<RowsRun> {
         let seps = std::mem::take(&mut self.layouts[level]);
         let mut extra = 0;
-        // The row before was closed as `same_keys` and `flat` through the layout: this one,
-        // if it matches to its `}`, is too, with none of the builder's checks.
-        let mut same = false;
         let run = loop {
-            let (mark, repeated) = match EMIT {
-                false => (None, false),
-                true if same => (Some(self.b.begin_same_row()), true),
-                true => (Some(self.b.begin_object()), self.row_agrees(level, &seps)),
-            };
+            let mark = EMIT.then(|| self.b.begin_object());
+            let repeated = EMIT && self.row_agrees(level, &seps);
             let stop = match self.row_walk::<EMIT>(&seps, 0) {
                 Ok(stop) => stop,
                 Err(e) => break Err(e),
             };
             if let RowStop::Closed(n) = stop {
-                if let Some(mark) = mark {
-                    if same {
-                        self.b.end_same_row(mark, n);
-                    } else {
-                        same = self.b.end_object_repeated::<true>(mark, n, repeated);
-                    }
-                }
+                let same = mark.is_some_and(|m| self.b.end_object_repeated::<true>(m, n, repeated));
                 if in_array && self.next_row() {
                     extra += 1;
+                    if same {
+                        break self.same_rows(&seps).map(|(closed, mark, stop)| RowsRun {
+                            extra: extra + closed,
+                            mark: Some(mark),
+                            repeated: true,
+                            stop,
+                        });
+                    }
                     continue;
                 }
             }
@@ -936,6 +932,30 @@ impl<'s, 'o> Parser<'s, 'o> {
         }
         self.layouts[level] = seps;
         run
+    }
+
+    /// The rows of a run (the position is at the `{` of one) after a row that
+    /// [`DocBuilder::end_object_repeated`] closed as `same_keys` and `flat` through the
+    /// layout `seps`: each one that matches the layout to its `}` is too, opened and closed
+    /// with none of the builder's checks ([`DocBuilder::begin_same_row`]). A loop of its
+    /// own, apart from the first row's: fewer values live through it. Returns how many rows
+    /// it closed before the last one, and where it stopped in that one (open at the mark
+    /// unless the stop is [`RowStop::Closed`], the end of the run).
+    #[inline(never)]
+    fn same_rows(&mut self, seps: &[Sep]) -> Result<(usize, Mark, RowStop)> {
+        let mut closed = 0;
+        loop {
+            let mark = self.b.begin_same_row();
+            let stop = self.row_walk::<true>(seps, 0)?;
+            let RowStop::Closed(n) = stop else {
+                return Ok((closed, mark, stop));
+            };
+            self.b.end_same_row(mark, n);
+            if !self.next_row() {
+                return Ok((closed, mark, stop));
+            }
+            closed += 1;
+        }
     }
 
     /// Moves past `,` and the whitespace around it to the `{` of the next element when that

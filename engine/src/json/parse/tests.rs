@@ -1086,3 +1086,60 @@ fn short_integers_in_rows_parse_like_the_bytewise_lexer() {
     }
     assert!(walked > 50, "only {walked} inputs parsed");
 }
+
+#[test]
+fn runs_of_same_rows_end_anywhere_like_the_bytewise_parse() {
+    // From the third row on, a run's rows are opened and closed without the builder's
+    // checks (`Parser::same_rows`). A row that leaves the layout anywhere, at any place in
+    // the run, must still give the bytewise parse's document, marks and errors: the TOON
+    // tables trust the marks, so a wrong one shows in the TOON text.
+    let row = |n: usize| format!(r#"{{"id":{n},"name":"r{n}","ok":true}}"#);
+    let odd = [
+        r#"{"id":9,"name":"r9","no":true}"#,
+        r#"{"id":9,"name":"r9"}"#,
+        r#"{"id":9,"name":"r9","ok":true,"more":1}"#,
+        r#"{"id":9,"name":{"first":"a"},"ok":true}"#,
+        r#"{"id":9,"name":["a",1],"ok":true}"#,
+        r#"{"id":9,"name":"a\"b","ok":true}"#,
+        r#"{"id":9,"name":"caf\u00e9","ok":false}"#,
+        r#"{"id":9, "name":"r9","ok":true}"#,
+        r#"{"name":"r9","id":9,"ok":true}"#,
+        r#"{"id":9,"name":"r9","ok":true,"ok":false}"#,
+        r#"{}"#,
+        r#"7"#,
+        r#"{"id":9,"name":"r9","ok":tru}"#,
+        r#"{"id":9,"name":"r9","ok":true"#,
+        r#"{"id":9,"name":"r9","ok":true}}"#,
+    ];
+    let opts = ParseOptions::new();
+    let toon = crate::toon::EncodeOptions::new();
+    for at in 0..6 {
+        for o in odd {
+            for sep in [",", ", ", ",\n  "] {
+                let rows: Vec<String> = (0..7)
+                    .map(|n| if n == at { o.to_string() } else { row(n) })
+                    .collect();
+                let src = format!("[{}]", rows.join(sep));
+                let got = parse(src.as_bytes(), &opts);
+                let want =
+                    crate::json::parse::with_kernel(None, || parse(src.as_bytes(), &opts)).unwrap();
+                match (got, want) {
+                    (Ok(d), Ok(w)) => {
+                        assert_eq!(to_vec_compact(d.root()), to_vec_compact(w.root()), "{src}");
+                        assert_eq!(
+                            crate::toon::to_vec(d.root(), &toon).ok(),
+                            crate::toon::to_vec(w.root(), &toon).ok(),
+                            "TOON of {src}"
+                        );
+                    }
+                    (Err(e), Err(w)) => assert_eq!(
+                        (e.offset(), e.message()),
+                        (w.offset(), w.message()),
+                        "{src}"
+                    ),
+                    (got, want) => panic!("{src}: {got:?} vs bytewise {want:?}"),
+                }
+            }
+        }
+    }
+}
