@@ -463,7 +463,7 @@ fn walk_row<const PUSH: bool>(
         match piece.found {
             Some(_) if PUSH => {
                 p.b.key_head(sep.key_head(), sep.key_at(key_at).0);
-                match p.walk_scalar::<true>(pos, classify, max_string)? {
+                match p.walk_scalar::<true>(src, pos, classify, max_string)? {
                     Some(next) => pos = next,
                     None => {
                         p.pos = pos;
@@ -508,7 +508,7 @@ fn walk_row<const PUSH: bool>(
                     value,
                 });
             }
-            None => match p.walk_scalar::<false>(pos, classify, max_string)? {
+            None => match p.walk_scalar::<false>(src, pos, classify, max_string)? {
                 Some(next) => pos = next,
                 None => {
                     p.pos = pos;

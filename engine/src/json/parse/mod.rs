@@ -1043,7 +1043,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                 self.b.key_head(sep.key_head, pos + sep.key as usize);
             }
             pos += sep.len as usize;
-            match self.walk_scalar::<EMIT>(pos, classify, max_string)? {
+            match self.walk_scalar::<EMIT>(src, pos, classify, max_string)? {
                 Some(next) => pos = next,
                 None => {
                     self.pos = pos;
@@ -1066,11 +1066,12 @@ impl<'s, 'o> Parser<'s, 'o> {
     #[inline(always)]
     pub(crate) fn walk_scalar<const EMIT: bool>(
         &mut self,
+        src: &'s [u8],
         pos: usize,
         classify: scan::StrKernel,
         max_string: usize,
     ) -> Result<Option<usize>> {
-        let next = match self.src.get(pos) {
+        let next = match src.get(pos) {
             Some(b'"') => {
                 let start = pos + 1;
                 match self.plain_with::<EMIT>(start, classify) {
@@ -1090,7 +1091,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                     }
                 }
             }
-            Some(b'-' | b'0'..=b'9') => match short_int(self.src, pos) {
+            Some(b'-' | b'0'..=b'9') => match short_int(src, pos) {
                 // A short integer from one word (a count, an amount in cents).
                 Some(end) => {
                     if EMIT {
