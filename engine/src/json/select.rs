@@ -475,7 +475,7 @@ fn walk_row<const PUSH: bool>(
             }
             Some(k) => {
                 let value = match src.get(pos) {
-                    Some(b'"') => match p.plain_with::<true>(pos + 1, classify) {
+                    Some(b'"') => match p.plain_with::<true>(src, pos + 1, classify) {
                         Ok((end, toon)) if end - pos - 1 <= max_string => {
                             let value = Lexed::Plain(pos + 1, end - pos - 1, toon);
                             pos = end + 1;

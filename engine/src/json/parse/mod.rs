@@ -626,10 +626,10 @@ impl<'s, 'o> Parser<'s, 'o> {
     /// classified when the parser first gets there. Blocks start at multiples of 64 in the
     /// input.
     #[inline(always)]
-    fn block(&mut self, at: usize, classify: scan::StrKernel) -> (usize, scan::Str) {
+    fn block(&mut self, src: &[u8], at: usize, classify: scan::StrKernel) -> (usize, scan::Str) {
         let base = at & !(scan::BLOCK - 1);
         if base != self.blk_at {
-            classify.classify_at_into(self.src, base, &mut self.blk);
+            classify.classify_at_into(src, base, &mut self.blk);
             self.blk_at = base;
         }
         (base, self.blk)
@@ -665,7 +665,7 @@ impl<'s, 'o> Parser<'s, 'o> {
         let Some(classify) = self.classify_str else {
             return Err(start);
         };
-        self.plain_with::<true>(start, classify)
+        self.plain_with::<true>(self.src, start, classify)
     }
 
     /// The kernel's string classifier, for [`Parser::plain_with`] (`None` on the bytewise
@@ -681,13 +681,14 @@ impl<'s, 'o> Parser<'s, 'o> {
     #[inline(always)]
     pub(crate) fn plain_with<const TOON: bool>(
         &mut self,
+        src: &[u8],
         start: usize,
         classify: scan::StrKernel,
     ) -> std::result::Result<(usize, Toon), usize> {
         let mut at = start;
         let mut toon = Toon::Bare;
-        while at < self.src.len() {
-            let (base, raw) = self.block(at, classify);
+        while at < src.len() {
+            let (base, raw) = self.block(src, at, classify);
             let stop = (raw.quote | raw.special) >> (at - base);
             let mut t = if TOON { raw.toon >> (at - base) } else { 0 };
             if stop != 0 {
@@ -696,7 +697,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                 // `n < 64`: the bytes before the stop.
                 t &= !(u64::MAX << n);
                 if t != 0 {
-                    toon = toon.with(self.src, at, t);
+                    toon = toon.with(src, at, t);
                 }
                 return if raw.quote >> (i - base) & 1 != 0 {
                     Ok((i, toon))
@@ -705,11 +706,11 @@ impl<'s, 'o> Parser<'s, 'o> {
                 };
             }
             if t != 0 {
-                toon = toon.with(self.src, at, t);
+                toon = toon.with(src, at, t);
             }
             at = base + scan::BLOCK;
         }
-        Err(self.src.len())
+        Err(src.len())
     }
 
     #[inline(always)]
@@ -1074,7 +1075,7 @@ impl<'s, 'o> Parser<'s, 'o> {
         let next = match src.get(pos) {
             Some(b'"') => {
                 let start = pos + 1;
-                match self.plain_with::<EMIT>(start, classify) {
+                match self.plain_with::<EMIT>(src, start, classify) {
                     Ok((end, toon)) if end - start <= max_string => {
                         if EMIT {
                             self.b.str_plain(start, end - start, toon);
