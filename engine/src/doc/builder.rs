@@ -216,6 +216,27 @@ impl<'s> DocBuilder<'s> {
             .push_span(super::tape::plain_tag(toon), start, len);
     }
 
+    /// The longest string [`DocBuilder::str_plain_short`] takes.
+    pub(crate) const SHORT_STR_MAX: usize = Tape::HEAD_LEN_MAX;
+
+    /// [`DocBuilder::str_plain`] of a string of at most [`DocBuilder::SHORT_STR_MAX`] bytes
+    /// (its caller's bound already holds that one): the length is not checked again.
+    #[inline(always)]
+    pub(crate) fn str_plain_short(&mut self, start: usize, len: usize, toon: Toon) {
+        debug_assert!(
+            {
+                let s = &self.doc.src[start..start + len];
+                s.iter()
+                    .all(|&b| (0x20..0x80).contains(&b) && !matches!(b, b'"' | b'\\' | b'<'))
+                    && Toon::of_bytes(s) == toon
+            },
+            "a plain string is ASCII from space to DEL without quote, backslash or <, of its class"
+        );
+        self.doc
+            .nodes
+            .push_short_span(super::tape::plain_tag(toon), start, len);
+    }
+
     /// Pushes a string (or key) of WTF-8 bytes copied into the heap. The caller is
     /// responsible for the document flags.
     #[inline]

@@ -306,6 +306,20 @@ impl Tape {
         self.cells.push(Cell { head, x: x as u32 });
     }
 
+    /// [`Tape::push_span`] of a span whose length fits in the head (at most
+    /// [`Tape::HEAD_LEN_MAX`], which its caller checked with its own bound): no second check.
+    #[inline(always)]
+    pub(crate) fn push_short_span(&mut self, tag: u32, start: usize, len: usize) {
+        debug_assert!(start <= u32::MAX as usize && len <= LEN_MAX);
+        self.cells.push(Cell {
+            head: tag | ((len as u32) << TAG_BITS),
+            x: start as u32,
+        });
+    }
+
+    /// The longest span whose length a cell's head holds.
+    pub(crate) const HEAD_LEN_MAX: usize = LEN_MAX;
+
     /// Appends a span node of tag `tag` (the parser's strings: one push whatever the class).
     #[inline(always)]
     pub(crate) fn push_span(&mut self, tag: u32, start: usize, len: usize) {

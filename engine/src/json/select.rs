@@ -42,7 +42,7 @@
 
 use std::collections::HashMap;
 
-use crate::doc::Doc;
+use crate::doc::{Doc, DocBuilder};
 use crate::doc::{KeysToken, Mark, PERMUTED_PAIRS, Toon};
 use crate::error::Result;
 use crate::json::parse::{ParseOptions, Parser, ROW_MEMBERS, Sep, StrTok};
@@ -447,7 +447,7 @@ fn walk_row<const PUSH: bool>(
         return Ok(Walk::Member(0));
     };
     let src = p.src;
-    let max_string = p.opts.max_string_bytes;
+    let max_string = p.opts.max_string_bytes.min(DocBuilder::SHORT_STR_MAX);
     let mut flat = true;
     // The position lives in a register through the row; `p.pos` is set where the lexers
     // take over, and read back after them.

@@ -1028,7 +1028,7 @@ impl<'s, 'o> Parser<'s, 'o> {
         let Some(classify) = self.classify_str else {
             return Ok(RowStop::Member(from));
         };
-        let max_string = self.opts.max_string_bytes;
+        let max_string = self.opts.max_string_bytes.min(DocBuilder::SHORT_STR_MAX);
         // The position lives in a register through the row; `self.pos` is set where the
         // general lexers take over, and read back after them.
         let mut pos = self.pos;
@@ -1063,7 +1063,9 @@ impl<'s, 'o> Parser<'s, 'o> {
     /// The string, number or literal at `pos` (a value's place in a row layout), pushed
     /// (`EMIT`) or only validated, strings without escapes from the block masks of
     /// `classify`: the position after it, or `None` (nothing read) when the value there is
-    /// something else. `max_string` is the options' string limit, taken once by the caller.
+    /// something else. `max_string` is the options' string limit taken once by the caller,
+    /// and at most [`DocBuilder::SHORT_STR_MAX`]: a longer string goes to the general
+    /// lexer, which checks the options' limit itself.
     #[inline(always)]
     pub(crate) fn walk_scalar<const EMIT: bool>(
         &mut self,
@@ -1078,7 +1080,7 @@ impl<'s, 'o> Parser<'s, 'o> {
                 match self.plain_with::<EMIT>(src, start, classify) {
                     Ok((end, toon)) if end - start <= max_string => {
                         if EMIT {
-                            self.b.str_plain(start, end - start, toon);
+                            self.b.str_plain_short(start, end - start, toon);
                         }
                         end + 1
                     }
