@@ -348,6 +348,16 @@ struct RowsRun {
     stop: RowStop,
 }
 
+/// A layout as [`Parser::walk`] walks it: its member pieces and its closing one, with the
+/// parser's string classifier and string bound.
+#[derive(Clone, Copy)]
+struct Walker<'l> {
+    close: &'l Sep,
+    members: &'l [Sep],
+    classify: scan::StrKernel,
+    max_string: usize,
+}
+
 /// The parser's memory of one nesting level for its row layouts.
 #[derive(Default)]
 struct RowState {
@@ -945,9 +955,13 @@ impl<'s, 'o> Parser<'s, 'o> {
     #[inline(never)]
     fn same_rows(&mut self, seps: &[Sep]) -> Result<(usize, Mark, RowStop)> {
         let mut closed = 0;
+        let walker = self.walker(seps);
         loop {
             let mark = self.b.begin_same_row();
-            let stop = self.row_walk::<true>(seps, 0)?;
+            let stop = match walker {
+                Some(w) => self.walk::<true>(w, 0)?,
+                None => RowStop::Member(0),
+            };
             let RowStop::Closed(n) = stop else {
                 return Ok((closed, mark, stop));
             };
@@ -1020,15 +1034,36 @@ impl<'s, 'o> Parser<'s, 'o> {
     /// call per row cost its prologue and a result through memory).
     #[inline(always)]
     fn row_walk<const EMIT: bool>(&mut self, seps: &[Sep], from: usize) -> Result<RowStop> {
+        match self.walker(seps) {
+            Some(w) => self.walk::<EMIT>(w, from),
+            None => Ok(RowStop::Member(from)),
+        }
+    }
+
+    /// What [`Parser::walk`] takes of the layout `seps` and of the parser (once for a run of
+    /// rows): `None` for an empty layout, or without a kernel (layouts are made only with
+    /// one).
+    #[inline(always)]
+    fn walker<'l>(&self, seps: &'l [Sep]) -> Option<Walker<'l>> {
+        let (close, members) = seps.split_last()?;
+        Some(Walker {
+            close,
+            members,
+            classify: self.classify_str?,
+            max_string: self.opts.max_string_bytes.min(DocBuilder::SHORT_STR_MAX),
+        })
+    }
+
+    /// The loop of [`Parser::row_walk`], from member `from`.
+    #[inline(always)]
+    fn walk<const EMIT: bool>(&mut self, w: Walker<'_>, from: usize) -> Result<RowStop> {
+        let Walker {
+            close,
+            members,
+            classify,
+            max_string,
+        } = w;
         let src = self.src;
-        let Some((close, members)) = seps.split_last() else {
-            return Ok(RowStop::Member(from));
-        };
-        // Layouts are made only with a kernel.
-        let Some(classify) = self.classify_str else {
-            return Ok(RowStop::Member(from));
-        };
-        let max_string = self.opts.max_string_bytes.min(DocBuilder::SHORT_STR_MAX);
         // The position lives in a register through the row; `self.pos` is set where the
         // general lexers take over, and read back after them.
         let mut pos = self.pos;
