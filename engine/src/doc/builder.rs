@@ -203,17 +203,22 @@ impl<'s> DocBuilder<'s> {
     #[inline(always)]
     pub(crate) fn str_plain(&mut self, start: usize, len: usize, toon: Toon) {
         debug_assert!(
-            {
-                let s = &self.doc.src[start..start + len];
-                s.iter()
-                    .all(|&b| (0x20..0x80).contains(&b) && !matches!(b, b'"' | b'\\' | b'<'))
-                    && Toon::of_bytes(s) == toon
-            },
+            self.is_plain_of(start, len, toon),
             "a plain string is ASCII from space to DEL without quote, backslash or <, of its class"
         );
         self.doc
             .nodes
             .push_span(super::tape::plain_tag(toon), start, len);
+    }
+
+    /// Whether `src[start..start + len]` is a plain string of the class `toon` (the
+    /// precondition of [`DocBuilder::str_plain`] and [`DocBuilder::str_plain_short`], for
+    /// their debug assertions).
+    fn is_plain_of(&self, start: usize, len: usize, toon: Toon) -> bool {
+        let s = &self.doc.src[start..start + len];
+        s.iter()
+            .all(|&b| (0x20..0x80).contains(&b) && !matches!(b, b'"' | b'\\' | b'<'))
+            && Toon::of_bytes(s) == toon
     }
 
     /// The longest string [`DocBuilder::str_plain_short`] takes.
@@ -224,12 +229,7 @@ impl<'s> DocBuilder<'s> {
     #[inline(always)]
     pub(crate) fn str_plain_short(&mut self, start: usize, len: usize, toon: Toon) {
         debug_assert!(
-            {
-                let s = &self.doc.src[start..start + len];
-                s.iter()
-                    .all(|&b| (0x20..0x80).contains(&b) && !matches!(b, b'"' | b'\\' | b'<'))
-                    && Toon::of_bytes(s) == toon
-            },
+            self.is_plain_of(start, len, toon),
             "a plain string is ASCII from space to DEL without quote, backslash or <, of its class"
         );
         self.doc
@@ -337,6 +337,12 @@ impl<'s> DocBuilder<'s> {
     #[inline]
     pub fn begin_object(&mut self) -> Mark {
         self.open();
+        self.push_open_object()
+    }
+
+    /// The node of an object opened now, written again when it closes.
+    #[inline(always)]
+    fn push_open_object(&mut self) -> Mark {
         let m = Mark(self.doc.nodes.len() as u32);
         self.doc.nodes.push(Node::Object {
             len: 0,
@@ -423,14 +429,7 @@ impl<'s> DocBuilder<'s> {
     pub(crate) fn begin_same_row(&mut self) -> Mark {
         self.depth += 1;
         debug_assert!(self.depth <= self.doc.max_depth);
-        let m = Mark(self.doc.nodes.len() as u32);
-        self.doc.nodes.push(Node::Object {
-            len: 0,
-            end: 0,
-            same_keys: false,
-            flat: false,
-        });
-        m
+        self.push_open_object()
     }
 
     /// Closes an object opened by [`DocBuilder::begin_same_row`] whose caller read, byte for
@@ -442,17 +441,7 @@ impl<'s> DocBuilder<'s> {
     pub(crate) fn end_same_row(&mut self, mark: Mark, len: usize) {
         self.depth -= 1;
         debug_assert!(self.prev_token[self.depth as usize].is_none());
-        let start = mark.0 as usize;
-        let end = self.doc.nodes.len();
-        self.doc.nodes.set(
-            start,
-            Node::Object {
-                len: len as u32,
-                end: end as u32,
-                same_keys: true,
-                flat: true,
-            },
-        );
+        let start = self.write_object(mark, len, true, true);
         debug_assert!(self.same_keys_as_previous(start, len));
     }
 
@@ -670,6 +659,13 @@ impl<'s> DocBuilder<'s> {
         if let Some(token) = self.prev_token.get_mut(self.depth as usize) {
             *token = None;
         }
+        self.write_object(mark, len, same_keys, flat)
+    }
+
+    /// Writes the node of the object opened at `mark`, now closed after `len` members, with
+    /// its marks; returns its index.
+    #[inline(always)]
+    fn write_object(&mut self, mark: Mark, len: usize, same_keys: bool, flat: bool) -> usize {
         let start = mark.0 as usize;
         let end = self.doc.nodes.len();
         self.doc.nodes.set(

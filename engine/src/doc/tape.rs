@@ -72,6 +72,16 @@ const OBJECT_SAME_FLAT: u32 = OBJECT | SAME_KEYS | FLAT;
 /// index the head's length field holds.
 const LONG: u32 = 16;
 
+/// The cell of a node whose length `len` fits in the head (at most [`LEN_MAX`]).
+#[inline(always)]
+fn short_cell(tag: u32, x: u32, len: usize) -> Cell {
+    debug_assert!(len <= LEN_MAX);
+    Cell {
+        head: tag | ((len as u32) << TAG_BITS),
+        x,
+    }
+}
+
 /// The tag a plain string of TOON class `toon` is stored with.
 #[inline(always)]
 pub(crate) fn plain_tag(toon: super::Toon) -> u32 {
@@ -221,10 +231,7 @@ impl Tape {
     #[inline(always)]
     fn cell(&mut self, tag: u32, x: u32, len: usize) -> Cell {
         if len <= LEN_MAX {
-            Cell {
-                head: tag | ((len as u32) << TAG_BITS),
-                x,
-            }
+            short_cell(tag, x, len)
         } else {
             self.long_cell(tag, x, len)
         }
@@ -310,11 +317,8 @@ impl Tape {
     /// [`Tape::HEAD_LEN_MAX`], which its caller checked with its own bound): no second check.
     #[inline(always)]
     pub(crate) fn push_short_span(&mut self, tag: u32, start: usize, len: usize) {
-        debug_assert!(start <= u32::MAX as usize && len <= LEN_MAX);
-        self.cells.push(Cell {
-            head: tag | ((len as u32) << TAG_BITS),
-            x: start as u32,
-        });
+        debug_assert!(start <= u32::MAX as usize);
+        self.cells.push(short_cell(tag, start as u32, len));
     }
 
     /// The longest span whose length a cell's head holds.
