@@ -499,3 +499,126 @@ fn a_root_table_kept_with_its_document_encodes_as_a_fresh_analysis() {
         assert!(other.kept::<RootTable>().is_none(), "{src}");
     }
 }
+
+/// A member of a test row: a leaf (its JSON) or a group of members.
+enum Member {
+    Leaf(&'static str, String),
+    Group(&'static str, Vec<Member>),
+}
+
+/// `members` as a JSON object, in their order or (`reversed`) the other way round at every
+/// level.
+fn object_json(members: &[Member], reversed: bool) -> String {
+    let mut parts: Vec<String> = members
+        .iter()
+        .map(|m| match m {
+            Member::Leaf(k, v) => format!("\"{k}\":{v}"),
+            Member::Group(k, g) => format!("\"{k}\":{}", object_json(g, reversed)),
+        })
+        .collect();
+    if reversed {
+        parts.reverse();
+    }
+    format!("{{{}}}", parts.join(","))
+}
+
+#[test]
+fn rows_with_groups_read_at_fixed_offsets_equal_rows_read_by_key() {
+    use Member::{Group, Leaf};
+    // Tables with groups first, last, two of them, one inside another, and cells that need
+    // quotes or escapes. The same rows with one row's keys reversed at every level are not
+    // in order: their cells are found by key, one field at a time, and must come out the
+    // same.
+    let shapes: [&dyn Fn(usize) -> Vec<Member>; 5] = [
+        &|i| {
+            vec![
+                Group(
+                    "g",
+                    vec![Leaf("x", i.to_string()), Leaf("y", "\"s\"".into())],
+                ),
+                Leaf("a", i.to_string()),
+            ]
+        },
+        &|i| {
+            vec![
+                Leaf("a", format!("\"v{i}\"")),
+                Group(
+                    "g",
+                    vec![Leaf("x", "\"q,u\"".into()), Leaf("y", "true".into())],
+                ),
+            ]
+        },
+        &|i| {
+            vec![
+                Group("g", vec![Leaf("x", "1".into())]),
+                Leaf("a", "\"t\"".into()),
+                Group(
+                    "h",
+                    vec![Leaf("p", "null".into()), Leaf("q", format!("{i}.5"))],
+                ),
+            ]
+        },
+        &|i| {
+            vec![
+                Leaf("a", i.to_string()),
+                Group(
+                    "g",
+                    vec![
+                        Leaf("x", i.to_string()),
+                        Group(
+                            "y",
+                            vec![Leaf("z", "\"-1\"".into()), Leaf("w", "\"\"".into())],
+                        ),
+                    ],
+                ),
+                Leaf("b", "2".into()),
+            ]
+        },
+        &|i| {
+            vec![
+                Group(
+                    "n",
+                    vec![
+                        Leaf("s", r#""he said \"hi\"\n""#.into()),
+                        Leaf("t", format!("\"a|b\\t{i}\"")),
+                    ],
+                ),
+                Leaf("m", "\"-x\"".into()),
+            ]
+        },
+    ];
+    for (s, shape) in shapes.iter().enumerate() {
+        for n in [1, 7, 40] {
+            let table = rows(n, &|i| object_json(&shape(i), false));
+            let by_key = rows(n, &|i| object_json(&shape(i), n > 1 && i == n / 2));
+            let a = crate::json::parse(table.as_bytes(), &Default::default()).unwrap();
+            let b = crate::json::parse(by_key.as_bytes(), &Default::default()).unwrap();
+            let sa = a.root().as_array().and_then(|r| tabular_shape(r, None));
+            let sb = b.root().as_array().and_then(|r| tabular_shape(r, None));
+            let (sa, sb) = (sa.unwrap(), sb.unwrap());
+            assert!(
+                sa.ordered && sa.fields.iter().any(|f| f.span > 1),
+                "shape {s}"
+            );
+            assert_eq!(sb.ordered, n == 1, "shape {s}: one reversed row of {n}");
+            for delimiter in [Delimiter::Comma, Delimiter::Pipe, Delimiter::Tab] {
+                for threshold in [2, 1 << 20] {
+                    let opts = EncodeOptions::new()
+                        .delimiter(delimiter)
+                        .parallel_threshold(threshold);
+                    let encode_of = |d: &crate::doc::Doc<'_>| {
+                        let mut out = Vec::new();
+                        encode(d.root(), &opts, &mut out).unwrap();
+                        String::from_utf8(out).unwrap()
+                    };
+                    let (x, y) = (encode_of(&a), encode_of(&b));
+                    assert!(x.starts_with(&format!("[{n}")), "shape {s}: {x}");
+                    assert_eq!(
+                        x, y,
+                        "shape {s}, {n} rows, {delimiter:?}, threshold {threshold}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -272,6 +272,47 @@ impl<'o> Enc<'o> {
         }
     }
 
+    /// [`Enc::rows`] of the rows of an ordered shape with groups (`fields`): each cell is the
+    /// node at its offset in the row ([`leaf_offsets`]), with no field spans to follow and no
+    /// nesting to carry the first cell's flag through. The delimiter is `D`. A row whose
+    /// nodes end before the last offset (none of a table) is written field by field.
+    #[inline(never)]
+    fn rows_grouped<'d, W: Sink + ?Sized, I: Iterator<Item = Value<'d>>, const D: u8>(
+        &mut self,
+        w: &mut W,
+        rows: I,
+        fields: &[Field<'_>],
+        depth: usize,
+    ) {
+        let mut offsets = Vec::with_capacity(fields.len());
+        let len = leaf_offsets(fields, 0, &mut offsets) as usize;
+        let Some((&first, rest)) = offsets.split_first() else {
+            return;
+        };
+        // Every row's line starts alike once a line was started.
+        let line = crate::sink::line_start_bytes(w, depth * self.indent);
+        for (n, row) in rows.enumerate() {
+            // A dropped stream stops the work (checked every 1024 rows: cheap).
+            if n & 0x3FF == 0x3FF && w.cancelled() {
+                return;
+            }
+            match line {
+                Some(line) if self.started => crate::sink::write_line_bytes(w, line),
+                _ => self.line(w, depth),
+            }
+            let (doc, obj) = (row.doc(), row.index());
+            let Some(cells) = doc.nodes().get_slice(obj + 1..obj + 1 + len) else {
+                self.cells_tape(w, doc, obj, fields, &mut true);
+                continue;
+            };
+            self.node(w, doc, cells.at(first as usize));
+            for &at in rest {
+                write_delimiter(w, D);
+                self.node(w, doc, cells.at(at as usize));
+            }
+        }
+    }
+
     /// `count` rows from `rows`, one line each at `depth`.
     pub(super) fn rows<'d, W: Sink + ?Sized, I: Iterator<Item = Value<'d>>>(
         &mut self,
@@ -286,6 +327,13 @@ impl<'o> Enc<'o> {
                 b',' => self.rows_flat::<W, I, b','>(w, rows, columns, depth),
                 b'|' => self.rows_flat::<W, I, b'|'>(w, rows, columns, depth),
                 _ => self.rows_flat::<W, I, b'\t'>(w, rows, columns, depth),
+            };
+        }
+        if shape.ordered {
+            return match self.delim {
+                b',' => self.rows_grouped::<W, I, b','>(w, rows, &shape.fields, depth),
+                b'|' => self.rows_grouped::<W, I, b'|'>(w, rows, &shape.fields, depth),
+                _ => self.rows_grouped::<W, I, b'\t'>(w, rows, &shape.fields, depth),
             };
         }
         for (n, row) in rows.enumerate() {
@@ -644,6 +692,27 @@ fn encode_part<P: RowPart>(opts: &EncodeOptions, escape: bool, part: &P, buf: &m
     } else {
         part.write(&mut enc, buf);
     }
+}
+
+/// Appends to `out` the offsets of the leaf values of `fields` (one level of an ordered
+/// shape, its groups' fields after each group) from their row's first key, the level's
+/// first key being at `at`; returns the offset just past the level. Every row of an ordered
+/// table lays its nodes out alike: a key and a one-node value per leaf, a key and an object
+/// node before a group's members, in header order (the shape analysis checked every row's
+/// keys, their order and each column's kind), so a cell is at the same offset in every row.
+fn leaf_offsets(fields: &[Field<'_>], mut at: u32, out: &mut Vec<u32>) -> u32 {
+    let mut f = 0;
+    while f < fields.len() {
+        let span = fields[f].span as usize;
+        if span == 1 {
+            out.push(at + 1);
+            at += 2;
+        } else {
+            at = leaf_offsets(&fields[f + 1..f + span], at + 2, out);
+        }
+        f += span;
+    }
+    at
 }
 
 /// Writes the delimiter `d` between two cells: a comma or a pipe needs no escape inside a
