@@ -14,6 +14,12 @@
 //! the pair measures the transport path alone; `present` times the presenting both share. The
 //! messages are checked equal as JSON first; the peak heap of each path above the held reply
 //! (the counting allocator of `toolwire-oracles`) is printed before timing.
+//!
+//! `serve_path_uncapped` is issue #13's 1M-row uncapped response as `toolwire serve
+//! --collection invoices=FILE --max-message-bytes 0` answers `{"action": "list", "limit":
+//! 1000000, "format": "toon"}`: the collection's anonymous presenter (no schema, no UI), the
+//! TOON shape kept with the collection at load (`toon::prepare`), the held rows encoded in
+//! place, both paths in the same group.
 
 use std::io::Write;
 
@@ -138,5 +144,61 @@ fn serve_paths(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(serve, serve_paths);
+/// The rows of the uncapped response (issue #13's target: 1M).
+const UNCAPPED_ROWS: usize = 1_000_000;
+
+fn serve_uncapped(c: &mut Criterion) {
+    let json = toolwire_mcp::demo::invoices(UNCAPPED_ROWS);
+    let doc = toolwire::json::parse(&json, &ParseOptions::default()).expect("valid");
+    // As `toolwire serve` loads a collection: its TOON shape kept with it.
+    toolwire::toon::prepare(&doc);
+    let presenter = toolwire::present::Presenter::builder("invoices")
+        .build()
+        .expect("valid presenter");
+    let call = ToolCall::new()
+        .presenter(&presenter)
+        .format(Format::Toon(Delimiter::Comma));
+    let input = Input::value(doc.root());
+    let reply = call.respond(&input).expect("presents");
+
+    let mut framed = Vec::new();
+    reply.write_io(&shape(), &mut framed).unwrap();
+    let via_rmcp = compat(&reply);
+    let a: serde_json::Value = serde_json::from_slice(&framed).unwrap();
+    let b: serde_json::Value = serde_json::from_slice(&via_rmcp).unwrap();
+    assert_eq!(a, b, "the fast and compat paths write the same message");
+    let text = a["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        text.lines().count(),
+        UNCAPPED_ROWS + 1,
+        "a header and every row"
+    );
+    let bytes = framed.len();
+    drop((framed, via_rmcp, a, b));
+
+    let (fast_peak, n) = toolwire_oracles::alloc::peak_above(|| fast(&reply));
+    assert_eq!(n, bytes);
+    let (compat_peak, m) = toolwire_oracles::alloc::peak_above(|| compat(&reply).len());
+    assert_eq!(m, bytes);
+    eprintln!(
+        "serve_path_uncapped/{UNCAPPED_ROWS}: message {:.1} MiB; peak heap fast path {:.2} MiB, rmcp compat path {:.2} MiB ({:.1}x)",
+        mib(bytes),
+        mib(fast_peak),
+        mib(compat_peak),
+        compat_peak as f64 / fast_peak.max(1) as f64
+    );
+
+    let mut g = c.benchmark_group("serve_path_uncapped");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.bench_function(BenchmarkId::new("toolwire_fast_path", UNCAPPED_ROWS), |b| {
+        b.iter(|| fast(&reply))
+    });
+    g.bench_function(BenchmarkId::new("rmcp_compat_path", UNCAPPED_ROWS), |b| {
+        b.iter(|| compat(&reply).len())
+    });
+    g.finish();
+}
+
+criterion_group!(serve, serve_paths, serve_uncapped);
 criterion_main!(serve);
