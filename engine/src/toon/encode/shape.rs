@@ -366,6 +366,8 @@ where
     // Every column's kind is known to be a leaf: a known row whose values are all scalars
     // (`flat`) then needs no look at them.
     let mut leaves = kinds.iter().all(|&c| c == Kind::Leaf);
+    // Every column's kind is known: a known row's values need only be checked against them.
+    let mut settled = !kinds.contains(&Kind::Unknown);
     while let Some(row) = rows.next() {
         let ri = row.index();
         let known = match nodes.at(ri) {
@@ -384,6 +386,24 @@ where
             }
             _ => return false,
         };
+        if known && settled {
+            // What the loop below does for such a row, without its key and order checks
+            // and its bookkeeping: each value must be of its column's kind.
+            let mut i = ri + 1;
+            for &want in kinds.iter() {
+                let v = i + 1;
+                let (kind, next) = match nodes.at(v) {
+                    Node::Array { .. } | Node::Object { len: 0, .. } => return false,
+                    Node::Object { end, .. } => (Kind::Group, end as usize),
+                    _ => (Kind::Leaf, v + 1),
+                };
+                if kind != want {
+                    return false;
+                }
+                i = next;
+            }
+            continue;
+        }
         let mut in_order = true;
         let mut i = ri + 1;
         for j in 0..k {
@@ -413,6 +433,7 @@ where
             if kinds[col] == Kind::Unknown {
                 kinds[col] = kind;
                 leaves = kinds.iter().all(|&c| c == Kind::Leaf);
+                settled = !kinds.contains(&Kind::Unknown);
             } else if kinds[col] != kind {
                 return false;
             }
