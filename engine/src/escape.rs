@@ -141,7 +141,7 @@ fn skip_unflagged<const TAGS: bool>(s: &[u8], mut i: usize) -> usize {
     // Sixteen bytes at a time with SSE2 (every x86_64 CPU has it): lanes are flagged by
     // exact compares, so the lowest flag is the answer. The words and the table take the rest.
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    while let Some(block) = s.get(i..i + 16) {
+    while let Some(block) = s.get(i..).and_then(<[u8]>::first_chunk) {
         // SAFETY: this code is built only where SSE2 is enabled for the whole build (the
         // cfg above; every x86_64 target has it), so the CPU running it has SSE2.
         let flags = unsafe { sse2_flags::<TAGS>(block) };
@@ -178,18 +178,14 @@ fn skip_unflagged<const TAGS: bool>(s: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// One bit per byte of `block` (16 bytes; any others are ignored) that is a C0 control, `"`
-/// or `\\`, or (`TAGS`) `<` or `0xED`: [`skip_unflagged`]'s block of 16.
+/// One bit per byte of `block` that is a C0 control, `"` or `\\`, or (`TAGS`) `<` or
+/// `0xED`: [`skip_unflagged`]'s block of 16.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2")]
-fn sse2_flags<const TAGS: bool>(block: &[u8]) -> u32 {
+fn sse2_flags<const TAGS: bool>(block: &[u8; 16]) -> u32 {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
-    };
-    let block: &[u8; 16] = match block.first_chunk() {
-        Some(b) => b,
-        None => return 0,
     };
     // SAFETY: `block` is 16 initialised bytes, exactly what the load reads; the load has no
     // alignment requirement.

@@ -391,16 +391,10 @@ where
             // and its bookkeeping: each value must be of its column's kind.
             let mut i = ri + 1;
             for &want in kinds.iter() {
-                let v = i + 1;
-                let (kind, next) = match nodes.at(v) {
-                    Node::Array { .. } | Node::Object { len: 0, .. } => return false,
-                    Node::Object { end, .. } => (Kind::Group, end as usize),
-                    _ => (Kind::Leaf, v + 1),
-                };
-                if kind != want {
-                    return false;
+                match member_kind(nodes, i + 1) {
+                    Some((kind, next)) if kind == want => i = next,
+                    _ => return false,
                 }
-                i = next;
             }
             continue;
         }
@@ -418,18 +412,10 @@ where
                     None => return false,
                 }
             };
-            let v = i + 1;
-            let kind = match nodes.at(v) {
-                Node::Array { .. } | Node::Object { len: 0, .. } => return false,
-                Node::Object { end, .. } => {
-                    i = end as usize;
-                    Kind::Group
-                }
-                _ => {
-                    i = v + 1;
-                    Kind::Leaf
-                }
+            let Some((kind, next)) = member_kind(nodes, i + 1) else {
+                return false;
             };
+            i = next;
             if kinds[col] == Kind::Unknown {
                 kinds[col] = kind;
                 leaves = kinds.iter().all(|&c| c == Kind::Leaf);
@@ -441,6 +427,17 @@ where
         prev_in_order = in_order;
     }
     true
+}
+
+/// The column kind of the member value at tape index `v` and the index after it; `None`
+/// for what no table column holds (an array, an empty object).
+#[inline(always)]
+fn member_kind(nodes: crate::doc::Nodes<'_>, v: usize) -> Option<(Kind, usize)> {
+    match nodes.at(v) {
+        Node::Array { .. } | Node::Object { len: 0, .. } => None,
+        Node::Object { end, .. } => Some((Kind::Group, end as usize)),
+        _ => Some((Kind::Leaf, v + 1)),
+    }
 }
 
 /// The value of `key`, expected at position `j`.
