@@ -80,6 +80,51 @@ fn mib(n: usize) -> f64 {
     n as f64 / (1024.0 * 1024.0)
 }
 
+/// Times the fast path against the compat path on `reply` (a page of `rows` rows) in the
+/// group `group`, after checking that both write the same message (as JSON: rmcp orders keys
+/// its own way) holding a header line and every row, and printing each path's peak heap.
+/// Returns the message's bytes.
+fn fast_against_compat(c: &mut Criterion, group: &str, reply: &Reply<'_>, rows: usize) -> usize {
+    let mut framed = Vec::new();
+    reply.write_io(&shape(), &mut framed).unwrap();
+    let via_rmcp = compat(reply);
+    let a: serde_json::Value = serde_json::from_slice(&framed).unwrap();
+    let b: serde_json::Value = serde_json::from_slice(&via_rmcp).unwrap();
+    assert_eq!(a, b, "the fast and compat paths write the same message");
+    let rows_in = a["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(rows_in, rows + 1, "a header line and every row");
+    let bytes = framed.len();
+    drop((framed, via_rmcp, a, b));
+
+    let (fast_peak, n) = toolwire_oracles::alloc::peak_above(|| fast(reply));
+    assert_eq!(n, bytes);
+    let (compat_peak, m) = toolwire_oracles::alloc::peak_above(|| compat(reply).len());
+    assert_eq!(m, bytes);
+    eprintln!(
+        "{group}/{rows}: message {:.1} MiB; peak heap fast path {:.2} MiB, rmcp compat path {:.2} MiB ({:.1}x)",
+        mib(bytes),
+        mib(fast_peak),
+        mib(compat_peak),
+        compat_peak as f64 / fast_peak.max(1) as f64
+    );
+
+    let mut g = c.benchmark_group(group);
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.bench_function(BenchmarkId::new("toolwire_fast_path", rows), |b| {
+        b.iter(|| fast(reply))
+    });
+    g.bench_function(BenchmarkId::new("rmcp_compat_path", rows), |b| {
+        b.iter(|| compat(reply).len())
+    });
+    g.finish();
+    bytes
+}
+
 fn serve_paths(c: &mut Criterion) {
     let json = toolwire_mcp::demo::invoices(ROWS);
     let doc = toolwire::json::parse(&json, &ParseOptions::default()).expect("valid");
@@ -89,44 +134,7 @@ fn serve_paths(c: &mut Criterion) {
     let input = Input::value(doc.root());
 
     let reply = call.respond(&input).expect("presents");
-    // Verify first: the same message, as JSON, both ways (rmcp orders keys its own way).
-    let mut framed = Vec::new();
-    reply.write_io(&shape(), &mut framed).unwrap();
-    let via_rmcp = compat(&reply);
-    let a: serde_json::Value = serde_json::from_slice(&framed).unwrap();
-    let b: serde_json::Value = serde_json::from_slice(&via_rmcp).unwrap();
-    assert_eq!(a, b, "the fast and compat paths write the same message");
-    let rows_in = a["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap()
-        .lines()
-        .count();
-    assert_eq!(rows_in, ROWS + 1, "a header line and every row");
-    let bytes = framed.len();
-    drop((framed, via_rmcp, a, b));
-
-    let (fast_peak, n) = toolwire_oracles::alloc::peak_above(|| fast(&reply));
-    assert_eq!(n, bytes);
-    let (compat_peak, m) = toolwire_oracles::alloc::peak_above(|| compat(&reply).len());
-    assert_eq!(m, bytes);
-    eprintln!(
-        "serve_path/{ROWS}: message {:.1} MiB; peak heap fast path {:.2} MiB, rmcp compat path {:.2} MiB ({:.1}x)",
-        mib(bytes),
-        mib(fast_peak),
-        mib(compat_peak),
-        compat_peak as f64 / fast_peak.max(1) as f64
-    );
-
-    let mut g = c.benchmark_group("serve_path");
-    g.sample_size(10);
-    g.throughput(Throughput::Bytes(bytes as u64));
-    g.bench_function(BenchmarkId::new("toolwire_fast_path", ROWS), |b| {
-        b.iter(|| fast(&reply))
-    });
-    g.bench_function(BenchmarkId::new("rmcp_compat_path", ROWS), |b| {
-        b.iter(|| compat(&reply).len())
-    });
-    g.finish();
+    let bytes = fast_against_compat(c, "serve_path", &reply, ROWS);
 
     // What both share: presenting the page (schema, redaction, the embedded client, the
     // 100k-row UI table), before any byte is written.
@@ -160,44 +168,7 @@ fn serve_uncapped(c: &mut Criterion) {
         .format(Format::Toon(Delimiter::Comma));
     let input = Input::value(doc.root());
     let reply = call.respond(&input).expect("presents");
-
-    let mut framed = Vec::new();
-    reply.write_io(&shape(), &mut framed).unwrap();
-    let via_rmcp = compat(&reply);
-    let a: serde_json::Value = serde_json::from_slice(&framed).unwrap();
-    let b: serde_json::Value = serde_json::from_slice(&via_rmcp).unwrap();
-    assert_eq!(a, b, "the fast and compat paths write the same message");
-    let text = a["result"]["content"][0]["text"].as_str().unwrap();
-    assert_eq!(
-        text.lines().count(),
-        UNCAPPED_ROWS + 1,
-        "a header and every row"
-    );
-    let bytes = framed.len();
-    drop((framed, via_rmcp, a, b));
-
-    let (fast_peak, n) = toolwire_oracles::alloc::peak_above(|| fast(&reply));
-    assert_eq!(n, bytes);
-    let (compat_peak, m) = toolwire_oracles::alloc::peak_above(|| compat(&reply).len());
-    assert_eq!(m, bytes);
-    eprintln!(
-        "serve_path_uncapped/{UNCAPPED_ROWS}: message {:.1} MiB; peak heap fast path {:.2} MiB, rmcp compat path {:.2} MiB ({:.1}x)",
-        mib(bytes),
-        mib(fast_peak),
-        mib(compat_peak),
-        compat_peak as f64 / fast_peak.max(1) as f64
-    );
-
-    let mut g = c.benchmark_group("serve_path_uncapped");
-    g.sample_size(10);
-    g.throughput(Throughput::Bytes(bytes as u64));
-    g.bench_function(BenchmarkId::new("toolwire_fast_path", UNCAPPED_ROWS), |b| {
-        b.iter(|| fast(&reply))
-    });
-    g.bench_function(BenchmarkId::new("rmcp_compat_path", UNCAPPED_ROWS), |b| {
-        b.iter(|| compat(&reply).len())
-    });
-    g.finish();
+    fast_against_compat(c, "serve_path_uncapped", &reply, UNCAPPED_ROWS);
 }
 
 criterion_group!(serve, serve_paths, serve_uncapped);
