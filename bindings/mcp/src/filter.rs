@@ -8,6 +8,10 @@
 //! each is checked with the exact comparison of `respond` (`field_equals`, `key_equals`), so
 //! collisions and f64's rounding of long integers never change an answer. Candidates come
 //! in row order, so pages and offsets are those of a scan.
+//!
+//! The field names come from clients, so the cache is keyed by the data, not by them: an
+//! index that holds no row (a field no row has, however it is spelled) is not kept, and the
+//! kept ones are at most one per field name the rows hold, each 16 bytes a row holding it.
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -36,6 +40,7 @@ pub(crate) struct FieldIndex {
 impl Indexes {
     /// The index of `field` over `rows`, built now if no call has built it (`progress` is
     /// told `(rows read, rows)` while building; concurrent first calls wait for one build).
+    /// An index of no row is dropped once built (see the module docs).
     pub(crate) fn field(
         &self,
         field: &str,
@@ -46,8 +51,26 @@ impl Indexes {
             let mut fields = self.fields.lock().unwrap_or_else(|e| e.into_inner());
             Arc::clone(fields.entry(field.to_owned()).or_default())
         };
-        slot.get_or_init(|| FieldIndex::build(field, rows, progress));
+        let ix = slot.get_or_init(|| FieldIndex::build(field, rows, progress));
+        if ix.entries.is_empty() {
+            let mut fields = self.fields.lock().unwrap_or_else(|e| e.into_inner());
+            if fields.get(field).is_some_and(|s| Arc::ptr_eq(s, &slot)) {
+                fields.remove(field);
+            }
+        }
         slot
+    }
+
+    /// How many indexes are kept, and their bytes (for the tests of the bound).
+    #[cfg(test)]
+    fn held(&self) -> (usize, usize) {
+        let fields = self.fields.lock().unwrap_or_else(|e| e.into_inner());
+        let bytes = fields
+            .values()
+            .filter_map(|s| s.get())
+            .map(|ix| ix.entries.capacity() * std::mem::size_of::<(u64, u32)>())
+            .sum();
+        (fields.len(), bytes)
     }
 }
 
@@ -69,6 +92,8 @@ impl FieldIndex {
             }
         }
         progress(rows.len(), rows.len());
+        // Sized for every row, kept for the rows that hold the field.
+        entries.shrink_to_fit();
         entries.sort_unstable();
         let value = |i: u32| {
             rows[i as usize]
@@ -371,5 +396,45 @@ mod fixed {
         assert_eq!(find_key(&ix, &rows, "a", &want, key_equals), Some(1));
         let inf = vec![("a".to_owned(), Scalar::Number("1e400".into()))];
         assert!(matching(&ix, &rows, &inf, field_equals, &mut |_, _| {}).is_empty());
+    }
+
+    /// D5: every distinct `where` field name kept an index of 16 bytes for every row, even a
+    /// name no row has, for the life of the server.
+    #[test]
+    fn d5_where_names_from_clients_keep_no_index_of_their_own() {
+        let src: String = std::iter::once("[".to_owned())
+            .chain((0..1000).map(|i| {
+                let sep = if i == 0 { "" } else { "," };
+                // Every tenth row has `rare`.
+                if i % 10 == 0 {
+                    format!(r#"{sep}{{"a":{i},"rare":"r"}}"#)
+                } else {
+                    format!(r#"{sep}{{"a":{i}}}"#)
+                }
+            }))
+            .chain(std::iter::once("]".to_owned()))
+            .collect();
+        let src: &'static [u8] = Box::leak(src.into_bytes().into_boxed_slice());
+        let doc = Box::leak(Box::new(
+            toolwire::json::parse(src, &Default::default()).unwrap(),
+        ));
+        let rows: Vec<_> = doc.root().as_array().unwrap().iter().collect();
+        let ix = Indexes::default();
+        for k in 0..500 {
+            let filter = vec![(format!("missing{k}"), Scalar::String("x".into()))];
+            assert!(matching(&ix, &rows, &filter, field_equals, &mut |_, _| {}).is_empty());
+        }
+        assert_eq!(ix.held(), (0, 0), "no index for names no row has");
+        let filter = vec![("rare".to_owned(), Scalar::String("r".into()))];
+        assert_eq!(
+            matching(&ix, &rows, &filter, field_equals, &mut |_, _| {}).len(),
+            100
+        );
+        let (n, bytes) = ix.held();
+        assert_eq!(n, 1);
+        assert!(
+            bytes <= 100 * 16,
+            "{bytes} bytes for the 100 rows holding the field"
+        );
     }
 }
