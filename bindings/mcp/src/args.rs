@@ -59,6 +59,15 @@ impl Scalar {
     }
 }
 
+/// The arguments a `tools/call` request holds, as read off the message: the ones that
+/// decode, and `(name, reason)` for each that does not (a lone surrogate escape, nesting
+/// past 128), each a problem of the call.
+#[derive(Default)]
+pub(crate) struct Sent {
+    pub(crate) values: Option<Value>,
+    pub(crate) unreadable: Vec<(String, String)>,
+}
+
 /// One problem: the field path and the detail (WIRE.md §8).
 pub(crate) struct Problem {
     pub(crate) name: String,
@@ -109,13 +118,18 @@ fn natural(v: &Value) -> Option<usize> {
     }
 }
 
-/// Checks `arguments` for `coll`. On failure, returns the validation `action` attribute and
-/// the problems.
-pub(crate) fn parse(
-    arguments: Option<&Value>,
-    coll: &Collection,
-) -> Result<Call, (String, Vec<Problem>)> {
-    let mut problems = Vec::new();
+/// Checks the arguments `sent` for `coll`. On failure, returns the validation `action`
+/// attribute and the problems.
+pub(crate) fn parse(sent: &Sent, coll: &Collection) -> Result<Call, (String, Vec<Problem>)> {
+    let arguments = sent.values.as_ref();
+    let mut problems: Vec<Problem> = sent
+        .unreadable
+        .iter()
+        .map(|(name, why)| Problem {
+            name: cut(name),
+            detail: format!("Cannot be read: {why}."),
+        })
+        .collect();
     let empty = serde_json::Map::new();
     let obj = match arguments {
         None | Some(Value::Null) => &empty,

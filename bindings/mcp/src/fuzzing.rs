@@ -57,7 +57,7 @@ pub fn fuzz_dispatch(lines: &[u8], cap: usize, structured: bool) -> Vec<Vec<u8>>
     for line in lines.split(|&b| b == b'\n') {
         if line.len() > MAX_REQUEST_BYTES {
             out.push(rpc::error_line(
-                &serde_json::Value::Null,
+                None,
                 rpc::INVALID_REQUEST,
                 &format!("Invalid Request: a message is at most {MAX_REQUEST_BYTES} bytes"),
                 None,

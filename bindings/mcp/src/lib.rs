@@ -13,6 +13,7 @@
 //!
 //! * [`ServeArgs`] and [`run`]: the command line (`toolwire serve …`) and its entry point.
 //! * `collection`: collections and presenter files, loaded and validated at start-up.
+//! * `message`: a JSON-RPC message read member by member (the id survives a bad member).
 //! * `args`: the arguments of a `tools/call`, checked into a typed call.
 //! * `filter`: `where` and `get` through an index per field, built on first use.
 //! * `respond`: a `tools/call` checked, its rows picked (`where`, `offset`, `get`'s key), the
@@ -20,7 +21,8 @@
 //!   next-call directive, `structuredContent`, the message cap, framing).
 //! * `rpc`: the JSON-RPC dispatcher shared by both transports (revisions 2025-06-18,
 //!   2025-11-25 and the stateless 2026-07-28).
-//! * `stdio`, `http`: the transports.
+//! * `stdio`, `http`: the transports; `stream` runs a call into one, and `cut` closes a
+//!   result line a cancellation cut (stdio) into valid JSON.
 //! * [`demo`]: the built-in `invoices` collection, shared with `toolwire demo`.
 //! * `fuzzing`: the hidden `fuzz_dispatch`, request lines into the dispatcher for the
 //!   `serve_request` fuzz target.
@@ -32,10 +34,12 @@ mod args;
 pub mod bench;
 pub mod client;
 mod collection;
+mod cut;
 pub mod demo;
 mod filter;
 mod fuzzing;
 mod http;
+mod message;
 mod respond;
 mod rpc;
 mod stdio;
@@ -79,7 +83,8 @@ pub struct ServeArgs {
     /// Also return `structuredContent` and declare each tool's `outputSchema`.
     #[arg(long)]
     pub structured: bool,
-    /// At most this many HTTP requests are answered at once; more get 503.
+    /// At most this many calls are in flight at once (HTTP: more get 503; stdio: a JSON-RPC
+    /// error on the call's id).
     #[arg(long, default_value_t = 64, value_name = "N", hide = true)]
     pub max_concurrent: usize,
 }
@@ -134,7 +139,7 @@ fn run_inner(args: ServeArgs) -> Result<(), Failure> {
         })?;
     let result = match http {
         Some(cfg) => rt.block_on(http::serve(server, cfg)),
-        None => rt.block_on(stdio::serve(server)),
+        None => rt.block_on(stdio::serve(server, args.max_concurrent)),
     };
     // Blocking encoders of cancelled calls stop on their own; do not wait for them.
     rt.shutdown_background();

@@ -17,7 +17,7 @@ use toolwire::present::{ActionDescription, Overrides};
 use toolwire::wire::{self, FieldProblem, Format, ToolError, ToolResponse};
 use toolwire::{Sink, ValueRef};
 
-use crate::args::{Action, Call, Problem, Scalar};
+use crate::args::{Action, Call, Problem, Scalar, Sent};
 use crate::collection::{Collection, DEFAULT_LIST_LIMIT, FORMATS, Server};
 
 /// The ` You sent: <value>` rendering of WIRE.md §8 for a JSON value from the client.
@@ -82,7 +82,7 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     coll: &Collection,
     id: &Id,
     protocol: Protocol,
-    arguments: Option<&Value>,
+    arguments: &Sent,
     hooks: &mut Hooks<'_>,
     out: &mut S,
 ) -> Outcome {

@@ -12,11 +12,14 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use toolwire::Sink;
 use toolwire::frame::{Id, Protocol};
 
+use crate::args::Sent;
 use crate::collection::Server;
+use crate::message::{self, Members, NotMembers};
 use crate::respond::{self, Hooks, Outcome};
 
 /// The revisions `initialize` negotiates, newest first.
@@ -36,6 +39,7 @@ pub(crate) const PARSE_ERROR: i64 = -32700;
 pub(crate) const INVALID_REQUEST: i64 = -32600;
 const METHOD_NOT_FOUND: i64 = -32601;
 const INVALID_PARAMS: i64 = -32602;
+const INTERNAL_ERROR: i64 = -32603;
 const HEADER_MISMATCH: i64 = -32020;
 const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
@@ -67,8 +71,10 @@ pub(crate) struct CallJob {
     id: Id,
     /// The request id's JSON text, the key `notifications/cancelled` names.
     pub(crate) key: String,
+    /// The request id as the client wrote it (a reply that is not the result echoes it).
+    pub(crate) raw_id: Box<RawValue>,
     protocol: Protocol,
-    arguments: Option<Value>,
+    arguments: Sent,
     /// `params._meta.progressToken`.
     pub(crate) progress_token: Option<Value>,
 }
@@ -88,7 +94,7 @@ impl CallJob {
             coll,
             &self.id,
             self.protocol,
-            self.arguments.as_ref(),
+            &self.arguments,
             &mut hooks,
             out,
         )
@@ -112,22 +118,51 @@ impl CallJob {
     }
 }
 
+/// The members of `params` the server reads (besides `tools/call`'s `arguments`).
+const USED_PARAMS: [&str; 4] = ["_meta", "name", "protocolVersion", "requestId"];
+
+/// The longest request id answered as sent, in bytes of its JSON text: every error reply
+/// echoing it stays far below the smallest message cap (`MIN_CAP`). A longer id is an
+/// Invalid Request answered on `id: null`.
+pub(crate) const MAX_ID_BYTES: usize = 1024;
+
+/// One reply line: `{"jsonrpc":"2.0","id":ID,"KEY":BODY}` + LF, the id written as the
+/// client sent it (its raw JSON text) or `null`.
+fn envelope(id: Option<&RawValue>, key: &str, body: &Value) -> Vec<u8> {
+    let body = serde_json::to_vec(body).unwrap_or_default();
+    let id = id.map_or("null", RawValue::get);
+    let mut b = Vec::with_capacity(40 + id.len() + key.len() + body.len());
+    b.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    b.extend_from_slice(id.as_bytes());
+    b.extend_from_slice(b",\"");
+    b.extend_from_slice(key.as_bytes());
+    b.extend_from_slice(b"\":");
+    b.extend_from_slice(&body);
+    b.extend_from_slice(b"}\n");
+    b
+}
+
 fn line(v: &Value) -> Vec<u8> {
     let mut b = serde_json::to_vec(v).unwrap_or_default();
     b.push(b'\n');
     b
 }
 
-/// A JSON-RPC error line.
-pub(crate) fn error_line(id: &Value, code: i64, message: &str, data: Option<Value>) -> Vec<u8> {
+/// A JSON-RPC error line on `id` (`None`: `null`).
+pub(crate) fn error_line(
+    id: Option<&RawValue>,
+    code: i64,
+    message: &str,
+    data: Option<Value>,
+) -> Vec<u8> {
     let mut err = json!({"code": code, "message": message});
     if let Some(d) = data {
         err["data"] = d;
     }
-    line(&json!({"jsonrpc": "2.0", "id": id, "error": err}))
+    envelope(id, "error", &err)
 }
 
-fn error(id: &Value, code: i64, message: &str) -> Reply {
+fn error(id: Option<&RawValue>, code: i64, message: &str) -> Reply {
     Reply::Line {
         bytes: error_line(id, code, message, None),
         status: 200,
@@ -140,67 +175,178 @@ fn server_info() -> Value {
 
 const INSTRUCTIONS: &str = "Each tool is one collection. Call it with action 'list' (where, offset, limit, format, _select) to page through rows, or 'get' with an id for one row. When rows remain, the response says the exact next call.";
 
-/// Handles one message.
+/// A request id as sent: its raw text (echoed as is) and the key `notifications/cancelled`
+/// names it by.
+struct RequestId<'a> {
+    raw: &'a RawValue,
+    /// A string id decoded, `None` for a number.
+    text: Option<String>,
+}
+
+impl RequestId<'_> {
+    /// The id's canonical JSON text (what a `requestId` equal to it is written as).
+    fn key(&self) -> String {
+        match &self.text {
+            Some(s) => Value::String(s.clone()).to_string(),
+            None => self.raw.get().to_owned(),
+        }
+    }
+}
+
+/// Checks a request's `id`: a string (valid Unicode) or a number, at most [`MAX_ID_BYTES`].
+/// `Err` is the Invalid Request reply, on the id when it can be echoed.
+fn request_id(raw: &RawValue) -> Result<RequestId<'_>, Reply> {
+    let text = raw.get();
+    let invalid = |id: Option<&RawValue>, why: &str| {
+        error(id, INVALID_REQUEST, &format!("Invalid Request: {why}"))
+    };
+    if text.len() > MAX_ID_BYTES {
+        return Err(invalid(
+            None,
+            &format!(
+                "the id is {} bytes of JSON; at most {MAX_ID_BYTES}",
+                text.len()
+            ),
+        ));
+    }
+    match text.as_bytes()[0] {
+        b'"' => match serde_json::from_str::<String>(text) {
+            Ok(s) => Ok(RequestId { raw, text: Some(s) }),
+            Err(_) => Err(invalid(Some(raw), "the id must be valid Unicode")),
+        },
+        b'-' | b'0'..=b'9' => Ok(RequestId { raw, text: None }),
+        _ => Err(invalid(
+            None,
+            "expected jsonrpc \"2.0\" and a string or number id",
+        )),
+    }
+}
+
+/// Handles one message. No reply line is longer than the server's message cap.
 pub(crate) fn handle(server: &Arc<Server>, msg: &[u8], ctx: &mut Context) -> Reply {
-    let v: Value = match serde_json::from_slice(msg) {
-        Ok(v) => v,
-        Err(e) => return error(&Value::Null, PARSE_ERROR, &format!("Parse error: {e}")),
+    let (reply, id) = dispatch(server, msg, ctx);
+    match (reply, server.cap) {
+        (Reply::Line { bytes, status }, Some(cap)) if bytes.len() > cap => {
+            let message = format!(
+                "Internal error: the reply is {} bytes, over this server's message cap of {cap} bytes",
+                bytes.len()
+            );
+            let mut bytes = error_line(id.as_deref(), INTERNAL_ERROR, &message, None);
+            if bytes.len() > cap {
+                bytes = error_line(None, INTERNAL_ERROR, &message, None);
+            }
+            Reply::Line { bytes, status }
+        }
+        (reply, _) => reply,
+    }
+}
+
+/// [`handle`] without the cap, with the request's id (when one was read) for the reply that
+/// replaces a line over the cap.
+fn dispatch(server: &Arc<Server>, msg: &[u8], ctx: &mut Context) -> (Reply, Option<Box<RawValue>>) {
+    let Ok(text) = std::str::from_utf8(msg) else {
+        let reply = error(None, PARSE_ERROR, "Parse error: the message is not UTF-8");
+        return (reply, None);
     };
-    let Value::Object(obj) = &v else {
-        let what = if v.is_array() {
-            "Invalid Request: batches are not supported"
-        } else {
-            "Invalid Request: expected a JSON-RPC object"
-        };
-        return error(&Value::Null, INVALID_REQUEST, what);
+    let obj = match message::members(text) {
+        Ok(m) => m,
+        Err(NotMembers::NotObject { array }) => {
+            let what = if array {
+                "Invalid Request: batches are not supported"
+            } else {
+                "Invalid Request: expected a JSON-RPC object"
+            };
+            return (error(None, INVALID_REQUEST, what), None);
+        }
+        Err(NotMembers::Syntax { reason, id }) => {
+            // Answer on the id when it was read before the error and is one.
+            let id = id.filter(|raw| request_id(raw).is_ok());
+            let reply = error(
+                id.as_deref(),
+                PARSE_ERROR,
+                &format!("Parse error: {reason}"),
+            );
+            return (reply, id);
+        }
     };
-    let id = obj.get("id");
-    let id_ok = matches!(id, None | Some(Value::String(_) | Value::Number(_)));
-    let echo_id = if id_ok {
-        id.cloned().unwrap_or(Value::Null)
-    } else {
-        Value::Null
+    let id = match obj.get("id").map(request_id) {
+        None => None,
+        Some(Ok(id)) => Some(id),
+        Some(Err(reply)) => return (reply, None),
     };
-    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") || !id_ok {
+    let reply = request(server, &obj, id.as_ref(), ctx);
+    (reply, id.map(|i| i.raw.to_owned()))
+}
+
+/// A message whose members are read and whose id (if any) is valid.
+fn request(
+    server: &Arc<Server>,
+    obj: &Members<'_>,
+    id_read: Option<&RequestId<'_>>,
+    ctx: &mut Context,
+) -> Reply {
+    let echo = id_read.map(|i| i.raw);
+    if obj.get("jsonrpc").map(RawValue::get) != Some("\"2.0\"") {
         return error(
-            &echo_id,
+            echo,
             INVALID_REQUEST,
             "Invalid Request: expected jsonrpc \"2.0\" and a string or number id",
         );
     }
     let Some(method) = obj.get("method") else {
-        if obj.contains_key("result") || obj.contains_key("error") {
+        if obj.get("result").is_some() || obj.get("error").is_some() {
             // A response from the client: this server sends no requests, nothing to match.
             return Reply::None;
         }
-        return error(&echo_id, INVALID_REQUEST, "Invalid Request: no method");
+        return error(echo, INVALID_REQUEST, "Invalid Request: no method");
     };
-    let Some(method) = method.as_str() else {
+    let Ok(method) = serde_json::from_str::<String>(method.get()) else {
         return error(
-            &echo_id,
+            echo,
             INVALID_REQUEST,
             "Invalid Request: method must be a string",
         );
     };
-    let params = obj.get("params");
-    if params.is_some_and(|p| !p.is_object()) {
-        return error(
-            &echo_id,
-            INVALID_PARAMS,
-            "Invalid params: expected an object",
-        );
-    }
-    let Some(id) = id else {
+    let method = method.as_str();
+    // `params`: each member decoded on its own, so one that cannot be (a lone surrogate, too
+    // deep) is named instead of losing the reply.
+    let (params, bad_params) = match obj.get("params") {
+        None => (None, Vec::new()),
+        Some(raw) if raw.get().starts_with('{') => {
+            let arguments = raw_member(raw, "arguments");
+            // `arguments` is checked member by member below, into validation problems; of
+            // the others, only a member the server reads is an error when it cannot be.
+            let (good, mut bad) = message::decode_members(raw, "", Some("arguments"));
+            bad.retain(|(name, _)| {
+                let top = name.split('.').next().unwrap_or("");
+                USED_PARAMS.contains(&top)
+            });
+            (Some((good, arguments)), bad)
+        }
+        Some(_) => {
+            return error(echo, INVALID_PARAMS, "Invalid params: expected an object");
+        }
+    };
+    let param = |k: &str| params.as_ref().and_then(|(p, _)| p.get(k));
+    let Some(id_read) = id_read else {
         // A notification: never answered.
         if method == "notifications/cancelled" {
-            if let Some(r) = params.and_then(|p| p.get("requestId")) {
+            if let Some(r) = param("requestId") {
                 return Reply::Cancel(r.to_string());
             }
         }
         return Reply::None;
     };
+    let id = id_read.raw;
+    if let Some((name, why)) = bad_params.first() {
+        return error(
+            Some(id),
+            INVALID_PARAMS,
+            &format!("Invalid params: {}: {why}", cut(name)),
+        );
+    }
     // The request's revision: `_meta` (stateless), else the transport's.
-    let meta = params.and_then(|p| p.get("_meta"));
+    let meta = param("_meta");
     let meta_version = meta
         .and_then(|m| m.get(META_VERSION))
         .and_then(Value::as_str);
@@ -208,7 +354,7 @@ pub(crate) fn handle(server: &Arc<Server>, msg: &[u8], ctx: &mut Context) -> Rep
         if m != h {
             return Reply::Line {
                 bytes: error_line(
-                    id,
+                    Some(id),
                     HEADER_MISMATCH,
                     "the MCP-Protocol-Version header does not match _meta's protocolVersion",
                     None,
@@ -226,10 +372,10 @@ pub(crate) fn handle(server: &Arc<Server>, msg: &[u8], ctx: &mut Context) -> Rep
             if !SUPPORTED.contains(&r.as_str()) {
                 return Reply::Line {
                     bytes: error_line(
-                        id,
+                        Some(id),
                         UNSUPPORTED_PROTOCOL_VERSION,
-                        &format!("Unsupported protocol version: {r}"),
-                        Some(json!({"supported": SUPPORTED, "requested": r})),
+                        &format!("Unsupported protocol version: {}", cut(r)),
+                        Some(json!({"supported": SUPPORTED, "requested": cut(r)})),
                     ),
                     status: 400,
                 };
@@ -243,14 +389,13 @@ pub(crate) fn handle(server: &Arc<Server>, msg: &[u8], ctx: &mut Context) -> Rep
             r["resultType"] = "complete".into();
         }
         Reply::Line {
-            bytes: line(&json!({"jsonrpc": "2.0", "id": id, "result": r})),
+            bytes: envelope(Some(id), "result", &r),
             status: 200,
         }
     };
     match method {
         "initialize" => {
-            let asked = params
-                .and_then(|p| p.get("protocolVersion"))
+            let asked = param("protocolVersion")
                 .and_then(Value::as_str)
                 .unwrap_or(DEFAULT_REVISION);
             let chosen = HANDSHAKE_REVISIONS
@@ -260,12 +405,16 @@ pub(crate) fn handle(server: &Arc<Server>, msg: &[u8], ctx: &mut Context) -> Rep
                 .unwrap_or(HANDSHAKE_REVISIONS[0]);
             ctx.negotiated = Some(chosen.to_owned());
             Reply::Line {
-                bytes: line(&json!({"jsonrpc": "2.0", "id": id, "result": {
-                    "protocolVersion": chosen,
-                    "capabilities": {"tools": {"listChanged": false}},
-                    "serverInfo": server_info(),
-                    "instructions": INSTRUCTIONS,
-                }})),
+                bytes: envelope(
+                    Some(id),
+                    "result",
+                    &json!({
+                        "protocolVersion": chosen,
+                        "capabilities": {"tools": {"listChanged": false}},
+                        "serverInfo": server_info(),
+                        "instructions": INSTRUCTIONS,
+                    }),
+                ),
                 status: 200,
             }
         }
@@ -295,39 +444,76 @@ pub(crate) fn handle(server: &Arc<Server>, msg: &[u8], ctx: &mut Context) -> Rep
             result(r)
         }
         "tools/call" => {
-            let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
-            let Some(name) = name else {
+            let Some(name) = param("name").and_then(Value::as_str) else {
                 return error(
-                    id,
+                    Some(id),
                     INVALID_PARAMS,
                     "Invalid params: tools/call needs a name",
                 );
             };
             let Some(tool) = server.collections.iter().position(|c| c.name == name) else {
                 let shown = toolwire::wire::you_sent_string(name);
-                return error(id, INVALID_PARAMS, &format!("Unknown tool: {shown}"));
+                return error(Some(id), INVALID_PARAMS, &format!("Unknown tool: {shown}"));
             };
-            let job_id = match id {
-                Value::Number(n) => Id::Number(n.to_string()),
-                Value::String(s) => Id::String(s.clone()),
-                _ => Id::Number("0".into()),
+            let progress_token = meta.and_then(|m| m.get("progressToken")).cloned();
+            if let Some(t) = &progress_token {
+                let len = t.to_string().len();
+                if !(t.is_string() || t.is_number()) || len > MAX_ID_BYTES {
+                    return error(
+                        Some(id),
+                        INVALID_PARAMS,
+                        &format!(
+                            "Invalid params: _meta.progressToken must be a string or a number of at most {MAX_ID_BYTES} bytes"
+                        ),
+                    );
+                }
+            }
+            let job_id = match &id_read.text {
+                Some(s) => Id::String(s.clone()),
+                None => Id::Number(id.get().to_owned()),
+            };
+            let arguments = match params.as_ref().and_then(|(_, a)| *a) {
+                None => Sent::default(),
+                Some(raw) if raw.get().starts_with('{') => {
+                    let (good, bad) = message::decode_members(raw, "", None);
+                    Sent {
+                        values: Some(Value::Object(good)),
+                        unreadable: bad,
+                    }
+                }
+                Some(raw) => match message::decode(raw) {
+                    Ok(v) => Sent {
+                        values: Some(v),
+                        unreadable: Vec::new(),
+                    },
+                    Err(why) => Sent {
+                        values: None,
+                        unreadable: vec![("arguments".to_owned(), why)],
+                    },
+                },
             };
             Reply::Call(Box::new(CallJob {
                 server: server.clone(),
                 tool,
                 id: job_id,
-                key: id.to_string(),
+                key: id_read.key(),
+                raw_id: id.to_owned(),
                 protocol: Protocol::from_revision(&revision),
-                arguments: params.and_then(|p| p.get("arguments")).cloned(),
-                progress_token: meta.and_then(|m| m.get("progressToken")).cloned(),
+                arguments,
+                progress_token,
             }))
         }
         _ => error(
-            id,
+            Some(id),
             METHOD_NOT_FOUND,
             &format!("Method not found: {}", cut(method)),
         ),
     }
+}
+
+/// The raw member `key` of the object `raw`.
+fn raw_member<'a>(raw: &'a RawValue, key: &str) -> Option<&'a RawValue> {
+    message::members(raw.get()).ok()?.get(key)
 }
 
 fn cut(s: &str) -> String {

@@ -10,18 +10,26 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use crate::collection::Server;
 use crate::respond::Outcome;
 use crate::rpc::{self, Context, Reply};
-use crate::stream::{self, Framing};
+use crate::stream;
 
 /// The longest request line (as HTTP's body limit); longer ones get -32600 and are skipped.
 pub(crate) const MAX_REQUEST_BYTES: usize = 4 << 20;
 
 /// How long in-flight calls may finish after stdin closes before they are cancelled.
 const EOF_GRACE: Duration = Duration::from_millis(100);
+
+/// Messages waiting for stdout (answered or still being encoded). Past this many, stdin is
+/// not read until the client reads stdout: a client that writes requests and never reads
+/// the answers holds this much, not more.
+const MAX_QUEUED: usize = 1024;
+
+/// The JSON-RPC error code of a call over the bound on calls in flight.
+const BUSY: i64 = -32000;
 
 type InFlight = Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>;
 
@@ -66,19 +74,26 @@ fn memchr_lf(b: &[u8]) -> Option<usize> {
     b.iter().position(|&c| c == b'\n')
 }
 
-/// Serves until stdin closes.
-pub(crate) async fn serve(server: Arc<Server>) -> io::Result<()> {
+/// Serves until stdin closes. At most `max_calls` calls are in flight (being encoded, or
+/// encoded and waiting for stdout); a call over the bound is answered at once with a
+/// JSON-RPC error on its id.
+pub(crate) async fn serve(server: Arc<Server>, max_calls: usize) -> io::Result<()> {
     let names: Vec<&str> = server.collections.iter().map(|c| c.name.as_str()).collect();
     eprintln!("toolwire serve: tools {} on stdio", names.join(", "));
     // One receiver per message, in request order; the writer drains each whole.
-    let (queue, mut queued) = mpsc::unbounded_channel::<mpsc::Receiver<Bytes>>();
+    // A call's permit travels with its receiver and is let go once its message is written:
+    // a call counts against the bound until then, whether encoding or waiting for stdout.
+    let (queue, mut queued) =
+        mpsc::channel::<(mpsc::Receiver<Bytes>, Option<OwnedSemaphorePermit>)>(MAX_QUEUED);
+    let permits = Arc::new(Semaphore::new(max_calls.max(1)));
     let writer = tokio::spawn(async move {
         let mut out = tokio::io::stdout();
-        while let Some(mut rx) = queued.recv().await {
+        while let Some((mut rx, permit)) = queued.recv().await {
             while let Some(chunk) = rx.recv().await {
                 out.write_all(&chunk).await?;
             }
             out.flush().await?;
+            drop(permit);
         }
         Ok::<(), io::Error>(())
     });
@@ -87,19 +102,21 @@ pub(crate) async fn serve(server: Arc<Server>) -> io::Result<()> {
     let mut ctx = Context::default();
     let mut buf = Vec::new();
     let mut too_long = false;
-    let send_line = |bytes: Vec<u8>| {
+    let line_rx = |bytes: Vec<u8>| {
         let (tx, rx) = mpsc::channel(1);
         let _ = tx.try_send(Bytes::from(bytes));
-        let _ = queue.send(rx);
+        (rx, None)
     };
     while read_line(&mut stdin, &mut buf, MAX_REQUEST_BYTES, &mut too_long).await? {
         if too_long {
-            send_line(rpc::error_line(
-                &serde_json::Value::Null,
-                rpc::INVALID_REQUEST,
-                &format!("Invalid Request: a message is at most {MAX_REQUEST_BYTES} bytes"),
-                None,
-            ));
+            let _ = queue
+                .send(line_rx(rpc::error_line(
+                    None,
+                    rpc::INVALID_REQUEST,
+                    &format!("Invalid Request: a message is at most {MAX_REQUEST_BYTES} bytes"),
+                    None,
+                )))
+                .await;
             continue;
         }
         if buf.iter().all(u8::is_ascii_whitespace) {
@@ -107,15 +124,29 @@ pub(crate) async fn serve(server: Arc<Server>) -> io::Result<()> {
         }
         match rpc::handle(&server, &buf, &mut ctx) {
             Reply::None => {}
-            Reply::Line { bytes, .. } => send_line(bytes),
+            Reply::Line { bytes, .. } => {
+                let _ = queue.send(line_rx(bytes)).await;
+            }
             Reply::Cancel(key) => {
                 if let Some(flag) = inflight.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
                     flag.store(true, Ordering::Relaxed);
                 }
             }
             Reply::Call(job) => {
+                let Ok(permit) = permits.clone().try_acquire_owned() else {
+                    let busy = rpc::error_line(
+                        Some(&job.raw_id),
+                        BUSY,
+                        &format!(
+                            "Server busy: {max_calls} calls are in flight; call again once one has been answered"
+                        ),
+                        None,
+                    );
+                    let _ = queue.send(line_rx(busy)).await;
+                    continue;
+                };
                 let (tx, rx) = mpsc::channel::<Bytes>(8);
-                let _ = queue.send(rx);
+                let _ = queue.send((rx, Some(permit))).await;
                 let cancel = Arc::new(AtomicBool::new(false));
                 inflight
                     .lock()
@@ -123,7 +154,7 @@ pub(crate) async fn serve(server: Arc<Server>) -> io::Result<()> {
                     .insert(job.key.clone(), cancel.clone());
                 let inflight = inflight.clone();
                 tokio::task::spawn_blocking(move || {
-                    let outcome = stream::run(&job, Framing::Line, &tx, &cancel);
+                    let outcome = stream::run_closing(&job, &tx, &cancel);
                     if outcome == Outcome::Cancelled {
                         eprintln!(
                             "toolwire serve: call {} of {} cancelled",

@@ -8,6 +8,7 @@ use bytes::Bytes;
 use tokio::sync::mpsc;
 use toolwire::sink::ChunkedSink;
 
+use crate::cut::Closer;
 use crate::respond::Outcome;
 use crate::rpc::CallJob;
 
@@ -27,14 +28,48 @@ const SSE_PREFIX: &[u8] = b"event: message\ndata: ";
 
 /// Runs `job`, sending its progress notifications and then its result into `tx`. Returns
 /// how it ended. A call cancelled after its first byte went out is cut: on a line framing
-/// the line is ended (`cut_line`) so the next message starts on a line of its own.
+/// the line is ended so the next message starts on a line of its own (HTTP: the connection
+/// that cancelled it is gone with the cut line).
 pub(crate) fn run(
     job: &CallJob,
     framing: Framing,
     tx: &mpsc::Sender<Bytes>,
     cancel: &Arc<AtomicBool>,
 ) -> Outcome {
+    run_with(job, framing, tx, cancel, None)
+}
+
+/// [`run`] for a stream that goes on after a cut (stdio): a result cut by a cancellation is
+/// closed into one valid JSON-RPC message, marked `isError` with a `CANCELLED` block when the
+/// cut fell in its `content` ([`Closer`]).
+pub(crate) fn run_closing(
+    job: &CallJob,
+    tx: &mpsc::Sender<Bytes>,
+    cancel: &Arc<AtomicBool>,
+) -> Outcome {
+    let mut closer = Closer::default();
+    run_with(job, Framing::Line, tx, cancel, Some(&mut closer))
+}
+
+/// The text block that ends a result cut in its `content`, as a JSON string.
+fn cancelled_block() -> String {
+    let text = toolwire::wire::error_with_code(
+        "CANCELLED",
+        "The client cancelled this call while its result was being sent: the blocks above are cut and incomplete.",
+    )
+    .block_text(0);
+    serde_json::to_string(&text).unwrap_or_default()
+}
+
+fn run_with(
+    job: &CallJob,
+    framing: Framing,
+    tx: &mpsc::Sender<Bytes>,
+    cancel: &Arc<AtomicBool>,
+    closer: Option<&mut Closer>,
+) -> Outcome {
     let started = std::cell::Cell::new(false);
+    let closer_cell = std::cell::RefCell::new(closer);
     let mut sink = ChunkedSink::new(CHUNK, |chunk: Bytes| {
         if cancel.load(Ordering::Relaxed) {
             return false;
@@ -44,6 +79,9 @@ pub(crate) fn run(
             && tx.blocking_send(Bytes::from_static(SSE_PREFIX)).is_err()
         {
             return false;
+        }
+        if let Some(c) = closer_cell.borrow_mut().as_mut() {
+            c.feed(&chunk);
         }
         if tx.blocking_send(chunk).is_err() {
             cancel.store(true, Ordering::Relaxed);
@@ -82,8 +120,12 @@ pub(crate) fn run(
         }
         Outcome::Written { .. } => {
             if started.get() && framing == Framing::Line {
-                // Closes the cut line; its reader finds invalid JSON and drops it.
-                let _ = tx.blocking_send(Bytes::from_static(b"\n"));
+                let mut end = match closer_cell.into_inner() {
+                    Some(c) if !c.is_whole() => c.ending(&cancelled_block()),
+                    _ => Vec::new(),
+                };
+                end.push(b'\n');
+                let _ = tx.blocking_send(Bytes::from(end));
             }
             Outcome::Cancelled
         }
