@@ -1037,6 +1037,82 @@ fn d7_no_reply_exceeds_the_cap_whatever_the_id() {
     }
 }
 
+/// The text of the `<llm_directives>` block of a result, if any.
+fn directive(result: &Value) -> Option<String> {
+    texts(result)
+        .into_iter()
+        .find(|t| t.starts_with("<llm_directives>"))
+}
+
+/// The arguments of the next call a directive names (the JSON after "with ").
+fn next_arguments(directive: &str) -> Value {
+    let at = directive.find("Next page: call ").unwrap();
+    let rest = &directive[at..];
+    let json_at = rest.find(" with ").unwrap() + 6;
+    let text = rest[json_at..].lines().next().unwrap();
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// D9: the next call's `where` values were entity-escaped (`R&D` → `R&amp;D`): followed
+/// literally, the call returned nothing.
+#[test]
+fn d9_the_next_call_works_when_copied() {
+    let dept = "R&D <b> \"x\" 'y' >";
+    let rows: Vec<Value> = (0..7)
+        .map(|i| json!({"id": i, "dept": if i % 2 == 0 { dept } else { "ops" }}))
+        .collect();
+    let file = temp_file("d9.json", &serde_json::to_vec(&rows).unwrap());
+    let spec = format!("rows={}", file.display());
+    let mut s = Raw::start(&["--collection", &spec]);
+    let mut args =
+        json!({"action": "list", "where": {"dept": dept}, "limit": 1, "format": "compact"});
+    let mut seen = Vec::new();
+    for id in 0.. {
+        let r = s.call(call(id, "rows", args.clone()))["result"].clone();
+        assert_tag_safe(&r);
+        let page: Vec<Value> = serde_json::from_str(&texts(&r)[0]).unwrap();
+        seen.extend(page.iter().map(|row| row["id"].as_u64().unwrap()));
+        let Some(d) = directive(&r) else { break };
+        assert!(!d.contains("&amp;") && !d.contains("&lt;"), "{d}");
+        assert!(d.contains(r#"R\u0026D \u003cb\u003e"#), "{d}");
+        args = next_arguments(&d);
+        assert_eq!(args["where"]["dept"], dept);
+    }
+    assert_eq!(seen, [0, 2, 4, 6]);
+}
+
+/// D10: the next-call directive repeated a duplicate-laden `_select` (20,000 × "id"), and
+/// the response it did not fit was diagnosed as "One Invoice alone is larger than the cap".
+#[test]
+fn d10_the_next_call_collapses_select_and_too_large_names_the_cause() {
+    let mut s = Raw::start(&["--rows", "50", "--max-message-bytes", "65536"]);
+    let select = vec!["id"; 20_000];
+    let r = s.call(call(
+        1,
+        "invoices",
+        json!({"action": "list", "limit": 5, "_select": select}),
+    ));
+    let r = &r["result"];
+    assert_eq!(r["isError"], Value::Null, "{r}");
+    let d = directive(r).expect("a next call");
+    assert_eq!(next_arguments(&d)["_select"], json!(["id"]), "{d}");
+    // A page whose other blocks alone are over the cap: a long `where` value that matches.
+    let long = "x".repeat(6000);
+    let rows: Vec<Value> = (0..3).map(|i| json!({"id": i, "k": long})).collect();
+    let file = temp_file("d10.json", &serde_json::to_vec(&rows).unwrap());
+    let spec = format!("rows={}", file.display());
+    let mut s = Raw::start(&["--collection", &spec, "--max-message-bytes", "4096"]);
+    let r = s.call(call(
+        2,
+        "rows",
+        json!({"action": "list", "where": {"k": long}, "_select": ["id"]}),
+    ));
+    let t = texts(&r["result"]).join("\n");
+    assert!(t.contains("TOO_LARGE"), "{t}");
+    assert!(!t.contains("alone is larger"), "{t}");
+    assert!(t.contains("other blocks"), "{t}");
+}
+
 /// D12: a call cancelled mid-message left a truncated, invalid JSON line on stdout.
 #[test]
 fn d12_a_call_cancelled_mid_message_ends_as_one_valid_message() {

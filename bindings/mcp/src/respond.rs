@@ -299,7 +299,24 @@ fn next_call_hint(
             .collect()
     });
     let format = call.format;
-    let select = call.select.clone();
+    // `_select` as the engine applies it: duplicates collapse (WIRE.md §4), and a presenter
+    // without select ignores it, so the next call does not repeat it.
+    let select = call
+        .select
+        .as_ref()
+        .filter(|_| coll.presenter.input_schema_property().is_some())
+        .map(|s| match s {
+            Value::Array(names) => {
+                let mut seen = Vec::new();
+                for n in names {
+                    if !seen.contains(n) {
+                        seen.push(n.clone());
+                    }
+                }
+                Value::Array(seen)
+            }
+            other => other.clone(),
+        });
     move |shown, remaining| {
         let mut args = serde_json::Map::new();
         args.insert("action".into(), "list".into());
@@ -316,12 +333,33 @@ fn next_call_hint(
         if let Some(s) = &select {
             args.insert("_select".into(), s.clone());
         }
-        let args = serde_json::to_string(&Value::Object(args)).unwrap_or_default();
+        let args = copyable_json(&Value::Object(args));
         format!(
             "{shown} of {remaining} matching rows shown; {} more. Next page: call {name} with {args}",
             remaining - shown
         )
     }
+}
+
+/// `v` as compact JSON that an agent can copy out of a block and send back as is: `&`, `<`
+/// and `>` (which the block's tag-safe escape would turn into `&amp;` and `&lt;`, changing the
+/// value) are written as the JSON escapes `\u0026`, `\u003c` and `\u003e`. In JSON text they
+/// occur only inside strings, where the escape means the same character.
+fn copyable_json(v: &Value) -> String {
+    let text = serde_json::to_string(v).unwrap_or_default();
+    if !text.contains(['&', '<', '>']) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("\\u0026"),
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The tool object of `coll` for `tools/list` (compact JSON).

@@ -182,7 +182,8 @@ impl ToolCall {
                     best = Some(reply);
                     false
                 }
-                None if k == 0 => return Ok(self.too_large(cap)),
+                // Not even the response without items: its other blocks are too large.
+                None if k == 0 => return Ok(self.too_large_without_items(cap)),
                 None => {
                     hi = k;
                     true
@@ -204,11 +205,29 @@ impl ToolCall {
 
     fn too_large(&self, cap: usize) -> Reply<'static> {
         let what = self.presenter.as_ref().map_or("item", |p| p.name());
+        self.too_large_reply(
+            cap,
+            format!("One {what} alone is larger than the message cap of {cap} bytes."),
+            "Call again with _select naming fewer fields, or a more compact format.",
+        )
+    }
+
+    /// The response holding none of its items is over the cap: its other blocks (rules, UI,
+    /// the next-call directive, which repeats the call's arguments) are.
+    fn too_large_without_items(&self, cap: usize) -> Reply<'static> {
+        self.too_large_reply(
+            cap,
+            format!(
+                "The response's other blocks (rules, UI, the next-call directive with this call's arguments) are larger than the message cap of {cap} bytes without any item."
+            ),
+            "Call again with shorter arguments (a shorter where value, fewer _select fields).",
+        )
+    }
+
+    fn too_large_reply(&self, cap: usize, message: String, recovery: &str) -> Reply<'static> {
         let response = ToolError::new("TOO_LARGE")
-            .message(format!(
-                "One {what} alone is larger than the message cap of {cap} bytes."
-            ))
-            .recovery("Call again with _select naming fewer fields, or a more compact format.")
+            .message(message)
+            .recovery(recovery)
             .into_response();
         Reply {
             response,
