@@ -158,9 +158,11 @@ impl Closer {
     }
 
     /// The bytes that end the text as valid JSON. `cancelled_block` is the JSON string (quotes
-    /// included) of the text block added when the cut fell inside a JSON-RPC result's
-    /// `content` array.
-    pub(crate) fn ending(&self, cancelled_block: &str) -> Vec<u8> {
+    /// included) of the text block added, with `"isError":true`, when the cut fell inside a
+    /// JSON-RPC result's `content` array. Without it the ending is never longer than the rest
+    /// of the valid text it replaces: a value it must supply is `0`, a member `"":0`, and
+    /// every completion (an escape, a UTF-8 sequence, a literal) is as long as the original.
+    pub(crate) fn ending(&self, cancelled_block: Option<&str>) -> Vec<u8> {
         let mut out = Vec::new();
         let mut expect = self.expect;
         if let Some(s) = &self.string {
@@ -212,20 +214,21 @@ impl Closer {
         for (depth, open) in self.stack.iter().enumerate().rev() {
             // `{"jsonrpc":…,"result":{"content":[…`: the content array is the third open
             // container, under two objects.
-            let content = depth == 2
+            let content = cancelled_block.is_some()
+                && depth == 2
                 && *open == Open::Array
                 && self.stack[..2] == [Open::Object, Open::Object];
             match expect {
                 Expect::After if content => out.push(b','),
                 Expect::Value if content => {}
-                Expect::Colon => out.extend_from_slice(b":null"),
-                Expect::Value => out.extend_from_slice(b"null"),
-                Expect::Key => out.extend_from_slice(b"\"\":null"),
+                Expect::Colon => out.extend_from_slice(b":0"),
+                Expect::Value => out.push(b'0'),
+                Expect::Key => out.extend_from_slice(b"\"\":0"),
                 Expect::FirstKey | Expect::FirstItem | Expect::After => {}
             }
-            if content {
+            if let Some(block) = cancelled_block.filter(|_| content) {
                 out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
-                out.extend_from_slice(cancelled_block.as_bytes());
+                out.extend_from_slice(block.as_bytes());
                 out.push(b'}');
             }
             out.push(match open {
@@ -306,8 +309,9 @@ mod tests {
 
     const BLOCK: &str = r#""<tool_error code=\"CANCELLED\">x</tool_error>""#;
 
-    /// Every prefix of `text`, fed in two parts split everywhere, closes into valid JSON;
-    /// one cut inside `content` (between `content_at` and its closing) is marked an error.
+    /// Every prefix of `text`, fed in two parts split everywhere, closes into valid JSON, the
+    /// shortest ending no longer than the rest; a cut inside `content` (between its `[` and
+    /// its `]`) is marked an error when marking is asked for.
     fn every_cut_closes(text: &str, content: Option<(usize, usize)>) {
         let b = text.as_bytes();
         for cut in 0..=b.len() {
@@ -318,11 +322,21 @@ mod tests {
                 if cut == b.len() {
                     assert!(c.is_whole(), "{text}");
                 }
-                let mut whole = b[..cut].to_vec();
-                whole.extend(c.ending(BLOCK));
                 if cut == 0 {
                     continue;
                 }
+                // The shortest ending: valid, and never longer than what it replaces.
+                let short = c.ending(None);
+                assert!(short.len() <= b.len() - cut, "cut at {cut}: {short:?}");
+                let mut plain = b[..cut].to_vec();
+                plain.extend(&short);
+                assert!(
+                    serde_json::from_slice::<serde_json::Value>(&plain).is_ok(),
+                    "cut at {cut}: {}",
+                    String::from_utf8_lossy(&plain)
+                );
+                let mut whole = b[..cut].to_vec();
+                whole.extend(c.ending(Some(BLOCK)));
                 let parsed: Result<serde_json::Value, _> = serde_json::from_slice(&whole);
                 let shown = String::from_utf8_lossy(&whole);
                 let Ok(v) = parsed else {
@@ -366,7 +380,7 @@ mod tests {
         let mut c = Closer::default();
         c.feed(text.as_bytes());
         let mut whole = text.as_bytes().to_vec();
-        whole.extend(c.ending(BLOCK));
+        whole.extend(c.ending(Some(BLOCK)));
         let v: serde_json::Value = serde_json::from_slice(&whole).unwrap_or_default();
         assert_eq!(v["result"]["isError"], true);
         let content = v["result"]["content"]
@@ -386,6 +400,6 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":7,"result":{"content":[],"structuredContent":{"items":[{"a"#;
         let mut c = Closer::default();
         c.feed(text.as_bytes());
-        assert_eq!(c.ending(BLOCK), b"\":null}]}}}");
+        assert_eq!(c.ending(Some(BLOCK)), b"\":0}]}}}");
     }
 }

@@ -112,6 +112,11 @@ impl CallJob {
         Some(line(&msg))
     }
 
+    /// The server's message cap (`None`: none).
+    pub(crate) fn cap(&self) -> Option<usize> {
+        self.server.cap
+    }
+
     /// The tool's name, for logs.
     pub(crate) fn tool_name(&self) -> &str {
         &self.server.collections[self.tool].name
@@ -160,6 +165,19 @@ pub(crate) fn error_line(
         err["data"] = d;
     }
     envelope(id, "error", &err)
+}
+
+/// The JSON-RPC error code of a call over the bound on calls in flight.
+const BUSY: i64 = -32000;
+
+/// The answer to a call over the bound of `max` calls in flight (stdio), on its id.
+pub(crate) fn busy_line(job: &CallJob, max: usize) -> Vec<u8> {
+    error_line(
+        Some(&job.raw_id),
+        BUSY,
+        &format!("Server busy: {max} calls are in flight; call again once one has been answered"),
+        None,
+    )
 }
 
 fn error(id: Option<&RawValue>, code: i64, message: &str) -> Reply {

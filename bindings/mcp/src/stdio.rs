@@ -28,9 +28,6 @@ const EOF_GRACE: Duration = Duration::from_millis(100);
 /// the answers holds this much, not more.
 const MAX_QUEUED: usize = 1024;
 
-/// The JSON-RPC error code of a call over the bound on calls in flight.
-const BUSY: i64 = -32000;
-
 type InFlight = Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>;
 
 /// Reads one line of at most `max` bytes (without its LF) into `buf`. `Ok(false)` at EOF;
@@ -134,15 +131,7 @@ pub(crate) async fn serve(server: Arc<Server>, max_calls: usize) -> io::Result<(
             }
             Reply::Call(job) => {
                 let Ok(permit) = permits.clone().try_acquire_owned() else {
-                    let busy = rpc::error_line(
-                        Some(&job.raw_id),
-                        BUSY,
-                        &format!(
-                            "Server busy: {max_calls} calls are in flight; call again once one has been answered"
-                        ),
-                        None,
-                    );
-                    let _ = queue.send(line_rx(busy)).await;
+                    let _ = queue.send(line_rx(rpc::busy_line(&job, max_calls))).await;
                     continue;
                 };
                 let (tx, rx) = mpsc::channel::<Bytes>(8);

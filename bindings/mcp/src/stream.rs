@@ -36,19 +36,26 @@ pub(crate) fn run(
     tx: &mpsc::Sender<Bytes>,
     cancel: &Arc<AtomicBool>,
 ) -> Outcome {
-    run_with(job, framing, tx, cancel, None)
+    let send = |b: Bytes| tx.blocking_send(b).is_ok();
+    run_into(job, framing, CHUNK, &send, cancel, None)
 }
 
 /// [`run`] for a stream that goes on after a cut (stdio): a result cut by a cancellation is
-/// closed into one valid JSON-RPC message, marked `isError` with a `CANCELLED` block when the
-/// cut fell in its `content` ([`Closer`]).
+/// closed into one valid JSON-RPC message ([`Closer`]).
 pub(crate) fn run_closing(
     job: &CallJob,
     tx: &mpsc::Sender<Bytes>,
     cancel: &Arc<AtomicBool>,
 ) -> Outcome {
-    let mut closer = Closer::default();
-    run_with(job, Framing::Line, tx, cancel, Some(&mut closer))
+    let send = |b: Bytes| tx.blocking_send(b).is_ok();
+    run_into(
+        job,
+        Framing::Line,
+        CHUNK,
+        &send,
+        cancel,
+        Some(Closer::default()),
+    )
 }
 
 /// The text block that ends a result cut in its `content`, as a JSON string.
@@ -61,29 +68,37 @@ fn cancelled_block() -> String {
     serde_json::to_string(&text).unwrap_or_default()
 }
 
-fn run_with(
+/// Runs `job` into `send` (`false`: nobody reads any more) in chunks of about `chunk`
+/// bytes. With a `closer`, a result cut after its first byte is closed into valid JSON: with
+/// a `CANCELLED` block and `isError` when the cut fell in its `content` and that fits the
+/// server's message cap, else with the shortest ending (never longer than the rest of the
+/// message it replaces, so the cap holds).
+pub(crate) fn run_into(
     job: &CallJob,
     framing: Framing,
-    tx: &mpsc::Sender<Bytes>,
+    chunk: usize,
+    send: &dyn Fn(Bytes) -> bool,
     cancel: &Arc<AtomicBool>,
-    closer: Option<&mut Closer>,
+    closer: Option<Closer>,
 ) -> Outcome {
     let started = std::cell::Cell::new(false);
+    let sent = std::cell::Cell::new(0usize);
     let closer_cell = std::cell::RefCell::new(closer);
-    let mut sink = ChunkedSink::new(CHUNK, |chunk: Bytes| {
+    let mut sink = ChunkedSink::new(chunk, |chunk: Bytes| {
         if cancel.load(Ordering::Relaxed) {
             return false;
         }
         if !started.replace(true)
             && framing == Framing::Sse
-            && tx.blocking_send(Bytes::from_static(SSE_PREFIX)).is_err()
+            && !send(Bytes::from_static(SSE_PREFIX))
         {
             return false;
         }
         if let Some(c) = closer_cell.borrow_mut().as_mut() {
             c.feed(&chunk);
         }
-        if tx.blocking_send(chunk).is_err() {
+        sent.set(sent.get() + chunk.len());
+        if !send(chunk) {
             cancel.store(true, Ordering::Relaxed);
             return false;
         }
@@ -95,7 +110,7 @@ fn run_with(
                 Framing::Line => line,
                 Framing::Sse => [SSE_PREFIX, &line, b"\n"].concat(),
             };
-            if tx.blocking_send(Bytes::from(bytes)).is_err() {
+            if !send(Bytes::from(bytes)) {
                 cancel.store(true, Ordering::Relaxed);
             }
         }
@@ -114,18 +129,22 @@ fn run_with(
     match outcome {
         Outcome::Written { .. } if complete => {
             if framing == Framing::Sse {
-                let _ = tx.blocking_send(Bytes::from_static(b"\n"));
+                let _ = send(Bytes::from_static(b"\n"));
             }
             outcome
         }
         Outcome::Written { .. } => {
             if started.get() && framing == Framing::Line {
                 let mut end = match closer_cell.into_inner() {
-                    Some(c) if !c.is_whole() => c.ending(&cancelled_block()),
+                    Some(c) if !c.is_whole() => {
+                        let marked = c.ending(Some(&cancelled_block()));
+                        let fits = job.cap().is_none_or(|cap| sent.get() + marked.len() < cap);
+                        if fits { marked } else { c.ending(None) }
+                    }
                     _ => Vec::new(),
                 };
                 end.push(b'\n');
-                let _ = tx.blocking_send(Bytes::from(end));
+                let _ = send(Bytes::from(end));
             }
             Outcome::Cancelled
         }
