@@ -79,9 +79,48 @@ pub struct ServeArgs {
     /// Also return `structuredContent` and declare each tool's `outputSchema`.
     #[arg(long)]
     pub structured: bool,
-    /// At most this many HTTP requests are answered at once; more get 503.
+    /// At most this many `tools/call`s are encoded at once over HTTP; more get 503.
     #[arg(long, default_value_t = 64, value_name = "N", hide = true)]
     pub max_concurrent: usize,
+    /// The time limits and the connection bound of `--http`.
+    #[command(flatten)]
+    pub limits: HttpLimits,
+}
+
+/// The time limits and the connection bound of `--http` (hidden flags; docs/RELIABILITY.md).
+/// A time limit of 0 seconds is no limit.
+#[derive(clap::Args, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// Seconds a client has to send a whole request head, from its connection or from the
+    /// first byte after an idle keep-alive; then the connection is closed.
+    #[arg(long, default_value_t = HttpLimits::DEFAULT.header_timeout, value_name = "SECS", hide = true)]
+    pub header_timeout: u64,
+    /// Seconds a client has to send a whole request body, from its head; then 408.
+    #[arg(long, default_value_t = HttpLimits::DEFAULT.body_timeout, value_name = "SECS", hide = true)]
+    pub body_timeout: u64,
+    /// Seconds a keep-alive connection may wait for its next request; then it is closed.
+    #[arg(long, default_value_t = HttpLimits::DEFAULT.idle_timeout, value_name = "SECS", hide = true)]
+    pub idle_timeout: u64,
+    /// Seconds a response write may wait for a client that does not read; then the
+    /// connection is closed and its call stopped.
+    #[arg(long, default_value_t = HttpLimits::DEFAULT.write_timeout, value_name = "SECS", hide = true)]
+    pub write_timeout: u64,
+    /// At most this many open connections; the next ones wait to be accepted.
+    #[arg(long, default_value_t = HttpLimits::DEFAULT.max_connections, value_name = "N", hide = true)]
+    pub max_connections: usize,
+}
+
+impl HttpLimits {
+    /// The defaults: hyper's header timeout (30 s), nginx's `client_body_timeout` and
+    /// `send_timeout` (60 s) and `keepalive_timeout` (75 s), and nginx's default
+    /// `worker_connections` (512), half of the usual 1024 descriptors of a process.
+    pub const DEFAULT: HttpLimits = HttpLimits {
+        header_timeout: 30,
+        body_timeout: 60,
+        idle_timeout: 75,
+        write_timeout: 60,
+        max_connections: 512,
+    };
 }
 
 /// A start-up failure: the exit code and the one stderr line.
