@@ -24,6 +24,8 @@
 //! * [`demo`]: the built-in `invoices` collection, shared with `toolwire demo`.
 //! * `fuzzing`: the hidden `fuzz_dispatch`, request lines into the dispatcher for the
 //!   `serve_request` fuzz target.
+//! * `fuzz_http`: the hidden `fuzz_http`, raw bytes into one HTTP connection for the
+//!   `serve_http` fuzz target.
 //! * [`client`] and [`bench`](mod@bench): `toolwire bench`, the other side of the wire: a minimal MCP
 //!   client that times and weighs every response, and the benchmark built on it.
 #![deny(missing_docs)]
@@ -34,6 +36,7 @@ pub mod client;
 mod collection;
 pub mod demo;
 mod filter;
+mod fuzz_http;
 mod fuzzing;
 mod http;
 mod respond;
@@ -43,6 +46,8 @@ mod stream;
 
 use std::process::ExitCode;
 
+#[doc(hidden)]
+pub use fuzz_http::fuzz_http;
 #[doc(hidden)]
 pub use fuzzing::fuzz_dispatch;
 
