@@ -83,6 +83,7 @@ run_target() {
   case "$t" in
     present) dict=(-dict="$root/fuzz/dict/present.dict") ;;
     serve_request) dict=(-dict="$root/fuzz/dict/serve.dict") ;;
+    serve_http) dict=(-dict="$root/fuzz/dict/serve_http.dict") ;;
     *) dict=(-dict="$root/fuzz/dict/toon.dict") ;;
   esac
   # Memory and time limits (issue #17: a 606-byte presenter file took 2 GB, 60 nested embeds
@@ -101,7 +102,10 @@ run_target() {
   #   oracles re-encode, re-parse and frame each input several times over: more headroom,
   #   same order of magnitude). serve_request too: one input is at most ~80 short request
   #   lines, each call presents at most 50 of the 300 built-in rows (well under 1 ms), and
-  #   the server (300 demo rows) is loaded once per configuration, not per input.
+  #   the server (300 demo rows) is loaded once per configuration, not per input. serve_http
+  #   too: one input is one connection carrying at most 4096 bytes of requests over an
+  #   in-memory pipe (64 KiB), every response is read as it streams, no call presents more
+  #   than the 300 built-in rows, and the runtime and the server are made once.
   local limits
   case "$t" in
     present) limits=(-rss_limit_mb=512 -malloc_limit_mb=256 -timeout=2) ;;

@@ -330,7 +330,7 @@ fn a_client_that_disconnects_mid_stream_stops_the_encoding() {
 }
 
 #[test]
-fn concurrent_requests_beyond_the_bound_get_503() {
+fn concurrent_calls_beyond_the_bound_get_503() {
     let spec = large_collection("rows", 60_000);
     let s = Http::start(&[
         "--collection",
@@ -354,15 +354,19 @@ fn concurrent_requests_beyond_the_bound_get_503() {
     let mut first = [0u8; 16];
     sock.set_read_timeout(Some(WAIT)).unwrap();
     assert!(sock.read(&mut first).unwrap() > 0);
-    // The first response is unread (its body waits on the socket): the bound is reached.
-    let (status, head, _) = s.post(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}), "");
+    // The first response is unread (its body waits on the socket): the bound is reached
+    // for calls; a ping needs no slot.
+    let get = call(2, "rows", json!({"action": "get", "id": 7}));
+    let (status, head, _) = s.post(&get, "");
     assert_eq!(status, 503);
     assert!(head.to_ascii_lowercase().contains("retry-after: 1"));
+    let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
+    assert_eq!(s.post(&ping, "").0, 200);
     drop(sock);
-    // Once the first call is gone, requests are answered again.
+    // Once the first call is gone, calls are answered again.
     let t0 = Instant::now();
     loop {
-        let (status, _, _) = s.post(&json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}), "");
+        let (status, _, _) = s.post(&get, "");
         if status == 200 {
             break;
         }

@@ -37,6 +37,7 @@ fn server(cap: usize, structured: bool) -> Arc<Server> {
         auth_token_env: None,
         structured,
         max_concurrent: 1,
+        limits: crate::HttpLimits::DEFAULT,
     };
     let Ok(s) = Server::load(&args) else {
         unreachable!("the built-in collection always loads")

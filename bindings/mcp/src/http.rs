@@ -4,15 +4,23 @@
 //! accepts only `text/event-stream` or asked for progress and accepts it).
 //!
 //! Checks, in order: path (404), `Host` when bound to loopback and `Origin` (403), bearer
-//! token (401), method (405), body size (413), the bound on concurrent requests (503).
+//! token (401), method (405), body size (413), the body's time limit (408), then for a
+//! `tools/call` only, the bound on calls in flight (503).
+//!
+//! Hostile clients (docs/RELIABILITY.md): a call slot is taken only once the body is read
+//! and only by a `tools/call` (the engine's work; pings, lists of tools and errors need
+//! none); every connection waits at most its time limit for the client ([`Guarded`]: the
+//! head, the idle keep-alive, a stalled response write; the body in [`handle`]); at most
+//! `--max-connections` are open, the next ones wait in the listen queue.
 
 use std::convert::Infallible;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use std::task::{Context as TaskContext, Poll};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context as TaskContext, Poll, Waker};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body::Frame;
@@ -20,12 +28,14 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::time::{Instant, Sleep};
 
 use crate::collection::Server;
 use crate::rpc::{self, Context, Reply};
 use crate::stream::{self, Framing};
-use crate::{Failure, ServeArgs};
+use crate::{Failure, HttpLimits, ServeArgs};
 
 /// Request bodies over this many bytes get 413.
 pub(crate) const MAX_BODY: usize = 4 << 20;
@@ -36,6 +46,30 @@ pub(crate) struct Config {
     allow_origins: Vec<String>,
     token: Option<String>,
     max_concurrent: usize,
+    max_connections: usize,
+    limits: Limits,
+}
+
+/// The time limits of a connection (`None`: no limit).
+#[derive(Clone, Copy)]
+struct Limits {
+    header: Option<Duration>,
+    body: Option<Duration>,
+    idle: Option<Duration>,
+    write: Option<Duration>,
+}
+
+impl Limits {
+    fn from_args(l: &HttpLimits) -> Limits {
+        // At most 2^30 s (34 years), so a deadline never overflows an `Instant`.
+        let secs = |s: u64| (s > 0).then(|| Duration::from_secs(s.min(1 << 30)));
+        Limits {
+            header: secs(l.header_timeout),
+            body: secs(l.body_timeout),
+            idle: secs(l.idle_timeout),
+            write: secs(l.write_timeout),
+        }
+    }
 }
 
 impl Config {
@@ -71,17 +105,39 @@ impl Config {
             allow_origins: args.allow_origins.clone(),
             token,
             max_concurrent: args.max_concurrent.max(1),
+            max_connections: args.limits.max_connections.max(1),
+            limits: Limits::from_args(&args.limits),
         })
     }
 }
 
-struct State {
+pub(crate) struct State {
     server: Arc<Server>,
     cfg: Config,
     /// `Host` values accepted when bound to loopback.
     hosts: Vec<String>,
     loopback: bool,
+    /// Calls the engine works on (`--max-concurrent`).
     permits: Arc<Semaphore>,
+}
+
+impl State {
+    /// The state of a server answering at `local`.
+    pub(crate) fn new(server: Arc<Server>, cfg: Config, local: SocketAddr) -> State {
+        let port = local.port();
+        let mut hosts = vec![host_port(local.ip(), port), format!("localhost:{port}")];
+        if local.ip().is_loopback() {
+            hosts.push(format!("127.0.0.1:{port}"));
+            hosts.push(format!("[::1]:{port}"));
+        }
+        State {
+            server,
+            loopback: local.ip().is_loopback(),
+            hosts,
+            permits: Arc::new(Semaphore::new(cfg.max_concurrent)),
+            cfg,
+        }
+    }
 }
 
 fn host_port(ip: IpAddr, port: u16) -> String {
@@ -99,52 +155,300 @@ pub(crate) async fn serve(server: Arc<Server>, cfg: Config) -> io::Result<()> {
         "listening on http://{}/mcp",
         host_port(local.ip(), local.port())
     );
-    let port = local.port();
-    let mut hosts = vec![host_port(local.ip(), port), format!("localhost:{port}")];
-    if local.ip().is_loopback() {
-        hosts.push(format!("127.0.0.1:{port}"));
-        hosts.push(format!("[::1]:{port}"));
-    }
-    let state = Arc::new(State {
-        server,
-        loopback: local.ip().is_loopback(),
-        hosts,
-        permits: Arc::new(Semaphore::new(cfg.max_concurrent)),
-        cfg,
-    });
+    // The connection bound: at the bound the server stops accepting (as Go's
+    // `netutil.LimitListener` and Tomcat's `maxConnections` do), so new clients wait in the
+    // kernel's listen queue and are served as soon as a connection closes; none holds a
+    // descriptor meanwhile. nginx accepts and closes instead, which fails clients that a
+    // moment later could have been served.
+    let open = Arc::new(Semaphore::new(cfg.max_connections));
+    let state = Arc::new(State::new(server, cfg, local));
     loop {
+        let Ok(slot) = open.clone().acquire_owned().await else {
+            unreachable!("the semaphore is never closed")
+        };
         let (stream, _) = match listener.accept().await {
             Ok(x) => x,
             // Out of file descriptors and the like: keep serving the others.
             Err(e) => {
                 eprintln!("toolwire serve: accept: {e}");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
         };
         let _ = stream.set_nodelay(true);
         let state = state.clone();
         tokio::spawn(async move {
-            let io = hyper_util::rt::TokioIo::new(stream);
-            let svc = hyper::service::service_fn(move |req| {
-                let state = state.clone();
-                async move { Ok::<_, Infallible>(handle(&state, req).await) }
-            });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(io, svc)
-                .await;
+            serve_connection(state, stream, false).await;
+            drop(slot);
         });
     }
 }
 
+/// Serves HTTP/1 on one connection until it closes, fails or exceeds a time limit.
+/// `half_close`: answer the requests already read after the client shut its write side
+/// (the fuzz target; a real client that does that has gone).
+pub(crate) async fn serve_connection<S>(state: Arc<State>, io: S, half_close: bool)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let phase = Arc::new(Phase::default());
+    let io = hyper_util::rt::TokioIo::new(Guarded::new(io, phase.clone(), state.cfg.limits));
+    let svc = hyper::service::service_fn(move |req| {
+        let state = state.clone();
+        let busy = Busy::enter(&phase);
+        async move {
+            let mut r = handle(&state, req).await;
+            r.body_mut().busy = Some(busy);
+            Ok::<_, Infallible>(r)
+        }
+    });
+    let _ = hyper::server::conn::http1::Builder::new()
+        .half_close(half_close)
+        .serve_connection(io, svc)
+        .await;
+}
+
+/// Where a connection is in its request cycle, shared by its IO ([`Guarded`], which applies
+/// the head and idle limits) and its service (which marks a request busy until its response
+/// body is dropped). A generation counts the changes, so the IO arms one deadline per
+/// phase: `generation << 2 | phase`.
+#[derive(Default)]
+struct Phase {
+    now: AtomicU64,
+    /// The task of the last read left pending while busy: woken when the request ends, so
+    /// the idle limit is armed without relying on hyper to read again before the client
+    /// writes (hyper 1.12's poll loop happens to; nothing in its API promises it).
+    reader: Mutex<Option<Waker>>,
+}
+
+/// Waiting for a request head, or reading one: the header limit.
+const HEAD: u64 = 0;
+/// Between requests, no byte of the next one yet: the idle limit.
+const IDLE: u64 = 1;
+/// A request is being answered: the body limit (in [`handle`]) and the write limit.
+const BUSY: u64 = 2;
+
+impl Phase {
+    fn get(&self) -> u64 {
+        self.now.load(Ordering::Relaxed)
+    }
+    fn set(&self, phase: u64) {
+        let next = ((self.get() >> 2) + 1) << 2 | phase;
+        self.now.store(next, Ordering::Relaxed);
+    }
+    fn reader(&self) -> std::sync::MutexGuard<'_, Option<Waker>> {
+        self.reader.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A request being answered: the connection is idle again when this (held by the response
+/// body) is dropped.
+struct Busy(Arc<Phase>);
+
+impl Busy {
+    fn enter(phase: &Arc<Phase>) -> Busy {
+        phase.set(BUSY);
+        Busy(phase.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.set(IDLE);
+        if let Some(w) = self.0.reader().take() {
+            w.wake();
+        }
+    }
+}
+
+/// A deadline armed by the first `Pending` after [`Deadline::disarm`].
+#[derive(Default)]
+struct Deadline {
+    sleep: Option<Pin<Box<Sleep>>>,
+    armed: bool,
+}
+
+impl Deadline {
+    fn disarm(&mut self) {
+        self.armed = false;
+    }
+
+    /// `Ready` once `limit` has passed since the deadline was armed (by this call when it
+    /// was not); registers the waker otherwise.
+    fn poll_expired(&mut self, cx: &mut TaskContext<'_>, limit: Duration) -> Poll<()> {
+        if !self.armed {
+            self.armed = true;
+            let at = Instant::now() + limit;
+            match &mut self.sleep {
+                Some(s) => s.as_mut().reset(at),
+                None => self.sleep = Some(Box::pin(tokio::time::sleep_until(at))),
+            }
+        }
+        match &mut self.sleep {
+            Some(s) => s.as_mut().poll(cx),
+            None => Poll::Pending,
+        }
+    }
+}
+
+fn timed_out(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::TimedOut, format!("{what} timed out"))
+}
+
+/// A connection's IO with its time limits: a read pending while the connection waits for a
+/// head (`HEAD`: from the connection or the first byte after an idle keep-alive) or for the
+/// next request (`IDLE`) fails with `TimedOut` once that phase's limit has passed; a write
+/// (or flush) pending for longer than the write limit fails the same way. hyper then closes
+/// the connection and drops the response body, whose call stops: its channel's receiver is
+/// gone, so the engine's next `blocking_send` fails.
+struct Guarded<S> {
+    io: S,
+    phase: Arc<Phase>,
+    limits: Limits,
+    /// The phase (with its generation) the read deadline was armed for.
+    read_for: u64,
+    read: Deadline,
+    write: Deadline,
+}
+
+impl<S> Guarded<S> {
+    fn new(io: S, phase: Arc<Phase>, limits: Limits) -> Guarded<S> {
+        Guarded {
+            io,
+            read_for: phase.get(),
+            phase,
+            limits,
+            read: Deadline::default(),
+            write: Deadline::default(),
+        }
+    }
+
+    /// A write that made no progress: `TimedOut` once it has waited for the write limit.
+    fn write_stalled<T>(&mut self, cx: &mut TaskContext<'_>) -> Poll<io::Result<T>> {
+        match self.limits.write {
+            Some(limit) if self.write.poll_expired(cx, limit).is_ready() => {
+                Poll::Ready(Err(timed_out("response write")))
+            }
+            _ => Poll::Pending,
+        }
+    }
+
+    /// Keeps the write deadline for the next stall only.
+    fn wrote<T>(
+        &mut self,
+        r: Poll<io::Result<T>>,
+        cx: &mut TaskContext<'_>,
+    ) -> Poll<io::Result<T>> {
+        if r.is_pending() {
+            return self.write_stalled(cx);
+        }
+        self.write.disarm();
+        r
+    }
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Guarded<S> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let r = Pin::new(&mut this.io).poll_read(cx, buf);
+        let now = this.phase.get();
+        if r.is_ready() {
+            if buf.filled().len() > before && now & 3 == IDLE {
+                // The first bytes of the next request: its head has the header limit.
+                this.phase.set(HEAD);
+            }
+            return r;
+        }
+        if now != this.read_for {
+            this.read_for = now;
+            this.read.disarm();
+        }
+        let limit = match now & 3 {
+            HEAD => this.limits.header.map(|l| (l, "request head")),
+            IDLE => this.limits.idle.map(|l| (l, "idle keep-alive")),
+            _ => {
+                let mut reader = this.phase.reader();
+                if !reader.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                    *reader = Some(cx.waker().clone());
+                }
+                None
+            }
+        };
+        match limit {
+            Some((limit, what)) if this.read.poll_expired(cx, limit).is_ready() => {
+                Poll::Ready(Err(timed_out(what)))
+            }
+            _ => Poll::Pending,
+        }
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let r = Pin::new(&mut this.io).poll_write(cx, buf);
+        this.wrote(r, cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let r = Pin::new(&mut this.io).poll_write_vectored(cx, bufs);
+        this.wrote(r, cx)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let r = Pin::new(&mut this.io).poll_flush(cx);
+        this.wrote(r, cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let r = Pin::new(&mut this.io).poll_shutdown(cx);
+        this.wrote(r, cx)
+    }
+}
+
 /// A response body: a whole buffer, or chunks from an encoding call.
-pub(crate) enum Body {
+pub(crate) struct Body {
+    kind: Kind,
+    /// The request this body answers, over when the body is dropped (see [`Phase`]).
+    busy: Option<Busy>,
+}
+
+enum Kind {
     Full(Option<Bytes>),
     Stream {
         rx: mpsc::Receiver<Bytes>,
         /// Held until the body is dropped: the call counts against the bound until then.
         _permit: OwnedSemaphorePermit,
     },
+}
+
+impl Body {
+    fn full(bytes: Option<Bytes>) -> Body {
+        Body {
+            kind: Kind::Full(bytes),
+            busy: None,
+        }
+    }
 }
 
 impl http_body::Body for Body {
@@ -155,15 +459,15 @@ impl http_body::Body for Body {
         self: Pin<&mut Self>,
         cx: &mut TaskContext<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match self.get_mut() {
-            Body::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
-            Body::Stream { rx, .. } => rx.poll_recv(cx).map(|o| o.map(|b| Ok(Frame::data(b)))),
+        match &mut self.get_mut().kind {
+            Kind::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
+            Kind::Stream { rx, .. } => rx.poll_recv(cx).map(|o| o.map(|b| Ok(Frame::data(b)))),
         }
     }
 }
 
 fn plain(status: StatusCode, text: &str) -> Response<Body> {
-    let mut r = Response::new(Body::Full(Some(Bytes::from(format!("{text}\n")))));
+    let mut r = Response::new(Body::full(Some(Bytes::from(format!("{text}\n")))));
     *r.status_mut() = status;
     r.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -222,25 +526,10 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
             .insert(header::ALLOW, HeaderValue::from_static("POST"));
         return r;
     }
-    let too_large = || {
-        plain(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload too large: at most 4 MiB",
-        )
-    };
     let declared = header_str(&req, header::CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > MAX_BODY as u64) {
         return too_large();
     }
-    let Ok(permit) = state.permits.clone().try_acquire_owned() else {
-        let mut r = plain(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "busy: too many requests at once",
-        );
-        r.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-        return r;
-    };
     let accept = header_str(&req, header::ACCEPT)
         .unwrap_or("")
         .to_ascii_lowercase();
@@ -254,23 +543,36 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
         "mcp-protocol-version".parse().unwrap_or(header::ACCEPT),
     )
     .map(str::to_owned);
-    // The body, read frame by frame with the limit applied as it grows.
-    let mut body = req.into_body();
-    let mut buf = Vec::new();
-    while let Some(frame) = body.frame().await {
-        let Ok(frame) = frame else {
+    // The body, read frame by frame with the size limit applied as it grows, within the
+    // body's time limit. No call slot is held meanwhile: a slow body costs a connection.
+    let read = read_body(req.into_body());
+    let read = match state.cfg.limits.body {
+        Some(limit) => tokio::time::timeout(limit, read)
+            .await
+            .unwrap_or(Err(BodyRefused::Late)),
+        None => read.await,
+    };
+    let buf = match read {
+        Ok(buf) => buf,
+        Err(BodyRefused::Unreadable) => {
             return plain(
                 StatusCode::BAD_REQUEST,
                 "bad request: the body could not be read",
             );
-        };
-        if let Ok(data) = frame.into_data() {
-            if buf.len() + data.len() > MAX_BODY {
-                return too_large();
-            }
-            buf.extend_from_slice(&data);
         }
-    }
+        Err(BodyRefused::TooLarge) => return too_large(),
+        Err(BodyRefused::Late) => {
+            // The rest of the body may still come: the connection cannot serve another
+            // request.
+            let mut r = plain(
+                StatusCode::REQUEST_TIMEOUT,
+                "request timeout: the body did not arrive in time",
+            );
+            r.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return r;
+        }
+    };
     let mut ctx = Context {
         negotiated: None,
         header_version,
@@ -286,7 +588,7 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
         Reply::None | Reply::Cancel(_) => {
             // Notifications (cancellation included: over HTTP a call is cancelled by
             // closing its connection) are accepted and not answered.
-            let mut r = Response::new(Body::Full(None));
+            let mut r = Response::new(Body::full(None));
             *r.status_mut() = StatusCode::ACCEPTED;
             r
         }
@@ -296,12 +598,23 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
                 Framing::Line => bytes,
                 Framing::Sse => [b"event: message\ndata: ".as_slice(), &bytes, b"\n"].concat(),
             };
-            let mut r = Response::new(Body::Full(Some(Bytes::from(body))));
+            let mut r = Response::new(Body::full(Some(Bytes::from(body))));
             *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
             set_type(&mut r, framing);
             r
         }
         Reply::Call(job) => {
+            // Only the engine's work takes a slot; 503 (not a JSON-RPC error) so that a load
+            // balancer in front of replicas (SERVE.md §6) may retry another one.
+            let Ok(permit) = state.permits.clone().try_acquire_owned() else {
+                let mut r = plain(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "busy: too many calls at once",
+                );
+                r.headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                return r;
+            };
             let framing = framing_for(job.progress_token.is_some());
             let (tx, rx) = mpsc::channel::<Bytes>(8);
             let cancel = Arc::new(AtomicBool::new(false));
@@ -315,14 +628,46 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
                     );
                 }
             });
-            let mut r = Response::new(Body::Stream {
-                rx,
-                _permit: permit,
+            let mut r = Response::new(Body {
+                kind: Kind::Stream {
+                    rx,
+                    _permit: permit,
+                },
+                busy: None,
             });
             set_type(&mut r, framing);
             r
         }
     }
+}
+
+/// Why a request body is not read: 400, 413, 408.
+enum BodyRefused {
+    Unreadable,
+    TooLarge,
+    Late,
+}
+
+/// A request body, whole.
+async fn read_body(mut body: Incoming) -> Result<Vec<u8>, BodyRefused> {
+    let mut buf = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|_| BodyRefused::Unreadable)?;
+        if let Ok(data) = frame.into_data() {
+            if buf.len() + data.len() > MAX_BODY {
+                return Err(BodyRefused::TooLarge);
+            }
+            buf.extend_from_slice(&data);
+        }
+    }
+    Ok(buf)
+}
+
+fn too_large() -> Response<Body> {
+    plain(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload too large: at most 4 MiB",
+    )
 }
 
 fn set_type(r: &mut Response<Body>, framing: Framing) {

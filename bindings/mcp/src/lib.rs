@@ -26,6 +26,8 @@
 //! * [`demo`]: the built-in `invoices` collection, shared with `toolwire demo`.
 //! * `fuzzing`: the hidden `fuzz_dispatch`, request lines into the dispatcher for the
 //!   `serve_request` fuzz target.
+//! * `fuzz_http`: the hidden `fuzz_http`, raw bytes into one HTTP connection for the
+//!   `serve_http` fuzz target.
 //! * [`client`] and [`bench`](mod@bench): `toolwire bench`, the other side of the wire: a minimal MCP
 //!   client that times and weighs every response, and the benchmark built on it.
 #![deny(missing_docs)]
@@ -37,6 +39,7 @@ mod collection;
 mod cut;
 pub mod demo;
 mod filter;
+mod fuzz_http;
 mod fuzzing;
 mod http;
 mod message;
@@ -47,6 +50,8 @@ mod stream;
 
 use std::process::ExitCode;
 
+#[doc(hidden)]
+pub use fuzz_http::fuzz_http;
 #[doc(hidden)]
 pub use fuzzing::fuzz_dispatch;
 
@@ -83,10 +88,49 @@ pub struct ServeArgs {
     /// Also return `structuredContent` and declare each tool's `outputSchema`.
     #[arg(long)]
     pub structured: bool,
-    /// At most this many calls are in flight at once (HTTP: more get 503; stdio: a JSON-RPC
-    /// error on the call's id).
+    /// At most this many `tools/call`s are in flight at once: over HTTP while encoded (more
+    /// get 503), on stdio until written (more get a JSON-RPC error on their id).
     #[arg(long, default_value_t = 64, value_name = "N", hide = true)]
     pub max_concurrent: usize,
+    /// The time limits and the connection bound of `--http`.
+    #[command(flatten)]
+    pub limits: HttpLimits,
+}
+
+/// The time limits and the connection bound of `--http` (hidden flags; docs/RELIABILITY.md).
+/// A time limit of 0 seconds is no limit.
+#[derive(clap::Args, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// Seconds a client has to send a whole request head, from its connection or from the
+    /// first byte after an idle keep-alive; then the connection is closed.
+    #[arg(long, default_value_t = HttpLimits::DEFAULT.header_timeout, value_name = "SECS", hide = true)]
+    pub header_timeout: u64,
+    /// Seconds a client has to send a whole request body, from its head; then 408.
+    #[arg(long, default_value_t = HttpLimits::DEFAULT.body_timeout, value_name = "SECS", hide = true)]
+    pub body_timeout: u64,
+    /// Seconds a keep-alive connection may wait for its next request; then it is closed.
+    #[arg(long, default_value_t = HttpLimits::DEFAULT.idle_timeout, value_name = "SECS", hide = true)]
+    pub idle_timeout: u64,
+    /// Seconds a response write may wait for a client that does not read; then the
+    /// connection is closed and its call stopped.
+    #[arg(long, default_value_t = HttpLimits::DEFAULT.write_timeout, value_name = "SECS", hide = true)]
+    pub write_timeout: u64,
+    /// At most this many open connections; the next ones wait to be accepted.
+    #[arg(long, default_value_t = HttpLimits::DEFAULT.max_connections, value_name = "N", hide = true)]
+    pub max_connections: usize,
+}
+
+impl HttpLimits {
+    /// The defaults: hyper's header timeout (30 s), nginx's `client_body_timeout` and
+    /// `send_timeout` (60 s) and `keepalive_timeout` (75 s), and nginx's default
+    /// `worker_connections` (512), half of the usual 1024 descriptors of a process.
+    pub const DEFAULT: HttpLimits = HttpLimits {
+        header_timeout: 30,
+        body_timeout: 60,
+        idle_timeout: 75,
+        write_timeout: 60,
+        max_connections: 512,
+    };
 }
 
 /// A start-up failure: the exit code and the one stderr line.
