@@ -10,7 +10,7 @@
 # 3. `list` of 50 TOON rows filtered from 100k (where status = overdue) at 16 and 64
 #    concurrent keep-alive clients: requests/s, p50/p99, errors, server RSS (idle and peak,
 #    from /proc/PID/status) — each server started fresh per run;
-# 4. a 1M-row uncapped response (`--max-message-bytes 0`, a collection without a limit):
+# 4. a 1M-row uncapped response (`--max-message-bytes 0 --max-tokens 0`, a collection without a limit):
 #    first body byte and total, alone, then 4 such calls at once with the server's peak RSS.
 #
 # Only 127.0.0.1; every loop is bounded by SECONDS; every server started here is stopped.
@@ -91,7 +91,7 @@ done
 echo "## 1M rows uncapped (TOON), one call, then 4 at once"
 "$TOOLWIRE" demo --rows 1000000 --dump compact >"$WORK/inv1m.json"
 BIG='{"action":"list","limit":1000000,"format":"toon"}'
-start "$TOOLWIRE" serve --http 127.0.0.1:0 --collection "invoices=$WORK/inv1m.json" --max-message-bytes 0
+start "$TOOLWIRE" serve --http 127.0.0.1:0 --collection "invoices=$WORK/inv1m.json" --max-message-bytes 0 --max-tokens 0
 idle=$(mem "$PID" VmRSS)
 "$LOAD" big "$URL" 1 "$BIG" | sed 's/^/toolwire 1x /'
 "$LOAD" big "$URL" 4 "$BIG" | sed 's/^/toolwire 4x /'

@@ -50,6 +50,8 @@ use std::io;
 
 mod page;
 
+pub use page::Fit;
+
 use crate::doc::{Doc, Value};
 use crate::error::{Category, Error, Result};
 use crate::frame::{self, Id, Protocol};
@@ -147,6 +149,12 @@ pub enum Problem {
     TooLarge {
         /// The cap, in bytes.
         cap: usize,
+    },
+    /// Not even one whole item fits in the token budget of [`ToolCall::respond_fitted`]
+    /// (`TOO_LARGE`).
+    TooManyTokens {
+        /// The budget, in tokens.
+        budget: usize,
     },
 }
 

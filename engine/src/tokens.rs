@@ -106,6 +106,34 @@ pub fn count_bound(v: Vocabulary, text: &str) -> usize {
     walk(text, true, &mut |seg| bpe.encode_ordinary(seg).len())
 }
 
+/// [`count_bound`], stopped as soon as it passes `limit`: `Ok(count)` when it is at most
+/// `limit`, else `Err(bytes)`, the bytes of `text` read when the count passed it (so a
+/// caller can estimate the whole from the part: `limit × text.len() / bytes`). Costs the
+/// text up to that point only.
+///
+/// ```
+/// use toolwire::tokens::{count_bound_within, Vocabulary};
+/// assert_eq!(count_bound_within(Vocabulary::O200k, "hello world", 2), Ok(2));
+/// assert!(count_bound_within(Vocabulary::O200k, "hello world", 1).is_err());
+/// ```
+///
+/// # Errors
+///
+/// `Err(bytes read)` when the count is over `limit`.
+pub fn count_bound_within(v: Vocabulary, text: &str, limit: usize) -> Result<usize, usize> {
+    let bpe = bpe(v);
+    let mut read = 0usize;
+    let total = walk_until(text, true, limit, &mut |seg| {
+        read += seg.len();
+        bpe.encode_ordinary(seg).len()
+    });
+    if total <= limit {
+        Ok(total)
+    } else {
+        Err(read.max(1))
+    }
+}
+
 /// The o200k_base count of `text`, or `None` when it is not UTF-8.
 pub fn count_bytes(v: Vocabulary, text: &[u8]) -> Option<usize> {
     std::str::from_utf8(text).ok().map(|t| count(v, t))
@@ -146,6 +174,11 @@ fn is_mark(c: char) -> bool {
 /// Counts `text` segment by segment with `seg` (the tokenizer); `bound` counts the middle of
 /// long runs as bytes.
 fn walk(text: &str, bound: bool, seg: &mut dyn FnMut(&str) -> usize) -> usize {
+    walk_until(text, bound, usize::MAX, seg)
+}
+
+/// [`walk`], returning as soon as the count passes `limit` (with that count).
+fn walk_until(text: &str, bound: bool, limit: usize, seg: &mut dyn FnMut(&str) -> usize) -> usize {
     let bytes = text.as_bytes();
     let mut total = 0usize;
     let mut seg_start = 0usize;
@@ -220,6 +253,9 @@ fn walk(text: &str, bound: bool, seg: &mut dyn FnMut(&str) -> usize) -> usize {
                 i = run_end;
                 run_class = Class::Other;
                 run_start = i;
+                if total > limit {
+                    return total;
+                }
                 continue;
             }
         }
@@ -228,6 +264,9 @@ fn walk(text: &str, bound: bool, seg: &mut dyn FnMut(&str) -> usize) -> usize {
         if i - seg_start >= SEGMENT_BYTES && i < bytes.len() && is_safe_point(bytes, i) {
             total += count_seg(seg_start, i);
             seg_start = i;
+            if total > limit {
+                return total;
+            }
         }
     }
     total + count_seg(seg_start, bytes.len())

@@ -3,7 +3,7 @@
 //! message cap that cuts to whole rows. `toolwire serve` is built on exactly these.
 
 use proptest::prelude::*;
-use toolwire::call::{Input, Problem, Reply, Shape, ToolCall};
+use toolwire::call::{Fit, Input, Problem, Reply, Shape, ToolCall};
 use toolwire::frame::{Id, Protocol};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::present::Presenter;
@@ -126,6 +126,93 @@ proptest! {
                 prop_assert!(framed(&more, &shape).len() > cap, "{} rows would fit too", k + 1);
                 let hint = format!("{k} of {n}; next offset {k}");
                 prop_assert!(reply.response().texts().iter().any(|t| t.contains(&hint)));
+            }
+        }
+    }
+}
+
+/// The content's tokens as an agent's client counts them: each block on its own, by
+/// tiktoken's `o200k_base`, unchunked (tiktoken-rs directly, not the engine's counting).
+fn content_tokens(reply: &Reply<'_>) -> usize {
+    let bpe = tiktoken_rs::o200k_base_singleton();
+    reply
+        .response()
+        .texts()
+        .iter()
+        .map(|t| bpe.encode_ordinary(t).len())
+        .sum()
+}
+
+/// Rows whose tokens differ from their bytes: CJK, emoji, accents, digits.
+fn mixed_rows(n: usize) -> Vec<u8> {
+    let words = [
+        "東京の注文",
+        "Ünïcödé façade",
+        "🚀🎉 ok",
+        "12345.678",
+        "plain words here",
+    ];
+    let mut s = String::from("[");
+    for i in 0..n {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            r#"{{"id":"INV-{i:04}","amount":{},"email":"u{i}@example.com","note":"{}"}}"#,
+            i * 7919 % 100_000,
+            words[i % words.len()].repeat(1 + i % 4)
+        ));
+    }
+    s.push(']');
+    s.into_bytes()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Under a token budget (and a cap), the content is at most the budget by tiktoken and
+    /// holds the most whole rows that fit: one more row would not; a budget no row fits is
+    /// TOO_LARGE, never a cut row.
+    #[test]
+    fn a_token_budget_keeps_the_most_whole_rows_that_fit(
+        n in 1usize..150,
+        budget in 150usize..6_000,
+        format in prop::sample::select(vec![Format::Pretty, Format::Compact, Format::Toon(toolwire::toon::Delimiter::Comma), Format::Toon(toolwire::toon::Delimiter::Pipe)]),
+        with_cap in any::<bool>(),
+    ) {
+        let src = mixed_rows(n);
+        let doc = parse(&src, &ParseOptions::new()).unwrap();
+        let p = Presenter::from_json(PRESENTER).unwrap();
+        let call = ToolCall::new()
+            .presenter(&p)
+            .format(format)
+            .limit(n)
+            .paging(|shown, total| format!("{shown} of {total}; next cursor X{shown}"));
+        let shape = frame_shape();
+        let input = Input::value(doc.root());
+        let fit = Fit { cap: with_cap.then_some(16_384), tokens: Some(budget) };
+        let reply = call.respond_fitted(&input, &shape, fit).unwrap();
+        let tokens = content_tokens(&reply);
+        prop_assert!(tokens <= budget, "{tokens} > {budget}");
+        match reply.problem() {
+            Some(Problem::TooManyTokens { budget: b }) => {
+                prop_assert_eq!(*b, budget);
+                let one = call.clone().limit(1).respond(&input).unwrap();
+                prop_assert!(content_tokens(&one) > budget || framed(&one, &shape).len() > 16_384);
+                prop_assert!(reply.response().texts()[0].contains("token budget"));
+            }
+            Some(Problem::TooLarge { .. }) => prop_assert!(with_cap),
+            _ => {
+                let k = reply.response().items().unwrap();
+                prop_assert!(k >= 1);
+                let want = call.clone().limit(k).respond(&input).unwrap();
+                prop_assert_eq!(framed(&reply, &shape), framed(&want, &shape));
+                if k < n {
+                    let more = call.clone().limit(k + 1).respond(&input).unwrap();
+                    let over = content_tokens(&more) > budget
+                        || (with_cap && framed(&more, &shape).len() > 16_384);
+                    prop_assert!(over, "{} rows would fit too", k + 1);
+                }
             }
         }
     }

@@ -81,7 +81,7 @@ fn stateless_json_and_sse_framing() {
     assert!(h.contains("transfer-encoding: chunked"), "streamed: {head}");
     assert!(!h.contains("mcp-session-id"));
     let r: Value = serde_json::from_slice(&body).unwrap();
-    assert_eq!(next_offset(&r["result"]), Some(50));
+    assert_eq!(shown(&r["result"]), Some(50));
     // Only SSE accepted: one event.
     let b = serde_json::to_vec(&call(
         2,
@@ -294,7 +294,14 @@ fn bearer_token_and_remote_bind() {
 #[test]
 fn a_client_that_disconnects_mid_stream_stops_the_encoding() {
     let spec = large_collection("rows", 60_000);
-    let s = Http::start(&["--collection", &spec, "--max-message-bytes", "0"]);
+    let s = Http::start(&[
+        "--collection",
+        &spec,
+        "--max-message-bytes",
+        "0",
+        "--max-tokens",
+        "0",
+    ]);
     let b =
         serde_json::to_vec(&call(1, "rows", json!({"action": "list", "limit": 60000}))).unwrap();
     let mut sock = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();

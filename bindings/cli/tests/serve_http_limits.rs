@@ -170,6 +170,8 @@ fn d2_clients_that_never_read_a_large_list_hold_no_ping_and_are_cut() {
         &spec,
         "--max-message-bytes",
         "0",
+        "--max-tokens",
+        "0",
         "--write-timeout",
         "1",
     ]);

@@ -180,7 +180,14 @@ async fn two_replicas_behind_nginx_answer_every_call() {
         .map(|ip| {
             Http::start_at(
                 &format!("{ip}:{rport}"),
-                &["--collection", &spec, "--max-message-bytes", "0"],
+                &[
+                    "--collection",
+                    &spec,
+                    "--max-message-bytes",
+                    "0",
+                    "--max-tokens",
+                    "0",
+                ],
             )
         })
         .collect();

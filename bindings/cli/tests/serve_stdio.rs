@@ -199,7 +199,7 @@ fn tools_list_schema() {
     let d = tool["description"].as_str().unwrap();
     assert_eq!(
         d,
-        "Query the invoices collection (7 rows). Select operation via the `action` parameter.\n\n[2|]{action|desc|required}:\n  list|\"List invoices rows: filter with where, page with offset and limit\"|\"\"\n  get|One invoices row by its id|id"
+        "Query the invoices collection (7 rows). Select operation via the `action` parameter.\n\n[2|]{action|desc|required}:\n  list|\"List the rows of invoices: filter with where; page with the cursor each page names (or offset) and limit\"|\"\"\n  get|Get one row of invoices by its id|id"
     );
     let schema = &tool["inputSchema"];
     assert_eq!(schema["required"], json!(["action"]));
@@ -207,7 +207,7 @@ fn tools_list_schema() {
     assert_eq!(
         props.keys().collect::<Vec<_>>(),
         [
-            "action", "where", "offset", "limit", "format", "id", "_select"
+            "action", "where", "cursor", "offset", "limit", "format", "id", "_select"
         ]
     );
     assert_eq!(props["action"]["enum"], json!(["list", "get"]));
@@ -272,7 +272,7 @@ fn list_select_where_get() {
         t[1],
         "<ui_passthrough type=\"summary\">\n📊 **Summary**: ⚠️ Dataset truncated. 50 shown, 70 hidden. Use filters to narrow results.\n</ui_passthrough>"
     );
-    assert_eq!(next_offset(res), Some(50));
+    assert_eq!(shown(res), Some(50));
     let hint = t
         .iter()
         .position(|b| b.starts_with("<llm_directives>"))
@@ -364,19 +364,27 @@ fn paging_yields_every_matching_row_exactly_once() {
             .filter(|r| filter.as_object().unwrap().iter().all(|(k, v)| &r[k] == v))
             .map(|r| r["id"].clone())
             .collect();
-        let mut got = Vec::new();
-        let mut offset = 0;
-        for id in 10.. {
-            let r = s.call(call(id, "invoices", json!({"action": "list", "where": filter, "offset": offset, "limit": 7, "format": "compact", "_select": ["id"]})));
-            let res = &r["result"];
-            let data: Vec<Value> = serde_json::from_str(&texts(res)[0]).unwrap();
-            got.extend(data.into_iter().map(|r| r["id"].clone()));
-            match next_offset(res) {
-                Some(n) => offset = n,
-                None => break,
+        // Following the cursors the directives name, and the offsets they stand for.
+        for by_offset in [false, true] {
+            let mut got = Vec::new();
+            let mut args = json!({"action": "list", "where": filter, "limit": 7, "format": "compact", "_select": ["id"]});
+            for id in 10.. {
+                let r = s.call(call(id, "invoices", args.clone()));
+                let res = &r["result"];
+                let data: Vec<Value> = serde_json::from_str(&texts(res)[0]).unwrap();
+                let before = got.len();
+                got.extend(data.into_iter().map(|r| r["id"].clone()));
+                match next_args(res) {
+                    Some(next) if by_offset => {
+                        args["offset"] = json!(before + shown(res).unwrap());
+                        assert!(next["cursor"].is_string());
+                    }
+                    Some(next) => args = next,
+                    None => break,
+                }
             }
+            assert_eq!(got, want, "{filter}");
         }
-        assert_eq!(got, want, "{filter}");
     }
     // An offset past the end: an empty page, no next call.
     let r = s.call(call(
@@ -384,7 +392,7 @@ fn paging_yields_every_matching_row_exactly_once() {
         "invoices",
         json!({"action": "list", "offset": 1000}),
     ));
-    assert_eq!(next_offset(&r["result"]), None);
+    assert_eq!(next_args(&r["result"]), None);
     assert_eq!(texts(&r["result"])[0], "[]");
 }
 
@@ -500,17 +508,24 @@ fn malformed_lines_keep_the_server_serving() {
 fn the_cap_cuts_to_the_largest_whole_row_prefix() {
     let cap = 8192usize;
     let mut capped = Raw::start(&["--rows", "200", "--max-message-bytes", "8192"]);
-    let mut free = Raw::start(&["--rows", "200", "--max-message-bytes", "0"]);
+    let mut free = Raw::start(&[
+        "--rows",
+        "200",
+        "--max-message-bytes",
+        "0",
+        "--max-tokens",
+        "0",
+    ]);
     let a = json!({"action": "list", "format": "pretty", "where": {"currency": "EUR"}});
     capped.send_json(&call(1, "invoices", a.clone()));
     let line = capped.line();
     assert!(line.len() <= cap, "{} bytes", line.len());
     let r: Value = serde_json::from_slice(&line).unwrap();
     let res = &r["result"];
-    let shown: Vec<Value> = serde_json::from_str(&texts(res)[0]).unwrap();
-    let k = shown.len();
+    let page: Vec<Value> = serde_json::from_str(&texts(res)[0]).unwrap();
+    let k = page.len();
     assert!((1..50).contains(&k), "{k} rows");
-    assert_eq!(next_offset(res), Some(k));
+    assert_eq!(shown(res), Some(k));
     assert!(texts(res)[1].contains(&format!("{k} shown")));
     // One more row would not fit: the same call with `limit` k+1 without a cap is larger
     // than the cap once its hint's `,"limit":N` (escaped: 11 bytes + digits) is taken out.
@@ -525,7 +540,7 @@ fn the_cap_cuts_to_the_largest_whole_row_prefix() {
     c["limit"] = json!(k);
     free.send_json(&call(1, "invoices", c));
     assert_eq!(free.line().len() - (11 + k.to_string().len()), line.len());
-    // Following the offsets still yields every row once, under the cap.
+    // Following the next calls still yields every row once, under the cap.
     let rows = demo_rows(200);
     let want: Vec<Value> = rows
         .iter()
@@ -533,18 +548,16 @@ fn the_cap_cuts_to_the_largest_whole_row_prefix() {
         .map(|r| r["id"].clone())
         .collect();
     let mut got: Vec<Value> = Vec::new();
-    let mut offset = 0;
+    let mut a = a.clone();
     for id in 2.. {
-        let mut a = a.clone();
-        a["offset"] = json!(offset);
-        capped.send_json(&call(id, "invoices", a));
+        capped.send_json(&call(id, "invoices", a.clone()));
         let line = capped.line();
         assert!(line.len() <= cap);
         let r: Value = serde_json::from_slice(&line).unwrap();
         let page: Vec<Value> = serde_json::from_str(&texts(&r["result"])[0]).unwrap();
         got.extend(page.iter().map(|r| r["id"].clone()));
-        match next_offset(&r["result"]) {
-            Some(n) => offset = n,
+        match next_args(&r["result"]) {
+            Some(next) => a = next,
             None => break,
         }
     }
@@ -576,7 +589,7 @@ fn one_row_over_the_cap_is_too_large() {
     }
     // The first row alone fits: the list is cut to it.
     let r = s.call(call(2, "big", json!({"action": "list"})));
-    assert_eq!(next_offset(&r["result"]), Some(1));
+    assert_eq!(shown(&r["result"]), Some(1));
     let r = s.call(call(3, "big", json!({"action": "get", "id": "1"})));
     assert!(
         texts(&r["result"])[0].contains("small"),
@@ -668,7 +681,14 @@ fn progress_then_the_result() {
 #[test]
 fn cancellation_and_closed_stdin_stop_a_large_call() {
     let spec = large_collection("rows", 60_000);
-    let mut s = Raw::start_paused(&["--collection", &spec, "--max-message-bytes", "0"]);
+    let mut s = Raw::start_paused(&[
+        "--collection",
+        &spec,
+        "--max-message-bytes",
+        "0",
+        "--max-tokens",
+        "0",
+    ]);
     let _ = s.stderr.recv_timeout(WAIT);
     let big = json!({"action": "list", "limit": 60000, "format": "pretty"});
     s.send_json(&call(7, "rows", big.clone()));
@@ -796,7 +816,7 @@ fn collection_files_with_a_presenter_file() {
         r#"[{"sku":"S0","name":"Item 0","price":0.5},{"sku":"S1","name":"Item 1","price":1.5},{"sku":"S2","name":"Item 2","price":2.5}]"#
     );
     assert!(t.iter().any(|b| b.contains("10 products")));
-    assert_eq!(next_offset(&r["result"]), Some(3));
+    assert_eq!(shown(&r["result"]), Some(3));
     // `limit` is capped by the presenter's.
     let r = s.call(call(
         3,
@@ -1037,22 +1057,6 @@ fn d7_no_reply_exceeds_the_cap_whatever_the_id() {
     }
 }
 
-/// The text of the `<llm_directives>` block of a result, if any.
-fn directive(result: &Value) -> Option<String> {
-    texts(result)
-        .into_iter()
-        .find(|t| t.starts_with("<llm_directives>"))
-}
-
-/// The arguments of the next call a directive names (the JSON after "with ").
-fn next_arguments(directive: &str) -> Value {
-    let at = directive.find("Next page: call ").unwrap();
-    let rest = &directive[at..];
-    let json_at = rest.find(" with ").unwrap() + 6;
-    let text = rest[json_at..].lines().next().unwrap();
-    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
-}
-
 /// D9: the next call's `where` values were entity-escaped (`R&D` → `R&amp;D`): followed
 /// literally, the call returned nothing.
 #[test]
@@ -1075,7 +1079,7 @@ fn d9_the_next_call_works_when_copied() {
         let Some(d) = directive(&r) else { break };
         assert!(!d.contains("&amp;") && !d.contains("&lt;"), "{d}");
         assert!(d.contains(r#"R\u0026D \u003cb\u003e"#), "{d}");
-        args = next_arguments(&d);
+        args = next_args(&r).unwrap();
         assert_eq!(args["where"]["dept"], dept);
     }
     assert_eq!(seen, [0, 2, 4, 6]);
@@ -1094,8 +1098,8 @@ fn d10_the_next_call_collapses_select_and_too_large_names_the_cause() {
     ));
     let r = &r["result"];
     assert_eq!(r["isError"], Value::Null, "{r}");
-    let d = directive(r).expect("a next call");
-    assert_eq!(next_arguments(&d)["_select"], json!(["id"]), "{d}");
+    let next = next_args(r).expect("a next call");
+    assert_eq!(next["_select"], json!(["id"]), "{next}");
     // A page whose other blocks alone are over the cap: a long `where` value that matches.
     let long = "x".repeat(6000);
     let rows: Vec<Value> = (0..3).map(|i| json!({"id": i, "k": long})).collect();
@@ -1117,7 +1121,14 @@ fn d10_the_next_call_collapses_select_and_too_large_names_the_cause() {
 #[test]
 fn d12_a_call_cancelled_mid_message_ends_as_one_valid_message() {
     let spec = large_collection("rows", 60_000);
-    let mut s = Raw::start_paused(&["--collection", &spec, "--max-message-bytes", "0"]);
+    let mut s = Raw::start_paused(&[
+        "--collection",
+        &spec,
+        "--max-message-bytes",
+        "0",
+        "--max-tokens",
+        "0",
+    ]);
     let _ = s.stderr.recv_timeout(WAIT);
     for format in ["pretty", "toon", "compact"] {
         s.send_json(&call(
@@ -1147,7 +1158,14 @@ fn d12_a_call_cancelled_mid_message_ends_as_one_valid_message() {
         );
         assert_eq!(s.json()["id"], 8);
         // The next run pauses stdout again.
-        s = Raw::start_paused(&["--collection", &spec, "--max-message-bytes", "0"]);
+        s = Raw::start_paused(&[
+            "--collection",
+            &spec,
+            "--max-message-bytes",
+            "0",
+            "--max-tokens",
+            "0",
+        ]);
         let _ = s.stderr.recv_timeout(WAIT);
     }
 }

@@ -21,6 +21,8 @@ pub(crate) enum Action {
         filter: Vec<(String, Scalar)>,
         offset: usize,
         limit: Option<usize>,
+        /// The `cursor` argument, as sent (checked against the list by `respond`).
+        cursor: Option<String>,
     },
     Get {
         id: Scalar,
@@ -75,8 +77,8 @@ pub(crate) struct Problem {
 }
 
 /// The argument names, in the order the input schema lists them.
-const ARGUMENTS: [&str; 7] = [
-    "action", "where", "offset", "limit", "format", "id", "_select",
+const ARGUMENTS: [&str; 8] = [
+    "action", "where", "cursor", "offset", "limit", "format", "id", "_select",
 ];
 
 /// A client-chosen name cut for a field path (a field name is not echoed whole).
@@ -208,7 +210,32 @@ pub(crate) fn parse(sent: &Sent, coll: &Collection) -> Result<Call, (String, Vec
             }
         },
     };
+    let offset_given = !matches!(obj.get("offset"), None | Some(Value::Null));
     let offset = nat("offset", &mut problems).unwrap_or(0);
+    let cursor = match obj.get("cursor") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) if offset_given => {
+            problems.push(Problem {
+                name: "offset".into(),
+                detail: format!(
+                    "Give cursor or offset, not both: the cursor already says where the page starts. You sent: {}.",
+                    you_sent(&Value::String(c.clone()))
+                ),
+            });
+            None
+        }
+        Some(Value::String(c)) => Some(c.clone()),
+        Some(v) => {
+            problems.push(Problem {
+                name: "cursor".into(),
+                detail: format!(
+                    "Expected the cursor string a previous page named. You sent: {}.",
+                    you_sent(v)
+                ),
+            });
+            None
+        }
+    };
     let limit = nat("limit", &mut problems);
     let mut filter = Vec::new();
     match obj.get("where") {
@@ -289,6 +316,7 @@ pub(crate) fn parse(sent: &Sent, coll: &Collection) -> Result<Call, (String, Vec
             filter,
             offset,
             limit,
+            cursor,
         },
     };
     Ok(Call {

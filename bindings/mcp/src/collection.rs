@@ -40,6 +40,8 @@ pub(crate) struct Collection {
     /// The presenter, built once; each call's `limit` and `format` are the front door's
     /// overrides.
     pub(crate) presenter: Presenter,
+    /// The key that signs this collection's `list` cursors.
+    pub(crate) cursor_key: crate::cursor::CursorKey,
 }
 
 impl Collection {
@@ -48,7 +50,13 @@ impl Collection {
         self.rows.len()
     }
 
-    fn new(name: String, doc: Doc<'static>, key: String, presenter: Presenter) -> Collection {
+    fn new(
+        name: String,
+        doc: Doc<'static>,
+        key: String,
+        presenter: Presenter,
+        secret: Option<&[u8]>,
+    ) -> Collection {
         // The collection lives as long as the server: its document is leaked with its
         // bytes, so rows can be held by position.
         let doc: &'static Doc<'static> = Box::leak(Box::new(doc));
@@ -59,7 +67,9 @@ impl Collection {
             .as_array()
             .map(|a| a.iter().collect())
             .unwrap_or_default();
+        let identity = format!("{} rows", doc.root().as_array().map_or(0, |a| a.len()));
         Collection {
+            cursor_key: crate::cursor::CursorKey::new(secret, &name, &identity),
             rows,
             indexes: Default::default(),
             root_keys: root_keys(&presenter),
@@ -78,6 +88,8 @@ pub(crate) struct Server {
     pub(crate) collections: Vec<Collection>,
     /// `--max-message-bytes` (`None`: no cap).
     pub(crate) cap: Option<usize>,
+    /// `--max-tokens` (`None`: no budget).
+    pub(crate) max_tokens: Option<usize>,
     pub(crate) structured: bool,
 }
 
@@ -90,6 +102,23 @@ impl Server {
             )));
         }
         let cap = (args.max_message_bytes != 0).then_some(args.max_message_bytes);
+        let max_tokens = (args.max_tokens != 0).then_some(args.max_tokens);
+        if max_tokens.is_some() {
+            // The vocabulary (about 100 ms) loads beside start-up, not on the first call.
+            std::thread::spawn(|| toolwire::tokens::preload(toolwire::tokens::Vocabulary::O200k));
+        }
+        let secret = match &args.cursor_key_env {
+            None => None,
+            Some(var) => match std::env::var(var) {
+                Ok(t) if !t.is_empty() => Some(t.into_bytes()),
+                _ => {
+                    return Err(Failure::usage(format!(
+                        "--cursor-key-env {var}: the variable is not set or empty"
+                    )));
+                }
+            },
+        };
+        let secret = secret.as_deref();
         let mut pairs = Vec::new();
         for spec in &args.collections {
             let (name, file) = name_file("--collection", spec)?;
@@ -113,18 +142,19 @@ impl Server {
         }
         let mut collections = Vec::new();
         if pairs.is_empty() {
-            collections.push(demo_collection(args.rows)?);
+            collections.push(demo_collection(args.rows, secret)?);
         }
         for (name, file) in pairs {
             let presenter = presenter_files
                 .iter()
                 .find(|(n, _)| *n == name)
                 .map(|(_, f)| f.as_str());
-            collections.push(load_collection(name, &file, presenter)?);
+            collections.push(load_collection(name, &file, presenter, secret)?);
         }
         Ok(Server {
             collections,
             cap,
+            max_tokens,
             structured: args.structured,
         })
     }
@@ -158,7 +188,7 @@ fn leak(bytes: Vec<u8>) -> &'static [u8] {
     Box::leak(bytes.into_boxed_slice())
 }
 
-fn demo_collection(rows: usize) -> Result<Collection, Failure> {
+fn demo_collection(rows: usize, secret: Option<&[u8]>) -> Result<Collection, Failure> {
     let src = leak(crate::demo::invoices(rows));
     let doc = toolwire::json::parse(src, &ParseOptions::new())
         .map_err(|e| Failure::data(format!("invoices: {e}")))?;
@@ -169,6 +199,7 @@ fn demo_collection(rows: usize) -> Result<Collection, Failure> {
         doc,
         "id".into(),
         presenter,
+        secret,
     ))
 }
 
@@ -189,17 +220,10 @@ fn load_collection(
     name: String,
     file: &str,
     presenter_file: Option<&str>,
+    secret: Option<&[u8]>,
 ) -> Result<Collection, Failure> {
     // The presenter first: a bad presenter file is reported even when the data is bad too.
-    let (key, presenter) = match presenter_file {
-        Some(pf) => read_presenter(pf)?,
-        None => {
-            let p = Presenter::builder(name.clone())
-                .build()
-                .map_err(|e| Failure::presenter(format!("{name}: {e}")))?;
-            ("id".to_owned(), p)
-        }
-    };
+    let read = presenter_file.map(read_presenter).transpose()?;
     let bytes = std::fs::read(file).map_err(|e| Failure::data(format!("{file}: {e}")))?;
     let lines = file.ends_with(".jsonl")
         || file.ends_with(".ndjson")
@@ -230,7 +254,19 @@ fn load_collection(
             i + 1
         )));
     }
-    Ok(Collection::new(name, doc, key, presenter))
+    let (key, presenter) = match read {
+        Some(kp) => kp,
+        None => {
+            // No presenter: the format that costs these rows the fewest tokens, chosen once
+            // so every page of the collection looks alike (docs/DECISIONS.md).
+            let p = Presenter::builder(name.clone())
+                .format(toolwire::wire::choose_auto(doc.root()))
+                .build()
+                .map_err(|e| Failure::presenter(format!("{name}: {e}")))?;
+            ("id".to_owned(), p)
+        }
+    };
+    Ok(Collection::new(name, doc, key, presenter, secret))
 }
 
 /// JSON Lines (one object per line; blank lines skipped) as the bytes of one JSON array.

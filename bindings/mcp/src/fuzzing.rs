@@ -32,6 +32,8 @@ fn server(cap: usize, structured: bool) -> Arc<Server> {
         presenters: Vec::new(),
         rows: FUZZ_ROWS,
         max_message_bytes: cap,
+        max_tokens: 25_000,
+        cursor_key_env: None,
         allow_origins: Vec::new(),
         allow_remote: false,
         auth_token_env: None,

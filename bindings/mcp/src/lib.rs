@@ -4,8 +4,9 @@
 //! agents through toolwire presenters, over newline-delimited JSON-RPC on stdio or MCP
 //! streamable HTTP.
 //!
-//! Each collection is one tool with the actions `list` (a `where` filter, `offset`/`limit`
-//! paging, a `format`, `_select`) and `get` (one row by its key). Every `tools/call` result is
+//! Each collection is one tool with the actions `list` (a `where` filter, paging by `cursor`
+//! or `offset` and `limit`, a `format`, `_select`) and `get` (one row by its key). Every
+//! result fits the message cap and the token budget. Every `tools/call` result is
 //! written by toolwire's block writers straight into the transport, chunk by chunk, from a
 //! blocking thread; no JSON value of a result is ever built.
 //!
@@ -13,6 +14,7 @@
 //!
 //! * [`ServeArgs`] and [`run`]: the command line (`toolwire serve …`) and its entry point.
 //! * `collection`: collections and presenter files, loaded and validated at start-up.
+//! * `cursor`: the opaque `list` cursors (a position and the filter it belongs to, signed).
 //! * `message`: a JSON-RPC message read member by member (the id survives a bad member).
 //! * `args`: the arguments of a `tools/call`, checked into a typed call.
 //! * `filter`: `where` and `get` through an index per field, built on first use.
@@ -36,6 +38,7 @@ mod args;
 pub mod bench;
 pub mod client;
 mod collection;
+mod cursor;
 mod cut;
 pub mod demo;
 mod filter;
@@ -76,6 +79,14 @@ pub struct ServeArgs {
     /// No message on the wire exceeds this many bytes (0: no cap).
     #[arg(long, default_value_t = 8_388_608, value_name = "B")]
     pub max_message_bytes: usize,
+    /// No tool result's content exceeds this many tokens, counted with o200k_base (0: no
+    /// budget). The default is Claude Code's own cap on a tool result.
+    #[arg(long, default_value_t = 25_000, value_name = "N")]
+    pub max_tokens: usize,
+    /// The secret that signs `list` cursors, read from this environment variable: replicas
+    /// that share it accept each other's cursors (without it cursors are still checked).
+    #[arg(long, value_name = "VAR")]
+    pub cursor_key_env: Option<String>,
     /// An `Origin` that HTTP requests may carry (others get 403).
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     pub allow_origins: Vec<String>,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
-use toolwire::call::{Input, Reply, Shape, ToolCall};
+use toolwire::call::{Fit, Input, Reply, Shape, ToolCall};
 use toolwire::doc::Number;
 use toolwire::frame::{Id, Protocol};
 use toolwire::present::{ActionDescription, Overrides};
@@ -19,6 +19,7 @@ use toolwire::{Sink, ValueRef};
 
 use crate::args::{Action, Call, Problem, Scalar, Sent};
 use crate::collection::{Collection, DEFAULT_LIST_LIMIT, FORMATS, Server};
+use crate::cursor::{self, Position, Refused};
 
 /// The ` You sent: <value>` rendering of WIRE.md §8 for a JSON value from the client.
 pub(crate) fn you_sent(v: &Value) -> String {
@@ -138,7 +139,22 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
             filter,
             offset,
             limit,
+            cursor,
         } => {
+            let select = effective_select(coll, &call);
+            let fp = list_fingerprint(coll, filter, select.as_ref());
+            let offset = match cursor
+                .as_deref()
+                .map(|c| cursor::decode(&coll.cursor_key, fp, c))
+            {
+                None => *offset,
+                Some(Ok(Position::Offset(n))) => usize::try_from(n).unwrap_or(usize::MAX),
+                Some(Ok(Position::After(_))) => {
+                    return write(&bad_cursor(coll, Refused::Malformed), out);
+                }
+                Some(Err(why)) => return write(&bad_cursor(coll, why), out),
+            };
+            let offset = &offset;
             let total = rows.len();
             let limit_of_call = limit
                 .unwrap_or(coll.limit.unwrap_or(DEFAULT_LIST_LIMIT))
@@ -177,17 +193,20 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
                     limit: Some(limit_of_call),
                     ..Overrides::default()
                 })
-                .paging(next_call_hint(coll, &call, filter, *offset, *limit));
+                .paging(next_call_hint(
+                    coll, &call, filter, *offset, *limit, select, fp,
+                ));
             (front, input)
         }
     };
     if hooks.cancelled() {
         return Outcome::Cancelled;
     }
-    let reply = match server.cap {
-        Some(cap) => front.respond_within(&input, &shape, cap),
-        None => front.respond(&input),
+    let fit = Fit {
+        cap: server.cap,
+        tokens: server.max_tokens,
     };
+    let reply = front.respond_fitted(&input, &shape, fit);
     let reply: Reply<'_> = match reply {
         Ok(r) => r,
         Err(_) if hooks.cancelled() => return Outcome::Cancelled,
@@ -282,27 +301,10 @@ pub(crate) fn key_equals(row: toolwire::Value<'_>, key: &str, id: &Scalar) -> bo
     }
 }
 
-/// The directive naming the exact next call of a `list` (SERVE.md §2): the call's own
-/// arguments with the `offset` after the rows shown.
-fn next_call_hint(
-    coll: &Collection,
-    call: &Call,
-    filter: &[(String, Scalar)],
-    offset: usize,
-    limit: Option<usize>,
-) -> impl Fn(usize, usize) -> String + Send + Sync + 'static {
-    let name = coll.name.clone();
-    let filter: Option<serde_json::Map<String, Value>> = (!filter.is_empty()).then(|| {
-        filter
-            .iter()
-            .map(|(k, v)| (k.clone(), v.to_json()))
-            .collect()
-    });
-    let format = call.format;
-    // `_select` as the engine applies it: duplicates collapse (WIRE.md §4), and a presenter
-    // without select ignores it, so the next call does not repeat it.
-    let select = call
-        .select
+/// `_select` as the engine applies it: duplicates collapse (WIRE.md §4), and a presenter
+/// without select ignores it (`None`).
+fn effective_select(coll: &Collection, call: &Call) -> Option<Value> {
+    call.select
         .as_ref()
         .filter(|_| coll.presenter.input_schema_property().is_some())
         .map(|s| match s {
@@ -316,14 +318,63 @@ fn next_call_hint(
                 Value::Array(seen)
             }
             other => other.clone(),
-        });
+        })
+}
+
+/// The fingerprint of a list (SERVE.md §8: a cursor is refused with another `where` or
+/// `_select`): the tool, the `where` with its keys sorted, the effective `_select`.
+fn list_fingerprint(
+    coll: &Collection,
+    filter: &[(String, Scalar)],
+    select: Option<&Value>,
+) -> [u8; 8] {
+    let mut sorted: Vec<&(String, Scalar)> = filter.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    let w: serde_json::Map<String, Value> = sorted
+        .iter()
+        .map(|(k, v)| (k.clone(), v.to_json()))
+        .collect();
+    let w = serde_json::to_string(&w).unwrap_or_default();
+    let s = select.map(Value::to_string).unwrap_or_default();
+    cursor::fingerprint(&coll.name, &w, &s)
+}
+
+fn bad_cursor(coll: &Collection, why: Refused) -> ToolResponse<'static> {
+    validation(
+        &format!("{}/list", coll.name),
+        &[Problem {
+            name: "cursor".into(),
+            detail: why.detail().into(),
+        }],
+    )
+}
+
+/// The directive naming the exact next call of a `list` (SERVE.md §2, §8): the call's own
+/// arguments with a `cursor` naming the row after the ones shown instead of an `offset`.
+fn next_call_hint(
+    coll: &Collection,
+    call: &Call,
+    filter: &[(String, Scalar)],
+    offset: usize,
+    limit: Option<usize>,
+    select: Option<Value>,
+    fp: [u8; 8],
+) -> impl Fn(usize, usize) -> String + Send + Sync + 'static {
+    let name = coll.name.clone();
+    let key = coll.cursor_key.clone();
+    let filter: Option<serde_json::Map<String, Value>> = (!filter.is_empty()).then(|| {
+        filter
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_json()))
+            .collect()
+    });
+    let format = call.format;
     move |shown, remaining| {
         let mut args = serde_json::Map::new();
         args.insert("action".into(), "list".into());
         if let Some(w) = &filter {
             args.insert("where".into(), Value::Object(w.clone()));
         }
-        args.insert("offset".into(), offset.saturating_add(shown).into());
         if let Some(l) = limit {
             args.insert("limit".into(), l.into());
         }
@@ -333,6 +384,8 @@ fn next_call_hint(
         if let Some(s) = &select {
             args.insert("_select".into(), s.clone());
         }
+        let next = Position::Offset(offset.saturating_add(shown) as u64);
+        args.insert("cursor".into(), cursor::encode(&key, fp, &next).into());
         let args = copyable_json(&Value::Object(args));
         format!(
             "{shown} of {remaining} matching rows shown; {} more. Next page: call {name} with {args}",
@@ -369,7 +422,7 @@ pub(crate) fn tool_json(coll: &Collection, structured: bool) -> String {
         ActionDescription {
             name: "list".into(),
             description: format!(
-                "List {} rows: filter with where, page with offset and limit",
+                "List the rows of {}: filter with where; page with the cursor each page names (or offset) and limit",
                 coll.name
             ),
             required: Vec::new(),
@@ -377,7 +430,7 @@ pub(crate) fn tool_json(coll: &Collection, structured: bool) -> String {
         },
         ActionDescription {
             name: "get".into(),
-            description: format!("One {} row by its {}", coll.name, coll.key),
+            description: format!("Get one row of {} by its {}", coll.name, coll.key),
             required: vec!["id".into()],
             destructive: false,
         },
@@ -391,7 +444,7 @@ pub(crate) fn tool_json(coll: &Collection, structured: bool) -> String {
     let mut props = serde_json::Map::new();
     props.insert(
         "action".into(),
-        serde_json::json!({"type": "string", "enum": ["list", "get"], "description": "list: rows matching where, paged by offset and limit; get: one row by id"}),
+        serde_json::json!({"type": "string", "enum": ["list", "get"], "description": "list: rows matching where, paged by cursor (or offset) and limit; get: one row by id"}),
     );
     let mut w = serde_json::json!({
         "type": "object",
@@ -402,6 +455,10 @@ pub(crate) fn tool_json(coll: &Collection, structured: bool) -> String {
         w["propertyNames"] = serde_json::json!({"enum": keys});
     }
     props.insert("where".into(), w);
+    props.insert(
+        "cursor".into(),
+        serde_json::json!({"type": "string", "description": "list: the cursor the previous page named, to continue where it stopped (with the same where and _select); instead of offset"}),
+    );
     props.insert(
         "offset".into(),
         serde_json::json!({"type": "integer", "minimum": 0, "default": 0, "description": "list: skip this many matching rows"}),

@@ -32,7 +32,7 @@ use crate::doc::{DocBuilder, Value};
 use crate::error::{Category, Error, Result};
 use crate::frame::{self, Id};
 use crate::sink::{CountingSink, Sink};
-use crate::wire::{Structured, ToolError};
+use crate::wire::{Structured, ToolError, ToolResponse};
 
 /// The directive of a call whose response shows fewer items than its data holds:
 /// `(shown, total)` → the text (SERVE.md §2: the exact next call).
@@ -134,106 +134,296 @@ impl ToolCall {
     }
 
     /// [`ToolCall::respond`], cut so that its message written in `shape` is at most `cap`
-    /// bytes: a collection keeps the largest number of whole items that fits (with the
-    /// truncation notice and [`ToolCall::paging`]'s directive counting them); anything else
-    /// that does not fit, or a collection whose first item alone does not, is a
-    /// `<tool_error code="TOO_LARGE">` ([`Problem::TooLarge`]). Decided before the first byte.
+    /// bytes: [`ToolCall::respond_fitted`] with a cap and no token budget.
     ///
     /// # Errors
     ///
-    /// As [`ToolCall::respond`]; and an error of category `Io` when the
-    /// [`ToolCall::cancel_flag`] was set (nothing is to be written then).
+    /// As [`ToolCall::respond_fitted`].
     pub fn respond_within<'d>(
         &self,
         input: &'d Input<'_>,
         shape: &Shape,
         cap: usize,
     ) -> Result<Reply<'d>> {
+        self.respond_fitted(
+            input,
+            shape,
+            Fit {
+                cap: Some(cap),
+                tokens: None,
+            },
+        )
+    }
+
+    /// [`ToolCall::respond`], cut so that it fits `fit`: its message written in `shape` at
+    /// most `fit.cap` bytes, and the text of its content (every block, as the client
+    /// receives it) at most `fit.tokens` tokens ([`Fit`]). A collection keeps the largest
+    /// number of whole items that fits both (with the truncation notice and
+    /// [`ToolCall::paging`]'s directive counting them); anything else that does not fit, or
+    /// a collection whose first item alone does not, is a `<tool_error code="TOO_LARGE">`
+    /// ([`Problem::TooLarge`], [`Problem::TooManyTokens`]). Decided before the first byte.
+    ///
+    /// # Errors
+    ///
+    /// As [`ToolCall::respond`]; and an error of category `Io` when the
+    /// [`ToolCall::cancel_flag`] was set (nothing is to be written then).
+    pub fn respond_fitted<'d>(
+        &self,
+        input: &'d Input<'_>,
+        shape: &Shape,
+        fit: Fit,
+    ) -> Result<Reply<'d>> {
         let full = self.respond_bounded(input, true)?;
-        // The cheap bound (a walk over the data, no encoding) answers most calls; it also
-        // places the first probe when the message does not fit.
-        let bound = frame::framed_len_bound(shape_id(shape), &full.response);
-        if bound <= cap || counted(&full, shape, cap).is_some() {
+        if fit.cap.is_none() && fit.tokens.is_none() {
             return Ok(full);
         }
+        // The cheap bound (a walk over the data, no encoding) answers most calls; it also
+        // places the first probe when the message does not fit.
+        let over = match fit.measure(&full, shape, true) {
+            Measure::Fits(_) => return Ok(full),
+            Measure::Over(over) => over,
+        };
         // Not a collection, an error, or no item to drop: nothing can be cut.
         let Some(shown) = full.response.items().filter(|&n| n > 0 && !full.is_error()) else {
-            return Ok(self.too_large(cap));
+            return Ok(self.too_large(fit, over));
         };
-        // `lo` rows fit (`lo_len` bytes; none known yet: `best` is `None`), `hi` do not. The
-        // first probe is where the cheap bound's bytes per row put the cap (under it, as the
-        // bound is over the truth); then the bytes per row of the largest fit so far guess
-        // the next, and a guess that misses is followed by a bisection, so the probes stay
-        // logarithmic even when rows differ wildly in size.
-        let bound = bound.max(cap + 1);
-        let (mut lo, mut lo_len, mut hi) = (0usize, 0usize, shown);
+        // `lo` items fit (using `lo_use` of the limits; none known yet: `best` is `None`),
+        // `hi` do not. The first probe is where the full response's estimated use puts the
+        // limits (under them, as the estimates are over the truth); then the use per item
+        // of the largest fit so far guesses the next, and a guess that misses is followed
+        // by a bisection, so the probes stay logarithmic even when items differ wildly.
+        let (mut lo, mut lo_use, mut hi) = (0usize, 0f64, shown);
         let mut best: Option<Reply<'d>> = None;
-        let mut guess = ((shown as u128 * cap as u128) / bound as u128) as usize;
+        let mut guess = (shown as f64 / over.usage.max(1.0)) as usize;
         let mut bisect = false;
+        let mut last_over = over;
         while hi - lo > 1 || best.is_none() {
             if self.cancelled() {
                 return Err(Error::new(Category::Io, "the call was cancelled"));
             }
             let k = guess.clamp(lo + usize::from(best.is_some()), hi - 1);
             let reply = self.clone().limit(k).respond(input)?;
-            let missed = match counted(&reply, shape, cap) {
-                Some(len) => {
-                    (lo, lo_len) = (k, len);
+            let missed = match fit.measure(&reply, shape, false) {
+                Measure::Fits(used) => {
+                    (lo, lo_use) = (k, used);
                     best = Some(reply);
                     false
                 }
                 // Not even the response without items: its other blocks are too large.
-                None if k == 0 => return Ok(self.too_large_without_items(cap)),
-                None => {
+                Measure::Over(o) if k == 0 => return Ok(self.too_large_without_items(fit, o)),
+                Measure::Over(o) => {
                     hi = k;
+                    last_over = o;
                     true
                 }
             };
             guess = if bisect || lo == 0 {
                 lo + (hi - lo) / 2
             } else {
-                lo + (cap - lo_len) / lo_len.div_ceil(lo).max(1)
+                (lo as f64 / lo_use.max(f64::MIN_POSITIVE)) as usize
             };
             bisect = missed && !bisect;
         }
         match best {
             Some(r) if lo > 0 => Ok(r),
             // Not even one whole item fits.
-            _ => Ok(self.too_large(cap)),
+            _ => Ok(self.too_large(fit, last_over)),
         }
     }
 
-    fn too_large(&self, cap: usize) -> Reply<'static> {
+    fn too_large(&self, fit: Fit, over: Over) -> Reply<'static> {
         let what = self.presenter.as_ref().map_or("item", |p| p.name());
+        let (limit, problem) = fit.describe(over);
         self.too_large_reply(
-            cap,
-            format!("One {what} alone is larger than the message cap of {cap} bytes."),
+            problem,
+            format!("One {what} alone is larger than {limit}."),
             "Call again with _select naming fewer fields, or a more compact format.",
         )
     }
 
-    /// The response holding none of its items is over the cap: its other blocks (rules, UI,
-    /// the next-call directive, which repeats the call's arguments) are.
-    fn too_large_without_items(&self, cap: usize) -> Reply<'static> {
+    /// The response holding none of its items is over the limits: its other blocks (rules,
+    /// UI, the next-call directive, which repeats the call's arguments) are.
+    fn too_large_without_items(&self, fit: Fit, over: Over) -> Reply<'static> {
+        let (limit, problem) = fit.describe(over);
         self.too_large_reply(
-            cap,
+            problem,
             format!(
-                "The response's other blocks (rules, UI, the next-call directive with this call's arguments) are larger than the message cap of {cap} bytes without any item."
+                "The response's other blocks (rules, UI, the next-call directive with this call's arguments) are larger than {limit} without any item."
             ),
             "Call again with shorter arguments (a shorter where value, fewer _select fields).",
         )
     }
 
-    fn too_large_reply(&self, cap: usize, message: String, recovery: &str) -> Reply<'static> {
+    fn too_large_reply(&self, problem: Problem, message: String, recovery: &str) -> Reply<'static> {
         let response = ToolError::new("TOO_LARGE")
             .message(message)
             .recovery(recovery)
             .into_response();
         Reply {
             response,
-            problem: Some(Problem::TooLarge { cap }),
+            problem: Some(problem),
             select_ignored: false,
         }
+    }
+}
+
+/// What a response must fit in ([`ToolCall::respond_fitted`]): `None` is no limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fit {
+    /// The message written in its shape, in bytes.
+    pub cap: Option<usize>,
+    /// The text of the content, every block as the client receives it, in tokens: counted
+    /// with `o200k_base` ([`tokens::count_bound`](crate::tokens::count_bound), never under
+    /// tiktoken's count) with feature `tokenizer`, else in bytes (never under any byte-level
+    /// tokenizer's count).
+    pub tokens: Option<usize>,
+}
+
+/// How far a response is over a [`Fit`].
+#[derive(Clone, Copy, Debug)]
+struct Over {
+    /// Over the token budget (else over the cap).
+    tokens: bool,
+    /// An estimate of the response's use of the limits (over 1), at or above the truth
+    /// when it comes from the cheap bound; 1 when unknown.
+    usage: f64,
+}
+
+enum Measure {
+    /// Fits, using this fraction of the tighter limit.
+    Fits(f64),
+    Over(Over),
+}
+
+impl Fit {
+    /// Whether `reply` written in `shape` fits, and how much of the limits it uses. With
+    /// `estimate`, an over response's use is estimated (for the first probe).
+    fn measure(&self, reply: &Reply<'_>, shape: &Shape, estimate: bool) -> Measure {
+        let mut used = 0f64;
+        if let Some(cap) = self.cap {
+            let bound = frame::framed_len_bound(shape_id(shape), &reply.response);
+            let len = if bound <= cap {
+                Some(bound)
+            } else {
+                counted(reply, shape, cap)
+            };
+            match len {
+                Some(len) => used = used.max(len as f64 / cap.max(1) as f64),
+                None => {
+                    return Measure::Over(Over {
+                        tokens: false,
+                        usage: if estimate {
+                            bound as f64 / cap.max(1) as f64
+                        } else {
+                            1.0
+                        },
+                    });
+                }
+            }
+        }
+        if let Some(budget) = self.tokens {
+            match content_tokens_within(&reply.response, budget) {
+                Ok(n) => used = used.max(n as f64 / budget.max(1) as f64),
+                Err(usage) => {
+                    return Measure::Over(Over {
+                        tokens: true,
+                        usage,
+                    });
+                }
+            }
+        }
+        Measure::Fits(used)
+    }
+
+    /// The limit `over` passed, in words, and its [`Problem`].
+    fn describe(&self, over: Over) -> (String, Problem) {
+        match (over.tokens, self.tokens, self.cap) {
+            (true, Some(budget), _) => (
+                format!("the token budget of {budget} tokens (o200k_base)"),
+                Problem::TooManyTokens { budget },
+            ),
+            (_, _, Some(cap)) => (
+                format!("the message cap of {cap} bytes"),
+                Problem::TooLarge { cap },
+            ),
+            (_, Some(budget), None) => (
+                format!("the token budget of {budget} tokens (o200k_base)"),
+                Problem::TooManyTokens { budget },
+            ),
+            (_, None, None) => ("the limits".into(), Problem::TooLarge { cap: 0 }),
+        }
+    }
+}
+
+/// The tokens of `response`'s content when at most `budget` (`Ok`), else `Err` with an
+/// estimate of its use of the budget (over 1). A content whose bytes are within the budget
+/// needs no counting: a token is at least one byte.
+fn content_tokens_within(
+    response: &ToolResponse<'_>,
+    budget: usize,
+) -> std::result::Result<usize, f64> {
+    let blocks = response.block_count();
+    let bound: usize = (0..blocks).map(|i| response.block_len_bound(i)).sum();
+    if bound <= budget {
+        return Ok(bound);
+    }
+    let mut total = 0usize;
+    for i in 0..blocks {
+        let left = budget - total;
+        // Enough of the block to pass what is left, whatever its tokens: a token is at
+        // least one byte, and runs count one token a byte at most; a prefix long enough to
+        // hold `left` tokens of any text is read, not the whole block.
+        let (text, whole) = block_prefix(response, i, left.saturating_mul(16).max(1 << 20));
+        match count_within(&text, left) {
+            Ok(n) if whole => total += n,
+            // The prefix fits but the block goes on: count the whole block.
+            Ok(_) => match count_within(&response.block_text(i), left) {
+                Ok(n) => total += n,
+                Err(_) => return Err(1.0),
+            },
+            Err(read) => {
+                let block_len = response.block_len_bound(i).max(text.len());
+                // The block's tokens estimated from the part read, plus the blocks before.
+                let est = (total as f64 + left as f64 * block_len as f64 / read.max(1) as f64)
+                    / budget.max(1) as f64;
+                return Err(est.max(1.0));
+            }
+        }
+    }
+    Ok(total)
+}
+
+/// At most about `max` bytes of block `i`'s text, and whether that is all of it.
+fn block_prefix(response: &ToolResponse<'_>, i: usize, max: usize) -> (String, bool) {
+    let mut text = Vec::new();
+    let mut sink = crate::sink::ChunkedSink::new(64 << 10, |chunk: bytes::Bytes| {
+        text.extend_from_slice(&chunk);
+        text.len() < max
+    });
+    response.write_block(i, &mut sink);
+    let whole = sink.finish();
+    // A cut may fall inside a character: keep the valid prefix.
+    let valid = match std::str::from_utf8(&text) {
+        Ok(_) => text.len(),
+        Err(e) => e.valid_up_to(),
+    };
+    text.truncate(valid);
+    (String::from_utf8(text).unwrap_or_default(), whole)
+}
+
+/// The tokens of `text` when at most `limit`, else `Err(bytes read)`.
+#[cfg(feature = "tokenizer")]
+fn count_within(text: &str, limit: usize) -> std::result::Result<usize, usize> {
+    crate::tokens::count_bound_within(crate::tokens::Vocabulary::O200k, text, limit)
+}
+
+/// Without a tokenizer, tokens are bounded by bytes.
+#[cfg(not(feature = "tokenizer"))]
+fn count_within(text: &str, limit: usize) -> std::result::Result<usize, usize> {
+    if text.len() <= limit {
+        Ok(text.len())
+    } else {
+        Err(limit + 1)
     }
 }
 

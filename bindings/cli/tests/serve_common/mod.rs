@@ -184,14 +184,36 @@ pub fn assert_tag_safe(result: &Value) {
     }
 }
 
-/// The `offset` the `<llm_directives>` block names, if any.
-pub fn next_offset(result: &Value) -> Option<usize> {
-    let t = texts(result)
+/// The text of the `<llm_directives>` block of a result, if any.
+pub fn directive(result: &Value) -> Option<String> {
+    texts(result)
         .into_iter()
-        .find(|t| t.starts_with("<llm_directives>"))?;
-    let at = t.find("\"offset\":")? + 9;
-    let digits: String = t[at..].chars().take_while(char::is_ascii_digit).collect();
+        .find(|t| t.starts_with("<llm_directives>"))
+}
+
+/// How many rows the next-call directive says were shown (`K of N matching rows shown`).
+pub fn shown(result: &Value) -> Option<usize> {
+    let d = directive(result)?;
+    let at = d.find(" of ")?;
+    let digits: String = d[..at]
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
     digits.parse().ok()
+}
+
+/// The arguments of the next call the directive names (the JSON after "with "), if any.
+pub fn next_args(result: &Value) -> Option<Value> {
+    let d = directive(result)?;
+    let at = d.find("Next page: call ")?;
+    let rest = &d[at..];
+    let json_at = rest.find(" with ")? + 6;
+    let text = rest[json_at..].lines().next()?;
+    Some(serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}")))
 }
 
 /// The demo's rows as serde values (the oracle).
