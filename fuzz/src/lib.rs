@@ -16,6 +16,7 @@
 
 pub mod engine;
 pub mod serve;
+pub mod serve_budget;
 pub mod serve_http;
 pub mod toon_model;
 

@@ -396,6 +396,33 @@ fn paging_yields_every_matching_row_exactly_once() {
     assert_eq!(texts(&r["result"])[0], "[]");
 }
 
+/// However many arguments are wrong, the validation error lists the first eight and counts
+/// the rest, and it fits the cap and the budget.
+#[test]
+fn a_validation_error_of_many_problems_stays_within_the_limits() {
+    let mut s = Raw::start(&[
+        "--rows",
+        "5",
+        "--max-message-bytes",
+        "4096",
+        "--max-tokens",
+        "500",
+    ]);
+    let mut args = serde_json::Map::new();
+    args.insert("action".into(), json!("list"));
+    for i in 0..200 {
+        args.insert(format!("unknown_argument_{i}"), json!("x".repeat(40)));
+    }
+    s.send_json(&call(1, "invoices", Value::Object(args)));
+    let line = s.line();
+    assert!(line.len() <= 4096, "{} bytes", line.len());
+    let r: Value = serde_json::from_slice(&line).unwrap();
+    let t = texts(&r["result"]).join("");
+    assert!(t.starts_with("<validation_error"), "{t}");
+    assert_eq!(t.matches("<field name=").count(), 9, "{t}");
+    assert!(t.contains("192 more problems not listed"), "{t}");
+}
+
 #[test]
 fn bad_arguments_are_validation_errors() {
     let mut s = Raw::start(&["--rows", "3"]);
@@ -770,6 +797,16 @@ fn start_up_errors() {
         let (code, _, _) = run(&["--collection", &format!("{name}={}", good.display())]);
         assert_eq!(code, Some(2), "NAME {name:?}");
     }
+    // A token budget under the smallest one every error response fits in; a missing key.
+    let (code, err, _) = run(&["--max-tokens", "499"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("--max-tokens must be 0 (no budget) or at least 500"),
+        "{err}"
+    );
+    let (code, err, _) = run(&["--cursor-key-env", "TOOLWIRE_NO_SUCH_VARIABLE"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("TOOLWIRE_NO_SUCH_VARIABLE"), "{err}");
     // The default server starts and answers (how fast is the serve bench's figure, not a
     // test's: these machines are shared).
     let mut s = Raw::start(&[]);

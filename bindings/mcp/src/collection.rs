@@ -102,6 +102,11 @@ impl Server {
             )));
         }
         let cap = (args.max_message_bytes != 0).then_some(args.max_message_bytes);
+        if args.max_tokens != 0 && args.max_tokens < MIN_TOKENS {
+            return Err(Failure::usage(format!(
+                "--max-tokens must be 0 (no budget) or at least {MIN_TOKENS}"
+            )));
+        }
         let max_tokens = (args.max_tokens != 0).then_some(args.max_tokens);
         if max_tokens.is_some() {
             // The vocabulary (about 100 ms) loads beside start-up, not on the first call.
@@ -164,6 +169,10 @@ impl Server {
 /// fit in it, so "no message exceeds the cap" can always hold.
 pub(crate) const MIN_CAP: usize = 4096;
 
+/// The smallest `--max-tokens`: the `TOO_LARGE` error that stands for a response over the
+/// budget fits in it (about 90 tokens), and so do validation errors of a few problems.
+pub(crate) const MIN_TOKENS: usize = 500;
+
 /// `NAME=FILE`, NAME checked against `^[A-Za-z0-9_-]{1,64}$` (exit 2 otherwise).
 fn name_file(flag: &str, spec: &str) -> Result<(String, String), Failure> {
     let Some((name, file)) = spec.split_once('=') else {
@@ -225,6 +234,18 @@ fn load_collection(
     // The presenter first: a bad presenter file is reported even when the data is bad too.
     let read = presenter_file.map(read_presenter).transpose()?;
     let bytes = std::fs::read(file).map_err(|e| Failure::data(format!("{file}: {e}")))?;
+    collection_from_bytes(name, file, bytes, read, secret)
+}
+
+/// A collection of the JSON array or JSON Lines in `bytes` (`file` names them in errors),
+/// with the presenter read from its file, if any.
+pub(crate) fn collection_from_bytes(
+    name: String,
+    file: &str,
+    bytes: Vec<u8>,
+    read: Option<(String, Presenter)>,
+    secret: Option<&[u8]>,
+) -> Result<Collection, Failure> {
     let lines = file.ends_with(".jsonl")
         || file.ends_with(".ndjson")
         || bytes

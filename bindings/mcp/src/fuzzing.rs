@@ -170,6 +170,56 @@ fn run_waiting(waiting: &mut Vec<Slot>, out: &mut Vec<Vec<u8>>) {
     }
 }
 
+/// A server of one collection, `rows`, without a presenter: the `serve_budget` fuzz
+/// target's, which checks every `list` page against the budget and the cap.
+#[doc(hidden)]
+pub struct FuzzList {
+    server: Arc<Server>,
+}
+
+impl FuzzList {
+    /// A server of the JSON array of objects `rows` as the tool `rows` under
+    /// `--max-tokens max_tokens` and `--max-message-bytes cap` (0: none; others are raised
+    /// to their minimum). `None` when `rows` is not a collection the server loads.
+    pub fn new(rows: Vec<u8>, max_tokens: usize, cap: usize) -> Option<FuzzList> {
+        let cap = if cap == 0 { 0 } else { cap.max(MIN_CAP) };
+        let max_tokens = if max_tokens == 0 {
+            0
+        } else {
+            max_tokens.max(crate::collection::MIN_TOKENS)
+        };
+        let coll =
+            crate::collection::collection_from_bytes("rows".into(), "rows.json", rows, None, None)
+                .ok()?;
+        let server = Server {
+            collections: vec![coll],
+            cap: (cap != 0).then_some(cap),
+            max_tokens: (max_tokens != 0).then_some(max_tokens),
+            structured: false,
+        };
+        Some(FuzzList {
+            server: Arc::new(server),
+        })
+    }
+
+    /// The reply line of `tools/call rows` with the JSON object `arguments`.
+    pub fn call(&self, arguments: &[u8]) -> Vec<u8> {
+        let mut line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"rows","arguments":"#.to_vec();
+        line.extend_from_slice(arguments);
+        line.extend_from_slice(b"}}");
+        let mut ctx = Context::default();
+        match rpc::handle(&self.server, &line, &mut ctx) {
+            Reply::Line { bytes, .. } => bytes,
+            Reply::Call(job) => {
+                let mut out = Vec::new();
+                job.run(&Arc::new(AtomicBool::new(false)), None, &mut out);
+                out
+            }
+            Reply::None | Reply::Cancel(_) => Vec::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::Value;

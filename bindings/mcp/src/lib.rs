@@ -56,7 +56,7 @@ use std::process::ExitCode;
 #[doc(hidden)]
 pub use fuzz_http::fuzz_http;
 #[doc(hidden)]
-pub use fuzzing::fuzz_dispatch;
+pub use fuzzing::{FuzzList, fuzz_dispatch};
 
 /// `toolwire serve` (SERVE.md §1).
 #[derive(clap::Args, Debug, Clone)]

@@ -91,8 +91,14 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
         id: id.clone(),
         protocol,
     };
-    let write = |r: &ToolResponse<'_>, out: &mut S| {
-        toolwire::frame::frame(id, r, protocol, out);
+    let fit = Fit {
+        cap: server.cap,
+        tokens: server.max_tokens,
+    };
+    // The server's own error responses (validation, not found) fit the limits too.
+    let write = |r: &ToolResponse<'static>, out: &mut S| {
+        let r = fit.fit_response(r.clone(), &shape);
+        toolwire::frame::frame(id, &r, protocol, out);
         Outcome::Written {
             is_error: r.is_error() == Some(true),
         }
@@ -202,10 +208,6 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     if hooks.cancelled() {
         return Outcome::Cancelled;
     }
-    let fit = Fit {
-        cap: server.cap,
-        tokens: server.max_tokens,
-    };
     let reply = front.respond_fitted(&input, &shape, fit);
     let reply: Reply<'_> = match reply {
         Ok(r) => r,
@@ -226,14 +228,29 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     }
 }
 
+/// The problems a `<validation_error>` lists; past them, one more says how many are left
+/// (a client's arguments decide how many there are, the message cap and token budget do not
+/// grow with them).
+const MAX_PROBLEMS: usize = 8;
+
 fn validation(action: &str, problems: &[Problem]) -> ToolResponse<'static> {
-    let p: Vec<FieldProblem> = problems
+    let mut p: Vec<FieldProblem> = problems
         .iter()
+        .take(MAX_PROBLEMS)
         .map(|p| FieldProblem {
             name: p.name.clone(),
             detail: p.detail.clone(),
         })
         .collect();
+    if problems.len() > MAX_PROBLEMS {
+        p.push(FieldProblem {
+            name: "arguments".into(),
+            detail: format!(
+                "{} more problems not listed. Fix the ones above and call again.",
+                problems.len() - MAX_PROBLEMS
+            ),
+        });
+    }
     wire::validation_error(action, &p)
 }
 

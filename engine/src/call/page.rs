@@ -296,6 +296,30 @@ enum Measure {
 }
 
 impl Fit {
+    /// `response` (an error response a caller built itself: a validation error, not found)
+    /// when it fits in `shape`, else a short `<tool_error code="TOO_LARGE">` saying that the
+    /// error is over the limits (which fits any cap of 4096 bytes and budget of 500 tokens
+    /// or more).
+    pub fn fit_response<'d>(&self, response: ToolResponse<'d>, shape: &Shape) -> ToolResponse<'d> {
+        let reply = Reply {
+            response,
+            problem: None,
+            select_ignored: false,
+        };
+        match self.measure(&reply, shape, false) {
+            Measure::Fits(_) => reply.response,
+            Measure::Over(over) => {
+                let (limit, _) = self.describe(over);
+                ToolError::new("TOO_LARGE")
+                    .message(format!(
+                        "The error response to this call is larger than {limit}."
+                    ))
+                    .recovery("Call again with fewer or shorter arguments.")
+                    .into_response()
+            }
+        }
+    }
+
     /// Whether `reply` written in `shape` fits, and how much of the limits it uses. With
     /// `estimate`, an over response's use is estimated (for the first probe).
     fn measure(&self, reply: &Reply<'_>, shape: &Shape, estimate: bool) -> Measure {
