@@ -9,7 +9,8 @@
 # 2. start-up of the default server (spawn → `listening on`);
 # 3. `list` of 50 TOON rows filtered from 100k (where status = overdue) at 16 and 64
 #    concurrent keep-alive clients: requests/s, p50/p99, errors, server RSS (idle and peak,
-#    from /proc/PID/status) — each server started fresh per run;
+#    from /proc/PID/status) — each server started fresh per run; toolwire with its default
+#    token budget (25,000) and without one (`--max-tokens 0`), to show what the budget costs;
 # 4. a 1M-row uncapped response (`--max-message-bytes 0 --max-tokens 0`, a collection without a limit):
 #    first body byte and total, alone, then 4 such calls at once with the server's peak RSS.
 #
@@ -75,12 +76,12 @@ echo "## start-up (spawn to listening line), default server"
 echo "## list of 50 TOON rows filtered from 100k, ${SECONDS_PER_RUN}s per run"
 ARGS='{"action":"list","where":{"status":"overdue"},"format":"toon"}'
 for clients in 16 64; do
-  for server in toolwire anchor; do
-    if [ "$server" = toolwire ]; then
-      start "$TOOLWIRE" serve --http 127.0.0.1:0
-    else
-      start node "$ANCHOR/server.mjs" --http 127.0.0.1:0
-    fi
+  for server in toolwire toolwire_no_budget anchor; do
+    case $server in
+      toolwire) start "$TOOLWIRE" serve --http 127.0.0.1:0 ;;
+      toolwire_no_budget) start "$TOOLWIRE" serve --http 127.0.0.1:0 --max-tokens 0 ;;
+      anchor) start node "$ANCHOR/server.mjs" --http 127.0.0.1:0 ;;
+    esac
     idle=$(mem "$PID" VmRSS)
     line=$("$LOAD" rps "$URL" "$clients" "$SECONDS_PER_RUN" "$ARGS")
     echo "$server $line rss_idle_mib $((idle / 1024)) rss_peak_mib $(($(mem "$PID" VmHWM) / 1024))"
