@@ -364,19 +364,24 @@ function encodeJson(json, options) {
   const o = resolveEncodeOptions(options);
   let toon;
   try {
-    toon = joinParts(native.encodeJson(asText(json), o.delimiter, o.indent));
+    toon = joinParts(native.encodeJson(asText(json, 'encodeJson'), o.delimiter, o.indent));
   } catch (e) {
     throw encodeError(e);
   }
   return finish(toon, o);
 }
 
-/** encodeJson off the JavaScript thread (the libuv pool): a promise of the TOON text. */
+/**
+ * encodeJson off the JavaScript thread (the addon's pool): a promise of the TOON text. The
+ * text is copied before the call returns, so the caller may reuse, transfer or detach its
+ * buffer at once.
+ */
 async function encodeJsonAsync(json, options) {
   const o = resolveEncodeOptions(options);
+  const owned = ownText(asText(json, 'encodeJsonAsync'));
   let toon;
   try {
-    toon = await native.encodeJsonAsync(asText(json), o.delimiter, o.indent);
+    toon = await native.encodeJsonAsync(owned, o.delimiter, o.indent);
   } catch (e) {
     throw encodeError(e);
   }
@@ -395,11 +400,22 @@ function fastText(s) {
   return textEncoder.encodeInto(s, bytes).read === s.length ? bytes : s;
 }
 
-function asText(json) {
+function asText(json, what) {
   if (typeof json === 'string') return fastText(json);
   if (json instanceof Uint8Array) return json;
   if (json instanceof ArrayBuffer) return new Uint8Array(json);
-  throw new TypeError('encodeJson expects JSON text: a string, Buffer or Uint8Array');
+  throw new TypeError(`${what} expects JSON text: a string, Buffer or Uint8Array`);
+}
+
+// JSON text copied into memory the addon owns (a string converted, bytes copied), before
+// the call returns: what every async call, stream and side door reads. A napi reference
+// does not pin a buffer's memory: the caller may transfer, detach or rewrite it meanwhile.
+function ownText(text) {
+  try {
+    return native.ownText(text);
+  } catch (e) {
+    throw encodeError(e);
+  }
 }
 
 function* linesOf(text) {
@@ -513,6 +529,7 @@ function decodeStreamSync(lines, options) {
   return jsonEvents(decodeJsonText(Array.from(lines).join('\n'), options));
 }
 
+
 /** decodeStreamSync for async (or sync) iterables of lines: an async iterable of events. */
 async function* decodeStream(source, options) {
   const lines = [];
@@ -579,13 +596,17 @@ function newPresenter(text) {
   }
 }
 
-/** The JSON text the engine reads for a handler's return value (`undefined`: no value). */
-function dataText(data) {
+/**
+ * The JSON text the engine reads for a handler's return value (`undefined`: no value), in
+ * memory the addon owns (`ownText`): the call, a later side-door read and an async job all
+ * read this copy, never the caller's buffer.
+ */
+function dataText(data, what) {
   if (data === undefined || data === null) return undefined;
-  if (data instanceof Uint8Array) return data;
+  if (data instanceof Uint8Array) return ownText(data);
   // A string is a text result: its JSON string form is the engine's text result.
   const json = JSON.stringify(data);
-  return json === undefined ? undefined : fastText(json);
+  return json === undefined ? undefined : ownText(fastText(json));
 }
 
 function callArgs(opts, wantData) {
@@ -658,16 +679,19 @@ function uiBlock(b) {
  */
 function present(data, presenter, opts) {
   const p = compilePresenter(presenter);
-  const text = dataText(data);
+  const text = dataText(data, 'present');
   const args = callArgs(opts, false);
   const reply = callNative(p, text, args);
   return toResult(reply, () => callNative(p, text, { ...args, wantData: true }));
 }
 
-/** present() with the engine's work on the libuv pool. */
+/**
+ * present() with the engine's work on the addon's pool. The data's JSON text is copied
+ * before the call returns, so the caller may reuse, transfer or detach its buffer at once.
+ */
 async function presentAsync(data, presenter, opts) {
   const p = compilePresenter(presenter);
-  const text = dataText(data);
+  const text = dataText(data, 'presentAsync');
   const args = callArgs(opts, false);
   let reply;
   try {
@@ -681,19 +705,20 @@ async function presentAsync(data, presenter, opts) {
 /**
  * The response as a Node Readable of Buffers: with `frame.id`, the JSON-RPC 2.0 response line
  * (WIRE.md §11, for servers that write the wire themselves); without, the bare CallToolResult
- * line. Written by the engine on a worker thread in 256 KiB chunks, each pushed as soon as it
- * is encoded (block texts escaped straight into the frame); the worker waits while the
- * stream's buffer is full (backpressure) and stops when the stream is destroyed. Every check
+ * line. Written by the engine on the addon's pool in 256 KiB chunks, each pushed as soon as
+ * it is encoded (block texts escaped straight into the frame); the job waits while the
+ * stream's buffer is full (backpressure) — unless another call waits for a thread, then it
+ * finishes into the stream's buffer — and stops when the stream is destroyed. Every check
  * runs before the first byte, so the stream is never half a message (an error is the
- * stream's 'error' event, before any data).
+ * stream's 'error' event, before any data). The data is copied before the call returns.
  */
 function presentStream(data, presenter, opts, frame = {}) {
   const { Readable } = require('node:stream');
   const p = compilePresenter(presenter);
-  const text = dataText(data);
   const args = callArgs(opts, false);
   const id = frame.id === undefined || frame.id === null ? undefined : String(frame.id);
   const protocol = frame.protocol === undefined ? undefined : String(frame.protocol);
+  const text = dataText(data, 'presentStream');
   let control = null;
   const stream = new Readable({
     read() {
@@ -716,17 +741,20 @@ function presentStream(data, presenter, opts, frame = {}) {
     }
   };
   try {
-    control = p ? p.presentStream(text, args, id, protocol, onEvent) : native.presentPlainStream(text, args, id, protocol, onEvent);
+    control = p ? p.presentStream(text, args, id, protocol, onEvent)
+      : native.presentPlainStream(text, args, id, protocol, onEvent);
   } catch (e) {
     throw encodeError(e);
   }
-  // The testing side door: how far the engine got (bytes produced, worker finished).
+  // The testing side door: how far the engine got (bytes produced, job finished, and
+  // whether it stopped waiting for the reader to free its thread).
   Object.defineProperty(stream, META, {
-    get: () => ({ producedBytes: control.produced(), finished: control.finished() }),
+    get: () => ({ producedBytes: control.produced(), finished: control.finished(), spilled: control.spilled() }),
     enumerable: false,
   });
   return stream;
 }
+
 
 /**
  * What a tool registers: `inputSchema` (with `_select` when the presenter enables select,

@@ -1,0 +1,105 @@
+'use strict';
+// Regressions of the hostile-input probe, one test per defect (named after it): what a
+// caller can do to the binding — free or rewrite a buffer under an async call, open streams
+// and never read them, pass ids and strings JSON cannot carry — must end in the right
+// result or a clear exception, never a crash, a silent change or an unbounded resource.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const tw = require('..');
+
+const META = Symbol.for('toolwire.meta');
+
+async function collect(stream) {
+  const parts = [];
+  for await (const c of stream) parts.push(c);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+// ---------------------------------------------------------------------------------------------
+// D1: async work read the caller's buffer after the call returned
+
+const D1_SCRIPT = path.join(__dirname, 'support', 'd1-buffers.js');
+const { APIS } = require(D1_SCRIPT);
+
+// Each async API in a child process of its own: before the fix, transferring the buffer
+// (which frees its memory) under the call killed the process with SIGSEGV (every API, 9 runs
+// of 9), and rewriting it changed the result. glibc's malloc keeps freed large blocks
+// mapped once it has freed one (its mmap threshold grows): a fixed threshold makes every
+// large block unmapped when freed, so a read of freed memory faults instead of reading
+// stale bytes.
+test('D1 async calls own their input: rewriting, transferring or detaching the buffer after the call changes nothing', () => {
+  const env = { ...process.env, MALLOC_MMAP_THRESHOLD_: '131072' };
+  APIS.forEach((name, i) => {
+    const r = spawnSync(process.execPath, [D1_SCRIPT, String(i), '8e6'], { env, encoding: 'utf8', maxBuffer: 1 << 24 });
+    assert.equal(r.signal, null, `${name}: the process died of ${r.signal}`);
+    assert.equal(r.status, 0, `${name}: exit ${r.status}\n${r.stderr}`);
+    const report = JSON.parse(r.stdout);
+    assert.equal(Object.keys(report).length, 3, `${name}: ${r.stdout}`);
+    for (const [c, outcome] of Object.entries(report)) assert.equal(outcome, 'ok', c);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// D6: one OS thread per stream, unbounded
+
+function threads() {
+  return Number(/^Threads:\s+(\d+)$/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]);
+}
+
+// The addon's pool (bindings/node/src/pool.rs, THREADS).
+const POOL = 4;
+
+test('D6 unread streams share one bounded pool: 120 of them add at most the pool\'s threads and block no other call', { timeout: 600_000 }, async () => {
+  // libuv starts its own pool on first use (fs, dns): start it before counting.
+  await fs.promises.readFile(__filename);
+  const before = threads();
+  // A response of about 3 chunks: each unread stream waits for its reader after 2.
+  const rows = Array.from({ length: 6000 }, (_, i) => ({ id: `INV-${i}`, amount_cents: i, status: 'paid', note: 'x'.repeat(40) }));
+  const buf = Buffer.from(JSON.stringify(rows));
+  const expected = await collect(tw.presentStream(buf, null, {}, { id: 9 }));
+  assert.ok(expected.length > 2 * (256 << 10), `${expected.length} bytes`);
+  const streams = Array.from({ length: 120 }, () => tw.presentStream(buf, null, {}, { id: 9 }));
+  try {
+    // Give the jobs every chance to start threads (no timing assertion: the count below is).
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    const during = threads();
+    assert.ok(during - before <= POOL, `${during - before} threads more with 120 unread streams (pool: ${POOL})`);
+    // A normal async call completes while every stream is still unread.
+    const r = await tw.presentAsync(rows.slice(0, 2), null, { format: 'compact' });
+    assert.equal(r.content[0].text, JSON.stringify(rows.slice(0, 2)));
+    assert.equal(await tw.encodeJsonAsync('[{"a":1}]'), '[1]{a}:\n  1');
+    assert.ok(threads() - before <= POOL);
+    // Read to the end, every stream is the whole response.
+    for (const s of streams) assert.equal(await collect(s), expected);
+    assert.ok(threads() - before <= POOL);
+  } finally {
+    for (const s of streams) s.destroy();
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// D13: the side door's data was re-read from the caller's buffer
+
+test('D13 the side door\'s data is what was presented, whatever happens to the caller\'s buffer afterwards', async () => {
+  const rows = [{ id: 'A', n: 1 }, { id: 'B', n: 2 }];
+  const make = () => Buffer.from(JSON.stringify(rows));
+  for (const call of [(b) => tw.present(b, null, { format: 'compact' }), (b) => tw.presentAsync(b, null, { format: 'compact' })]) {
+    // Rewritten after the call: still the rows that were presented.
+    const b1 = make();
+    const r1 = await call(b1);
+    b1.fill(0x20);
+    assert.equal(r1.content[0].text, JSON.stringify(rows));
+    assert.deepEqual(r1[META].data, rows);
+    assert.deepEqual(r1[META].data, JSON.parse(r1.content[0].text));
+    // Detached (transferred) after the call: still readable, still the rows.
+    const u = new Uint8Array(new ArrayBuffer(make().length));
+    u.set(make());
+    const r2 = await call(u);
+    structuredClone(u.buffer, { transfer: [u.buffer] });
+    assert.equal(u.byteLength, 0);
+    assert.deepEqual(r2[META].data, rows);
+  }
+});
