@@ -159,12 +159,15 @@ export declare function present(data: unknown, presenter?: PresenterLike | null,
 /** present() with the engine's work off the JS thread. */
 export declare function presentAsync(data: unknown, presenter?: PresenterLike | null, options?: PresentOptions): Promise<PresentedResult>;
 
-/** The framed response as a Readable of Buffers: a JSON-RPC line with `id`, else the CallToolResult line. */
+/**
+ * The framed response as a Readable of Buffers: a JSON-RPC line with `id`, else the CallToolResult line.
+ * `id` keeps its type: a string, or an integer (a safe-integer number or a BigInt); anything else is a TypeError.
+ */
 export declare function presentStream(
   data: unknown,
   presenter?: PresenterLike | null,
   options?: PresentOptions,
-  frame?: { id?: string | number; protocol?: string },
+  frame?: { id?: string | number | bigint; protocol?: string },
 ): ReadableOfBuffers;
 
 /** A Node `stream.Readable` of Buffers (described structurally: no @types/node needed). */

@@ -716,7 +716,7 @@ function presentStream(data, presenter, opts, frame = {}) {
   const { Readable } = require('node:stream');
   const p = compilePresenter(presenter);
   const args = callArgs(opts, false);
-  const id = frame.id === undefined || frame.id === null ? undefined : String(frame.id);
+  const [id, idNumber] = frameId(frame.id);
   const protocol = frame.protocol === undefined ? undefined : String(frame.protocol);
   const text = dataText(data, 'presentStream');
   let control = null;
@@ -741,8 +741,8 @@ function presentStream(data, presenter, opts, frame = {}) {
     }
   };
   try {
-    control = p ? p.presentStream(text, args, id, protocol, onEvent)
-      : native.presentPlainStream(text, args, id, protocol, onEvent);
+    control = p ? p.presentStream(text, args, id, idNumber, protocol, onEvent)
+      : native.presentPlainStream(text, args, id, idNumber, protocol, onEvent);
   } catch (e) {
     throw encodeError(e);
   }
@@ -755,6 +755,21 @@ function presentStream(data, presenter, opts, frame = {}) {
   return stream;
 }
 
+// The JSON-RPC id of a frame, as [text, isNumber]: it keeps its type. JSON-RPC 2.0 and MCP
+// allow a string or a number (MCP: never null), and JSON-RPC says a number SHOULD NOT have
+// a fractional part; so a string stays a string, an integer (a safe-integer number, or a
+// BigInt of any size) is written as its digits, and anything else (a fraction, NaN,
+// ±Infinity, an integer past 2^53, which was rounded already: pass it as a BigInt or a
+// string; an object) is a TypeError, never converted. No id (undefined or null) writes the
+// bare CallToolResult line.
+function frameId(id) {
+  if (id === undefined || id === null) return [undefined, false];
+  if (typeof id === 'string') return [id, false];
+  if (typeof id === 'bigint') return [id.toString(), true];
+  if (typeof id === 'number' && Number.isSafeInteger(id)) return [String(id), true];
+  const shown = typeof id === 'number' ? String(id) : typeof id;
+  throw new TypeError(`frame.id must be a string or an integer (a safe-integer number or a BigInt), got ${shown}`);
+}
 
 /**
  * What a tool registers: `inputSchema` (with `_select` when the presenter enables select,

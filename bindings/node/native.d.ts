@@ -12,8 +12,11 @@ export declare class NativePresenter {
   present(data: OwnedText | undefined | null, args: CallArgs): NativeReply
   /** [`NativePresenter::present`] on the addon's pool: a promise of the reply. */
   presentAsync(data: OwnedText | undefined | null, args: CallArgs): Promise<NativeReply>
-  /** Streams a framed response through this presenter (see `start_stream`). */
-  presentStream(data: OwnedText | undefined | null, args: CallArgs, id: string | undefined | null, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
+  /**
+   * Streams a framed response through this presenter (see `start_stream`). `id` is the
+   * JSON-RPC id: a string, or an integer's digits when `id_number`.
+   */
+  presentStream(data: OwnedText | undefined | null, args: CallArgs, id: string | undefined | null, idNumber: boolean, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
 }
 
 /**
@@ -159,8 +162,11 @@ export declare function presentPlain(data: OwnedText | undefined | null, args: C
 /** [`present_plain`] on the addon's pool: a promise of the reply. */
 export declare function presentPlainAsync(data: OwnedText | undefined | null, args: CallArgs): Promise<NativeReply>
 
-/** Streams a framed response without a presenter (see `start_stream`). */
-export declare function presentPlainStream(data: OwnedText | undefined | null, args: CallArgs, id: string | undefined | null, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
+/**
+ * Streams a framed response without a presenter (see `start_stream`). `id` is the JSON-RPC
+ * id: a string, or an integer's digits when `id_number`.
+ */
+export declare function presentPlainStream(data: OwnedText | undefined | null, args: CallArgs, id: string | undefined | null, idNumber: boolean, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
 
 /** The TOON tool description of WIRE.md §6. */
 export declare function toonDescription(toolName: string, description: string, discriminator: string, actions: Array<NativeAction>): string

@@ -740,6 +740,25 @@ type StreamArgs = FnArgs<(Option<String>, Option<Buffer>, bool)>;
 
 type StreamCallback = ThreadsafeFunction<StreamEvent, (), StreamArgs, Status, false>;
 
+/// The JSON-RPC id of a frame: a string, or an integer given as its decimal digits
+/// (`number`). Anything else was refused by the JS layer; the digits are checked again here,
+/// so a number can never be written as something that is not one.
+fn frame_id(id: String, number: bool) -> Result<Id> {
+    if !number {
+        return Ok(Id::String(id));
+    }
+    let digits = id.strip_prefix('-').unwrap_or(&id);
+    let integer = match digits.as_bytes() {
+        [b'0'] => true,
+        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
+        _ => false,
+    };
+    if !integer {
+        return Err(usage(&format!("frame.id: {id:?} is not an integer")));
+    }
+    Ok(Id::Number(id))
+}
+
 /// What a stream writes: the call, its input (owned) and the frame around the response.
 struct StreamJob {
     presenter: Option<Presenter>,
@@ -828,12 +847,14 @@ fn stream_frames(job: &StreamJob, gate: &FlowGate, send: &dyn Fn(StreamEvent)) -
     Ok(())
 }
 
-/// Streams a framed response without a presenter (see `start_stream`).
+/// Streams a framed response without a presenter (see `start_stream`). `id` is the JSON-RPC
+/// id: a string, or an integer's digits when `id_number`.
 #[napi(catch_unwind)]
 pub fn present_plain_stream(
     data: Option<ClassInstance<'_, OwnedText>>,
     args: CallArgs,
     id: Option<String>,
+    id_number: bool,
     protocol: Option<String>,
     on_event: Function<'_, StreamArgs, ()>,
 ) -> Result<StreamControl> {
@@ -841,7 +862,7 @@ pub fn present_plain_stream(
         presenter: None,
         data: shared(data.as_ref()),
         args,
-        id: id.as_deref().map(Id::number_or_string),
+        id: id.map(|id| frame_id(id, id_number)).transpose()?,
         protocol,
     };
     start_stream(job, on_event)
@@ -855,13 +876,15 @@ pub fn pool_threads() -> u32 {
 
 #[napi]
 impl NativePresenter {
-    /// Streams a framed response through this presenter (see `start_stream`).
+    /// Streams a framed response through this presenter (see `start_stream`). `id` is the
+    /// JSON-RPC id: a string, or an integer's digits when `id_number`.
     #[napi(catch_unwind)]
     pub fn present_stream(
         &self,
         data: Option<ClassInstance<'_, OwnedText>>,
         args: CallArgs,
         id: Option<String>,
+        id_number: bool,
         protocol: Option<String>,
         on_event: Function<'_, StreamArgs, ()>,
     ) -> Result<StreamControl> {
@@ -869,7 +892,7 @@ impl NativePresenter {
             presenter: Some(self.inner.clone()),
             data: shared(data.as_ref()),
             args,
-            id: id.as_deref().map(Id::number_or_string),
+            id: id.map(|id| frame_id(id, id_number)).transpose()?,
             protocol,
         };
         start_stream(job, on_event)

@@ -12,6 +12,15 @@ const tw = require('..');
 
 const META = Symbol.for('toolwire.meta');
 
+// assert.throws for a call that returns a stream when it does not throw: the stream is
+// destroyed first, so a failing check cannot leave a job (and the process) waiting.
+function refuses(fn, expected, message) {
+  assert.throws(() => {
+    const r = fn();
+    if (r && typeof r.destroy === 'function') r.destroy();
+  }, expected, message);
+}
+
 async function collect(stream) {
   const parts = [];
   for await (const c of stream) parts.push(c);
@@ -77,6 +86,35 @@ test('D6 unread streams share one bounded pool: 120 of them add at most the pool
     assert.ok(threads() - before <= POOL);
   } finally {
     for (const s of streams) s.destroy();
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// D8: presentStream changed the JSON-RPC id's type
+
+test('D8 presentStream keeps the id\'s type: a string stays a string, an integer a number; anything else is a TypeError', async () => {
+  const idOf = async (id) => JSON.parse(await collect(tw.presentStream([1], null, {}, { id }))).id;
+  assert.equal(await idOf('42'), '42');
+  assert.equal(await idOf('1.5'), '1.5');
+  assert.equal(await idOf(''), '');
+  assert.equal(await idOf(42), 42);
+  assert.equal(await idOf(-7), -7);
+  assert.equal(await idOf(0), 0);
+  assert.equal(await idOf(Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);
+  // A BigInt keeps every digit (JSON.parse of the line would round it: compare the text).
+  const big = await collect(tw.presentStream([1], null, {}, { id: 123456789012345678901234567890n }));
+  assert.ok(big.startsWith('{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":'), big.slice(0, 80));
+  // No id: the bare CallToolResult line.
+  assert.ok((await collect(tw.presentStream([1], null, {}, { id: null }))).startsWith('{"content":'));
+  const refused = [
+    [1.5, 'got 1.5'], [NaN, 'got NaN'], [Infinity, 'got Infinity'], [2 ** 53, 'got 9007199254740992'],
+    [{ a: 1 }, 'got object'], [[1], 'got object'], [true, 'got boolean'], [Symbol('s'), 'got symbol'],
+  ];
+  for (const [id, tail] of refused) {
+    refuses(() => tw.presentStream([1], null, {}, { id }), {
+      name: 'TypeError',
+      message: `frame.id must be a string or an integer (a safe-integer number or a BigInt), ${tail}`,
+    }, String(typeof id === 'symbol' ? 'symbol' : id));
   }
 });
 
