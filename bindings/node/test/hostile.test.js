@@ -119,6 +119,50 @@ test('D8 presentStream keeps the id\'s type: a string stays a string, an integer
 });
 
 // ---------------------------------------------------------------------------------------------
+// D11: a lone surrogate in a JS string was replaced with U+FFFD by some entry points
+
+const lone = (what, unit, at) => ({
+  name: 'TypeError',
+  message: `${what} holds a lone surrogate (U+${unit}) at index ${at}, which UTF-8 text cannot represent`,
+});
+
+test('D11 every entry point taking a JS string refuses a lone surrogate, naming the argument and the index', async () => {
+  const P = { name: 'P', select: true, schema: { type: 'object', properties: { a: { type: 'integer' } } } };
+  for (const [s, unit, at] of [['\ud800', 'D800', 0], ['ab\udfff', 'DFFF', 2], ['😀x\ud83d', 'D83D', 3], ['\udc00\ud800', 'DC00', 0]]) {
+    const json = JSON.stringify(['']).replace('""', `"${s}"`); // the raw character in JSON text
+    const at1 = at + 2;
+    assert.throws(() => tw.encodeJson(json), lone('encodeJson: the JSON text', unit, at1));
+    await assert.rejects(tw.encodeJsonAsync(json), lone('encodeJsonAsync: the JSON text', unit, at1));
+    assert.throws(() => tw.decode(`a: ${s}`), lone('decode: the TOON text', unit, at + 3));
+    assert.throws(() => tw.decodeFromLines(['a:', `  b: ${s}`]), lone('decodeFromLines: line 2', unit, at + 5));
+    assert.throws(() => Array.from(tw.decodeStreamSync([`a: ${s}`])), lone('decodeStreamSync: line 1', unit, at + 3));
+    await assert.rejects(async () => { for await (const _ of tw.decodeStream([`a: ${s}`])); }, lone('decodeStream: line 1', unit, at + 3));
+    assert.throws(() => tw.present(s), lone('present: the string result', unit, at));
+    await assert.rejects(tw.presentAsync(s), lone('presentAsync: the string result', unit, at));
+    refuses(() => tw.presentStream(s), lone('presentStream: the string result', unit, at));
+    assert.throws(() => tw.present([{ a: 1 }], P, { select: ['a', s] }), lone('select[1]', unit, at));
+    assert.throws(() => tw.present([], { ...P, rules: ['ok', s] }), lone('presenter.rules[1]', unit, at));
+    assert.throws(() => tw.present([], JSON.stringify({ name: 'Q' }).replace('"Q"', `"${s}"`)), lone('presenter: the JSON text', unit, at + 9));
+    assert.throws(() => tw.present([], null, { action: s }), lone('action', unit, at));
+    assert.throws(() => tw.present([], null, { format: s }), lone('format', unit, at));
+    refuses(() => tw.presentStream([], null, {}, { id: s }), lone('frame.id', unit, at));
+    refuses(() => tw.presentStream([], null, {}, { protocol: s }), lone('frame.protocol', unit, at));
+    assert.throws(() => tw.toolSchema(P, { description: s }), lone('toolSchema: description', unit, at));
+    assert.throws(() => tw.toolSchema(P, { actions: [{ name: 'a', description: s }] }), lone('toolSchema: actions[0].description', unit, at));
+    const handler = tw.wrap(() => { throw new Error(s); });
+    await assert.rejects(handler({}), lone('wrap: the handler\'s error message', unit, at));
+  }
+  // A value is not a string argument: JSON.stringify writes the lone surrogate as an escape,
+  // which the engine keeps (compact JSON in place of TOON, WIRE.md §2).
+  const r = tw.present({ a: 'x\ud800' }, null, { format: 'toon' });
+  assert.equal(r.content[0].text, '{"a":"x\\ud800"}');
+  assert.deepEqual(r[META].data, { a: 'x\ud800' });
+  // Well-formed pairs pass everywhere.
+  assert.equal(tw.encodeJson('["😀"]'), '[1]: 😀');
+  assert.deepEqual(tw.decode('a: 😀'), { a: '😀' });
+});
+
+// ---------------------------------------------------------------------------------------------
 // D13: the side door's data was re-read from the caller's buffer
 
 test('D13 the side door\'s data is what was presented, whatever happens to the caller\'s buffer afterwards', async () => {
