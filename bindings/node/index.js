@@ -661,17 +661,30 @@ function newPresenter(text) {
 }
 
 /**
- * The JSON text the engine reads for a handler's return value (`undefined`: no value), in
- * memory the addon owns (`ownText`): the call, a later side-door read and an async job all
- * read this copy, never the caller's buffer.
+ * The JSON text the engine reads for a handler's return value (`undefined`: no value), for
+ * a call on the JS thread: a string, or bytes nobody else holds. The side door presents the
+ * same text again on first read, so a caller's buffer is copied (D13: the side door shows
+ * what was presented, whatever the caller does to its buffer afterwards). A copy V8 owns:
+ * it is freed by the GC itself, even in a synchronous loop (a napi object's memory is only
+ * freed on a later turn of the event loop).
  */
 function dataText(data, what) {
   if (data === undefined || data === null) return undefined;
-  if (data instanceof Uint8Array) return ownText(data);
+  if (data instanceof Uint8Array) return new Uint8Array(data);
   // A string is a text result: its JSON string form is the engine's text result.
   if (typeof data === 'string') wellFormed(data, `${what}: the string result`);
   const json = JSON.stringify(data);
-  return json === undefined ? undefined : ownText(fastText(json));
+  return json === undefined ? undefined : fastText(json);
+}
+
+/**
+ * dataText for work off the JS thread: the text in memory the addon owns (`ownText`), which
+ * the job and a later side-door read both use, never the caller's buffer.
+ */
+function ownedDataText(data, what) {
+  if (data instanceof Uint8Array) return ownText(data);
+  const text = dataText(data, what);
+  return text === undefined ? undefined : ownText(text);
 }
 
 function callArgs(opts, wantData) {
@@ -756,7 +769,7 @@ function present(data, presenter, opts) {
  */
 async function presentAsync(data, presenter, opts) {
   const p = compilePresenter(presenter);
-  const text = dataText(data, 'presentAsync');
+  const text = ownedDataText(data, 'presentAsync');
   const args = callArgs(opts, false);
   let reply;
   try {
@@ -783,7 +796,7 @@ function presentStream(data, presenter, opts, frame = {}) {
   const args = callArgs(opts, false);
   const [id, idNumber] = frameId(frame.id);
   const protocol = frame.protocol === undefined ? undefined : wellFormed(String(frame.protocol), 'frame.protocol');
-  const text = dataText(data, 'presentStream');
+  const text = ownedDataText(data, 'presentStream');
   let control = null;
   const stream = new Readable({
     read() {
