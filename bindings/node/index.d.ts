@@ -89,7 +89,7 @@ export type JsonText = string | Uint8Array | ArrayBuffer;
 
 /** TOON of JSON text, without building JavaScript values (keeps the text's key order and integer digits). */
 export declare function encodeJson(json: JsonText, options?: Omit<EncodeOptions, 'replacer'>): string;
-/** encodeJson on the libuv thread pool. */
+/** encodeJson on the addon's worker pool (4 threads); the text is copied before the call returns. */
 export declare function encodeJsonAsync(json: JsonText, options?: Omit<EncodeOptions, 'replacer'>): Promise<string>;
 
 // ---- Presenters and MCP -------------------------------------------------------------------------

@@ -824,10 +824,16 @@ function presentStream(data, presenter, opts, frame = {}) {
   } catch (e) {
     throw encodeError(e);
   }
-  // The testing side door: how far the engine got (bytes produced, job finished, and
-  // whether it stopped waiting for the reader to free its thread).
+  // The testing side door: how far the engine got (bytes produced, job finished), whether
+  // its job waits for the reader now (holding a pool thread), and whether it stopped waiting
+  // for the reader to free its thread.
   Object.defineProperty(stream, META, {
-    get: () => ({ producedBytes: control.produced(), finished: control.finished(), spilled: control.spilled() }),
+    get: () => ({
+      producedBytes: control.produced(),
+      finished: control.finished(),
+      waiting: control.waiting(),
+      spilled: control.spilled(),
+    }),
     enumerable: false,
   });
   return stream;

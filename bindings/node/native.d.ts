@@ -58,6 +58,8 @@ export declare class StreamControl {
   finished(): boolean
   /** True when the stream stopped waiting for its reader to free its thread (see [`pool`]). */
   spilled(): boolean
+  /** True while the job waits for the reader, holding a pool thread. */
+  waiting(): boolean
 }
 
 /** The per-call arguments of a presented response. */

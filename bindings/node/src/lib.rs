@@ -647,8 +647,11 @@ struct Flow {
     /// The stream was destroyed: stop encoding.
     cancelled: bool,
     /// A job waited for a thread while this stream waited for its reader: the rest of the
-    /// response goes to the stream's buffer without waiting, so the thread is freed.
+    /// response goes to the stream's buffer without waiting, so the thread is freed
+    /// ([`pool::State::give_up`]).
     spilled: bool,
+    /// The job waits for the reader (it holds a pool thread while it does).
+    waiting: bool,
     /// Bytes the engine wrote and the job sent so far.
     produced: usize,
     /// The job is done (complete, failed or cancelled).
@@ -685,15 +688,19 @@ impl FlowGate {
             {
                 let mut f = self.lock();
                 if f.cancelled {
+                    f.waiting = false;
                     return false;
                 }
                 if !f.spilled && (f.paused || f.in_flight >= STREAM_WINDOW) && p.starved() {
+                    p.give_up();
                     f.spilled = true;
                 }
                 if f.spilled || (!f.paused && f.in_flight < STREAM_WINDOW) {
                     f.in_flight += 1;
+                    f.waiting = false;
                     return true;
                 }
+                f.waiting = true;
             }
             p = pool::wait_flow(p);
         }
@@ -756,6 +763,12 @@ impl StreamControl {
     #[napi]
     pub fn spilled(&self) -> bool {
         self.gate.lock().spilled
+    }
+
+    /// True while the job waits for the reader, holding a pool thread.
+    #[napi]
+    pub fn waiting(&self) -> bool {
+        self.gate.lock().waiting
     }
 }
 

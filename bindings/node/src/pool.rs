@@ -5,13 +5,15 @@
 //!
 //! A stream pauses while its reader does not read (backpressure: at most a window of chunks
 //! ahead of the reader), and a paused stream keeps its thread — but only while no job waits
-//! for one. When a job is queued and no thread is free to take it (the pool is *starved*),
-//! every paused stream stops waiting for its reader and finishes its response into its
-//! stream's buffer (as much memory as `presentAsync` holds for the same response), so its
-//! thread goes back to the pool. Nothing in the pool ever waits on JavaScript for good: a
-//! pool full of unread streams cannot block another call, and opening more streams than
-//! threads never starts another thread.
+//! for one. When a job is queued and no thread is free or being freed for it (the pool is
+//! *starved*), one paused stream per such job stops waiting for its reader and finishes its
+//! response into its stream's buffer (as much memory as `presentAsync` holds for the same
+//! response), so its thread goes back to the pool; the other paused streams keep their
+//! backpressure. Nothing in the pool ever waits on JavaScript for good: a pool full of unread
+//! streams cannot block another call, and opening more streams than threads never starts
+//! another thread (100 unread streams: 4 more threads, not 100).
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -30,12 +32,29 @@ pub struct State {
     free: usize,
     /// Threads started.
     started: usize,
+    /// Jobs that gave their thread up for a queued job ([`State::give_up`]) and still run.
+    yielding: usize,
+}
+
+thread_local! {
+    /// The job running on this worker gave its thread up ([`State::give_up`]).
+    static YIELDED: Cell<bool> = const { Cell::new(false) };
 }
 
 impl State {
-    /// A queued job has no free worker to take it: paused streams must give their threads up.
+    /// A queued job has no worker to take it, free or being freed: a paused stream must give
+    /// its thread up.
     pub fn starved(&self) -> bool {
-        self.queue.len() > self.free
+        self.queue.len() > self.free + self.yielding
+    }
+
+    /// The job running on this thread gives its thread up for a queued job: it stops waiting
+    /// on JavaScript and finishes. Counted until it returns, so one job gives up per queued
+    /// job, not every paused one.
+    pub fn give_up(&mut self) {
+        if !YIELDED.replace(true) {
+            self.yielding += 1;
+        }
     }
 }
 
@@ -52,6 +71,7 @@ static POOL: Pool = Pool {
         queue: VecDeque::new(),
         free: 0,
         started: 0,
+        yielding: 0,
     }),
     work: Condvar::new(),
     flow: Condvar::new(),
@@ -123,6 +143,9 @@ fn work_loop() {
                 let _ = std::panic::catch_unwind(AssertUnwindSafe(job));
                 s = lock();
                 s.free += 1;
+                if YIELDED.replace(false) {
+                    s.yielding -= 1;
+                }
             }
             None => s = POOL.work.wait(s).unwrap_or_else(|e| e.into_inner()),
         }

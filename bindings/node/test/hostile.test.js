@@ -89,6 +89,26 @@ test('D6 unread streams share one bounded pool: 120 of them add at most the pool
   }
 });
 
+// When every thread holds a paused stream, a waiting call takes the thread of one stream
+// (which finishes into its buffer), not of all: the others keep their backpressure.
+test('D6 a call waiting for the pool frees one paused stream\'s thread, not every one', { timeout: 600_000 }, async () => {
+  const rows = Array.from({ length: 6000 }, (_, i) => ({ id: `INV-${i}`, amount_cents: i, status: 'paid', note: 'x'.repeat(40) }));
+  const buf = Buffer.from(JSON.stringify(rows));
+  const expected = await collect(tw.presentStream(buf, null, {}));
+  const streams = Array.from({ length: POOL }, () => tw.presentStream(buf, null, {}));
+  try {
+    // Every thread of the pool holds a stream waiting for its reader (event-loop turns until
+    // then, no timing).
+    while (!streams.every((s) => s[META].waiting)) await new Promise((r) => setImmediate(r));
+    const r = await tw.presentAsync([1], null, { format: 'compact' });
+    assert.equal(r.content[0].text, '[1]');
+    assert.equal(streams.filter((s) => s[META].spilled).length, 1);
+    for (const s of streams) assert.equal(await collect(s), expected);
+  } finally {
+    for (const s of streams) s.destroy();
+  }
+});
+
 // ---------------------------------------------------------------------------------------------
 // D8: presentStream changed the JSON-RPC id's type
 
