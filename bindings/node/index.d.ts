@@ -89,7 +89,7 @@ export type JsonText = string | Uint8Array | ArrayBuffer;
 
 /** TOON of JSON text, without building JavaScript values (keeps the text's key order and integer digits). */
 export declare function encodeJson(json: JsonText, options?: Omit<EncodeOptions, 'replacer'>): string;
-/** encodeJson on the libuv thread pool. */
+/** encodeJson on the addon's worker pool (4 threads); the text is copied before the call returns. */
 export declare function encodeJsonAsync(json: JsonText, options?: Omit<EncodeOptions, 'replacer'>): Promise<string>;
 
 // ---- Presenters and MCP -------------------------------------------------------------------------
@@ -159,12 +159,15 @@ export declare function present(data: unknown, presenter?: PresenterLike | null,
 /** present() with the engine's work off the JS thread. */
 export declare function presentAsync(data: unknown, presenter?: PresenterLike | null, options?: PresentOptions): Promise<PresentedResult>;
 
-/** The framed response as a Readable of Buffers: a JSON-RPC line with `id`, else the CallToolResult line. */
+/**
+ * The framed response as a Readable of Buffers: a JSON-RPC line with `id`, else the CallToolResult line.
+ * `id` keeps its type: a string, or an integer (a safe-integer number or a BigInt); anything else is a TypeError.
+ */
 export declare function presentStream(
   data: unknown,
   presenter?: PresenterLike | null,
   options?: PresentOptions,
-  frame?: { id?: string | number; protocol?: string },
+  frame?: { id?: string | number | bigint; protocol?: string },
 ): ReadableOfBuffers;
 
 /** A Node `stream.Readable` of Buffers (described structurally: no @types/node needed). */

@@ -86,6 +86,58 @@ function decodeError(e, text) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// JavaScript strings into the engine: one rule for every entry point
+
+// A JS string is UTF-16 and may hold a lone surrogate; the engine reads UTF-8, which cannot
+// hold one (napi would replace it with U+FFFD, silently changing the text). So every string
+// that goes to the addon as text is checked first and a lone surrogate is a TypeError naming
+// the argument and the index (in UTF-16 code units, as String.prototype.slice counts).
+// Values (present's data, encode's input) are not affected: JSON.stringify writes a lone
+// surrogate as a `\udxxx` escape, which the engine keeps.
+
+/** The index of the first lone surrogate of `s` (`s` is not well-formed). */
+function loneSurrogateAt(s) {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+      else return i;
+    } else if (c >= 0xdc00 && c <= 0xdfff) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+function loneSurrogateError(s, what) {
+  const i = loneSurrogateAt(s);
+  const unit = s.charCodeAt(i).toString(16).toUpperCase();
+  return new TypeError(`${what} holds a lone surrogate (U+${unit}) at index ${i}, which UTF-8 text cannot represent`);
+}
+
+/** `s`, when it is well-formed UTF-16; else the TypeError of a lone surrogate in `what`. */
+function wellFormed(s, what) {
+  if (typeof s === 'string' && !s.isWellFormed()) throw loneSurrogateError(s, what);
+  return s;
+}
+
+/** Checks every string (keys included) of a JSON-like value; `what` names the value. */
+function wellFormedDeep(v, what) {
+  if (typeof v === 'string') {
+    wellFormed(v, what);
+  } else if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) wellFormedDeep(v[i], `${what}[${i}]`);
+  } else if (v !== null && typeof v === 'object') {
+    for (const k of Object.keys(v)) {
+      wellFormed(k, `a key of ${what}`);
+      wellFormedDeep(v[k], `${what}.${k}`);
+    }
+  }
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The @toon-format/toon 4.4 surface
 
 const DELIMITERS = { comma: ',', tab: '\t', pipe: '|' };
@@ -364,19 +416,24 @@ function encodeJson(json, options) {
   const o = resolveEncodeOptions(options);
   let toon;
   try {
-    toon = joinParts(native.encodeJson(asText(json), o.delimiter, o.indent));
+    toon = joinParts(native.encodeJson(asText(json, 'encodeJson'), o.delimiter, o.indent));
   } catch (e) {
     throw encodeError(e);
   }
   return finish(toon, o);
 }
 
-/** encodeJson off the JavaScript thread (the libuv pool): a promise of the TOON text. */
+/**
+ * encodeJson off the JavaScript thread (the addon's pool): a promise of the TOON text. The
+ * text is copied before the call returns, so the caller may reuse, transfer or detach its
+ * buffer at once.
+ */
 async function encodeJsonAsync(json, options) {
   const o = resolveEncodeOptions(options);
+  const owned = ownText(asText(json, 'encodeJsonAsync'));
   let toon;
   try {
-    toon = await native.encodeJsonAsync(asText(json), o.delimiter, o.indent);
+    toon = await native.encodeJsonAsync(owned, o.delimiter, o.indent);
   } catch (e) {
     throw encodeError(e);
   }
@@ -395,11 +452,22 @@ function fastText(s) {
   return textEncoder.encodeInto(s, bytes).read === s.length ? bytes : s;
 }
 
-function asText(json) {
-  if (typeof json === 'string') return fastText(json);
+function asText(json, what) {
+  if (typeof json === 'string') return fastText(wellFormed(json, `${what}: the JSON text`));
   if (json instanceof Uint8Array) return json;
   if (json instanceof ArrayBuffer) return new Uint8Array(json);
-  throw new TypeError('encodeJson expects JSON text: a string, Buffer or Uint8Array');
+  throw new TypeError(`${what} expects JSON text: a string, Buffer or Uint8Array`);
+}
+
+// JSON text copied into memory the addon owns (a string converted, bytes copied), before
+// the call returns: what every async call, stream and side door reads. A napi reference
+// does not pin a buffer's memory: the caller may transfer, detach or rewrite it meanwhile.
+function ownText(text) {
+  try {
+    return native.ownText(text);
+  } catch (e) {
+    throw encodeError(e);
+  }
 }
 
 function* linesOf(text) {
@@ -424,6 +492,7 @@ function encodeLines(input, options) {
 /** Decodes TOON text into a JavaScript value, exactly as @toon-format/toon 4.4 does. */
 function decode(input, options) {
   if (typeof input !== 'string') throw new TypeError('input.split is not a function');
+  wellFormed(input, 'decode: the TOON text');
   const indent = (options?.indentSize ?? options?.indent ?? 2) >>> 0;
   const strict = Boolean(options?.strict ?? true);
   let json;
@@ -510,14 +579,23 @@ function arrayLength(json, i) {
 
 /** Decodes TOON lines into JSON events (startObject, key, primitive, …), as 4.4's decodeStreamSync. */
 function decodeStreamSync(lines, options) {
-  return jsonEvents(decodeJsonText(Array.from(lines).join('\n'), options));
+  return jsonEvents(decodeJsonText(joinLines(lines, 'decodeStreamSync'), options));
+}
+
+// Lines joined for the decoder, each checked (a lone surrogate is named by its line).
+function joinLines(lines, what) {
+  const all = Array.from(lines);
+  for (let i = 0; i < all.length; i++) {
+    if (typeof all[i] === 'string') wellFormed(all[i], `${what}: line ${i + 1}`);
+  }
+  return all.join('\n');
 }
 
 /** decodeStreamSync for async (or sync) iterables of lines: an async iterable of events. */
 async function* decodeStream(source, options) {
   const lines = [];
   for await (const line of source) lines.push(line);
-  yield* jsonEvents(decodeJsonText(lines.join('\n'), options));
+  yield* jsonEvents(decodeJsonText(joinLines(lines, 'decodeStream'), options));
 }
 
 function decodeJsonText(input, options) {
@@ -532,7 +610,7 @@ function decodeJsonText(input, options) {
 
 /** Decodes TOON from pre-split lines (any iterable of strings). */
 function decodeFromLines(lines, options) {
-  return decode(Array.from(lines).join('\n'), options);
+  return decode(joinLines(lines, 'decodeFromLines'), options);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -553,7 +631,7 @@ function compilePresenter(presenter) {
   if (typeof presenter === 'object' && !(presenter instanceof Uint8Array)) {
     let p = byObject.get(presenter);
     if (!p) {
-      p = newPresenter(JSON.stringify(presenter));
+      p = newPresenter(JSON.stringify(wellFormedDeep(presenter, 'presenter')));
       byObject.set(presenter, p);
     }
     return p;
@@ -562,6 +640,9 @@ function compilePresenter(presenter) {
     : presenter instanceof Uint8Array ? Buffer.from(presenter.buffer, presenter.byteOffset, presenter.byteLength).toString('utf8')
       : null;
   if (text === null) throw new TypeError('presenter must be a presenter-file object or its JSON text');
+  // Bytes are decoded as UTF-8 (invalid sequences become U+FFFD there, as Buffer#toString
+  // does); a string must be well-formed.
+  if (typeof presenter === 'string') wellFormed(text, 'presenter: the JSON text');
   let p = byText.get(text);
   if (!p) {
     p = newPresenter(text);
@@ -579,23 +660,41 @@ function newPresenter(text) {
   }
 }
 
-/** The JSON text the engine reads for a handler's return value (`undefined`: no value). */
-function dataText(data) {
+/**
+ * The JSON text the engine reads for a handler's return value (`undefined`: no value), for
+ * a call on the JS thread: a string, or bytes nobody else holds. The side door presents the
+ * same text again on first read, so a caller's buffer is copied (D13: the side door shows
+ * what was presented, whatever the caller does to its buffer afterwards). A copy V8 owns:
+ * it is freed by the GC itself, even in a synchronous loop (a napi object's memory is only
+ * freed on a later turn of the event loop).
+ */
+function dataText(data, what) {
   if (data === undefined || data === null) return undefined;
-  if (data instanceof Uint8Array) return data;
+  if (data instanceof Uint8Array) return new Uint8Array(data);
   // A string is a text result: its JSON string form is the engine's text result.
+  if (typeof data === 'string') wellFormed(data, `${what}: the string result`);
   const json = JSON.stringify(data);
   return json === undefined ? undefined : fastText(json);
+}
+
+/**
+ * dataText for work off the JS thread: the text in memory the addon owns (`ownText`), which
+ * the job and a later side-door read both use, never the caller's buffer.
+ */
+function ownedDataText(data, what) {
+  if (data instanceof Uint8Array) return ownText(data);
+  const text = dataText(data, what);
+  return text === undefined ? undefined : ownText(text);
 }
 
 function callArgs(opts, wantData) {
   const a = {};
   if (opts) {
-    if (opts.select !== undefined) a.select = JSON.stringify(opts.select) ?? 'null';
-    if (opts.format !== undefined && opts.format !== null) a.format = String(opts.format);
+    if (opts.select !== undefined) a.select = JSON.stringify(wellFormedDeep(opts.select, 'select')) ?? 'null';
+    if (opts.format !== undefined && opts.format !== null) a.format = wellFormed(String(opts.format), 'format');
     if (opts.limit !== undefined && opts.limit !== null) a.limit = numberArg(opts.limit, 'limit');
     if (opts.tokenBudget !== undefined && opts.tokenBudget !== null) a.tokenBudget = numberArg(opts.tokenBudget, 'tokenBudget');
-    if (opts.action !== undefined) a.action = String(opts.action);
+    if (opts.action !== undefined) a.action = wellFormed(String(opts.action), 'action');
   }
   if (wantData) a.wantData = true;
   return a;
@@ -658,16 +757,19 @@ function uiBlock(b) {
  */
 function present(data, presenter, opts) {
   const p = compilePresenter(presenter);
-  const text = dataText(data);
+  const text = dataText(data, 'present');
   const args = callArgs(opts, false);
   const reply = callNative(p, text, args);
   return toResult(reply, () => callNative(p, text, { ...args, wantData: true }));
 }
 
-/** present() with the engine's work on the libuv pool. */
+/**
+ * present() with the engine's work on the addon's pool. The data's JSON text is copied
+ * before the call returns, so the caller may reuse, transfer or detach its buffer at once.
+ */
 async function presentAsync(data, presenter, opts) {
   const p = compilePresenter(presenter);
-  const text = dataText(data);
+  const text = ownedDataText(data, 'presentAsync');
   const args = callArgs(opts, false);
   let reply;
   try {
@@ -681,19 +783,20 @@ async function presentAsync(data, presenter, opts) {
 /**
  * The response as a Node Readable of Buffers: with `frame.id`, the JSON-RPC 2.0 response line
  * (WIRE.md §11, for servers that write the wire themselves); without, the bare CallToolResult
- * line. Written by the engine on a worker thread in 256 KiB chunks, each pushed as soon as it
- * is encoded (block texts escaped straight into the frame); the worker waits while the
- * stream's buffer is full (backpressure) and stops when the stream is destroyed. Every check
+ * line. Written by the engine on the addon's pool in 256 KiB chunks, each pushed as soon as
+ * it is encoded (block texts escaped straight into the frame); the job waits while the
+ * stream's buffer is full (backpressure) — unless another call waits for a thread, then it
+ * finishes into the stream's buffer — and stops when the stream is destroyed. Every check
  * runs before the first byte, so the stream is never half a message (an error is the
- * stream's 'error' event, before any data).
+ * stream's 'error' event, before any data). The data is copied before the call returns.
  */
 function presentStream(data, presenter, opts, frame = {}) {
   const { Readable } = require('node:stream');
   const p = compilePresenter(presenter);
-  const text = dataText(data);
   const args = callArgs(opts, false);
-  const id = frame.id === undefined || frame.id === null ? undefined : String(frame.id);
-  const protocol = frame.protocol === undefined ? undefined : String(frame.protocol);
+  const [id, idNumber] = frameId(frame.id);
+  const protocol = frame.protocol === undefined ? undefined : wellFormed(String(frame.protocol), 'frame.protocol');
+  const text = ownedDataText(data, 'presentStream');
   let control = null;
   const stream = new Readable({
     read() {
@@ -716,16 +819,40 @@ function presentStream(data, presenter, opts, frame = {}) {
     }
   };
   try {
-    control = p ? p.presentStream(text, args, id, protocol, onEvent) : native.presentPlainStream(text, args, id, protocol, onEvent);
+    control = p ? p.presentStream(text, args, id, idNumber, protocol, onEvent)
+      : native.presentPlainStream(text, args, id, idNumber, protocol, onEvent);
   } catch (e) {
     throw encodeError(e);
   }
-  // The testing side door: how far the engine got (bytes produced, worker finished).
+  // The testing side door: how far the engine got (bytes produced, job finished), whether
+  // its job waits for the reader now (holding a pool thread), and whether it stopped waiting
+  // for the reader to free its thread.
   Object.defineProperty(stream, META, {
-    get: () => ({ producedBytes: control.produced(), finished: control.finished() }),
+    get: () => ({
+      producedBytes: control.produced(),
+      finished: control.finished(),
+      waiting: control.waiting(),
+      spilled: control.spilled(),
+    }),
     enumerable: false,
   });
   return stream;
+}
+
+// The JSON-RPC id of a frame, as [text, isNumber]: it keeps its type. JSON-RPC 2.0 and MCP
+// allow a string or a number (MCP: never null), and JSON-RPC says a number SHOULD NOT have
+// a fractional part; so a string stays a string, an integer (a safe-integer number, or a
+// BigInt of any size) is written as its digits, and anything else (a fraction, NaN,
+// ±Infinity, an integer past 2^53, which was rounded already: pass it as a BigInt or a
+// string; an object) is a TypeError, never converted. No id (undefined or null) writes the
+// bare CallToolResult line.
+function frameId(id) {
+  if (id === undefined || id === null) return [undefined, false];
+  if (typeof id === 'string') return [wellFormed(id, 'frame.id'), false];
+  if (typeof id === 'bigint') return [id.toString(), true];
+  if (typeof id === 'number' && Number.isSafeInteger(id)) return [String(id), true];
+  const shown = typeof id === 'number' ? String(id) : typeof id;
+  throw new TypeError(`frame.id must be a string or an integer (a safe-integer number or a BigInt), got ${shown}`);
 }
 
 /**
@@ -740,10 +867,13 @@ function toolSchema(presenter, opts = {}) {
   const select = p.inputSchemaProperty();
   if (select != null) inputSchema.properties._select = JSON.parse(select);
   const outputSchema = JSON.parse(p.outputSchema(opts.protocol ?? '2025-11-25', opts.collection ?? true));
-  const name = opts.name ?? p.name;
+  const name = wellFormed(String(opts.name ?? p.name), 'toolSchema: name');
+  wellFormed(opts.description, 'toolSchema: description');
   const actions = (opts.actions ?? [{ name: opts.action ?? 'present', description: opts.description ?? '' }])
     .map((a) => ({ name: String(a.name), description: a.description ?? '', required: a.required ?? [], destructive: Boolean(a.destructive) }));
-  const description = native.toonDescription(name, opts.description ?? '', opts.discriminator ?? 'action', actions);
+  wellFormedDeep(actions, 'toolSchema: actions');
+  const description = native.toonDescription(name, opts.description ?? '',
+    wellFormed(opts.discriminator ?? 'action', 'toolSchema: discriminator'), actions);
   return { inputSchema, outputSchema, description };
 }
 
@@ -760,7 +890,7 @@ function isToolwireResult(v) {
 function wrap(handler, opts = {}) {
   if (typeof handler !== 'function') throw new TypeError('wrap expects a handler function');
   const p = compilePresenter(opts.presenter);
-  const action = opts.action ?? `${p ? p.name : 'tool'}/present`;
+  const action = wellFormed(String(opts.action ?? `${p ? p.name : 'tool'}/present`), 'wrap: action');
   return async function toolwireHandler(args, extra) {
     let select;
     let rest = args;
@@ -772,6 +902,11 @@ function wrap(handler, opts = {}) {
       value = await handler(rest, extra);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
+      if (!message.isWellFormed()) {
+        const err = loneSurrogateError(message, 'wrap: the handler\'s error message');
+        err.cause = e;
+        throw err;
+      }
       return toResult(native.handlerError(action, message), () => ({ data: null }));
     }
     if (isToolwireResult(value)) return value;

@@ -8,13 +8,38 @@ export declare class NativePresenter {
   inputSchemaProperty(): string | null
   /** The tool's `outputSchema` (JSON text) for `protocol`, of a collection or one item. */
   outputSchema(protocol: string, collection: boolean): string
-  /** Presents `data` (JSON text; `None` is "no value", `OK`) through this presenter. */
-  present(data: Text | undefined | null, args: CallArgs): NativeReply
-  /** [`NativePresenter::present`] on the libuv thread pool. */
-  presentAsync(data: Text | undefined | null, args: CallArgs): Promise<unknown>
-  /** Streams a framed response through this presenter (see `start_stream`). */
-  presentStream(data: Text | undefined | null, args: CallArgs, id: string | undefined | null, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
+  /**
+   * Presents `data` (JSON text; `None` is "no value", `OK`) through this presenter, on
+   * the JS thread (the caller's memory is read during the call only).
+   */
+  present(data: SyncText | undefined | null, args: CallArgs): NativeReply
+  /** [`NativePresenter::present`] on the addon's pool: a promise of the reply. */
+  presentAsync(data: OwnedText | undefined | null, args: CallArgs): Promise<NativeReply>
+  /**
+   * Streams a framed response through this presenter (see `start_stream`). `id` is the
+   * JSON-RPC id: a string, or an integer's digits when `id_number`.
+   */
+  presentStream(data: OwnedText | undefined | null, args: CallArgs, id: string | undefined | null, idNumber: boolean, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
 }
+
+/**
+ * JSON text copied out of the caller's memory on the JS thread, for work that outlives the
+ * call: an async call, a stream, the side door.
+ *
+ * A napi reference to a typed array keeps the JS object alive but does not pin its memory:
+ * the caller can transfer or detach the `ArrayBuffer` (which frees it) or write into it while
+ * a worker thread reads. So every byte a worker reads is a copy the addon owns, made by
+ * [`own_text`] before the call returns; a JS string is converted by napi into Rust memory
+ * (no further copy).
+ *
+ * V8 is told about the bytes (`napi_adjust_external_memory`), and untold when the object is
+ * collected, so the GC runs for them (an async result's side door holds its `OwnedText`).
+ * Its memory is freed by a finalizer, which Node runs on a later turn of the event loop:
+ * fine for async work (300 awaited `presentAsync` calls of a 15 MB Buffer: 137 MB peak
+ * growth), not for a synchronous loop, so synchronous calls never make one (`present` of a
+ * 15 MB Buffer 300 times in one loop grew the process by 4.5 GB when it did).
+ */
+export declare class OwnedText {}
 
 /**
  * The JS side's handle on a streaming response: `ack` after each chunk (with `push`'s
@@ -25,12 +50,16 @@ export declare class StreamControl {
   ack(more: boolean): void
   /** The consumer wants more (`Readable._read`). */
   resume(): void
-  /** Nobody reads any more (`Readable._destroy`): the worker stops encoding. */
+  /** Nobody reads any more (`Readable._destroy`): the job stops encoding. */
   cancel(): void
   /** Bytes of the response the engine has produced so far (the side door of the stream). */
   produced(): number
-  /** True once the worker is done: the response is complete, failed or cancelled. */
+  /** True once the job is done: the response is complete, failed or cancelled. */
   finished(): boolean
+  /** True when the stream stopped waiting for its reader to free its thread (see [`pool`]). */
+  spilled(): boolean
+  /** True while the job waits for the reader, holding a pool thread. */
+  waiting(): boolean
 }
 
 /** The per-call arguments of a presented response. */
@@ -63,8 +92,11 @@ export declare function decodeToJson(text: string, indent: number, strict: boole
  */
 export declare function encodeJson(json: Text, delimiter: string, indent: number): Array<string>
 
-/** [`encode_json`] on the libuv thread pool: a promise of the TOON text. */
-export declare function encodeJsonAsync(json: Text, delimiter: string, indent: number): Promise<unknown>
+/**
+ * [`encode_json`] on the addon's pool: a promise of the TOON text. The JSON text is an
+ * [`OwnedText`], so nothing the caller does to its buffer meanwhile reaches the worker.
+ */
+export declare function encodeJsonAsync(json: OwnedText, delimiter: string, indent: number): Promise<string>
 
 /** The `INTERNAL_ERROR` envelope of a failed handler (WIRE.md §8). */
 export declare function handlerError(action: string, message: string): NativeReply
@@ -127,14 +159,29 @@ export interface NativeUiBlock {
   priority?: number
 }
 
-/** Presents `data` (JSON text; `None` is "no value", `OK`) without a presenter. */
-export declare function presentPlain(data: Text | undefined | null, args: CallArgs): NativeReply
+/**
+ * Copies JSON text (a string, or the bytes of a `Buffer`/`Uint8Array`) into memory the addon
+ * owns (see [`OwnedText`]).
+ */
+export declare function ownText(text: Text): OwnedText
 
-/** [`present_plain`] on the libuv thread pool. */
-export declare function presentPlainAsync(data: Text | undefined | null, args: CallArgs): Promise<unknown>
+/** The number of threads the addon's pool runs at most (see [`pool`]). */
+export declare function poolThreads(): number
 
-/** Streams a framed response without a presenter (see `start_stream`). */
-export declare function presentPlainStream(data: Text | undefined | null, args: CallArgs, id: string | undefined | null, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
+/**
+ * Presents `data` (JSON text; `None` is "no value", `OK`) without a presenter, on the JS
+ * thread (the caller's memory is read during the call only).
+ */
+export declare function presentPlain(data: SyncText | undefined | null, args: CallArgs): NativeReply
+
+/** [`present_plain`] on the addon's pool: a promise of the reply. */
+export declare function presentPlainAsync(data: OwnedText | undefined | null, args: CallArgs): Promise<NativeReply>
+
+/**
+ * Streams a framed response without a presenter (see `start_stream`). `id` is the JSON-RPC
+ * id: a string, or an integer's digits when `id_number`.
+ */
+export declare function presentPlainStream(data: OwnedText | undefined | null, args: CallArgs, id: string | undefined | null, idNumber: boolean, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
 
 /** The TOON tool description of WIRE.md §6. */
 export declare function toonDescription(toolName: string, description: string, discriminator: string, actions: Array<NativeAction>): string

@@ -10,12 +10,21 @@
 //! compact JSON `{"category","message","line","column"}`; the JS layer turns it into its
 //! own error classes. Every entry point catches panics (`catch_unwind`), so no input can
 //! take the process down.
+//!
+//! Async calls and streams run on the addon's one bounded pool ([`pool`]), and read only
+//! bytes the addon owns ([`OwnedText`], copied on the JS thread before the call returns):
+//! never the caller's buffer, which it may rewrite, transfer or detach at once.
 
-use napi::bindgen_prelude::{AsyncTask, Buffer, Either, FnArgs, Function, Uint8Array};
+use std::sync::Arc;
+
+use napi::bindgen_prelude::{
+    Buffer, ClassInstance, Either, Either3, FnArgs, Function, Object, ObjectFinalize, ToNapiValue,
+    Uint8Array,
+};
 use napi::threadsafe_function::{
     ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode,
 };
-use napi::{Env, Error, JsString, Result, Status, Task};
+use napi::{Env, Error, JsString, Result, Status};
 use napi_derive::napi;
 use toolwire::call::{Input, Problem, Shape, ToolCall};
 use toolwire::frame::{Id, Protocol};
@@ -26,6 +35,8 @@ use toolwire::wire::Format;
 
 /// Prefix of the message of every error the addon throws (the JS layer parses the rest).
 const ERROR_MARK: &str = "\u{0}toolwire:";
+
+mod pool;
 
 /// JSON text given as a JS string or as bytes (`Buffer`, `Uint8Array`).
 type Text = Either<String, Uint8Array>;
@@ -198,34 +209,112 @@ fn push_part<'e>(
     Ok(())
 }
 
-/// [`encode_json`] off the JS thread.
-pub struct EncodeJsonTask {
-    json: Text,
-    opts: EncodeOptions,
+/// JSON text copied out of the caller's memory on the JS thread, for work that outlives the
+/// call: an async call, a stream, the side door.
+///
+/// A napi reference to a typed array keeps the JS object alive but does not pin its memory:
+/// the caller can transfer or detach the `ArrayBuffer` (which frees it) or write into it while
+/// a worker thread reads. So every byte a worker reads is a copy the addon owns, made by
+/// [`own_text`] before the call returns; a JS string is converted by napi into Rust memory
+/// (no further copy).
+///
+/// V8 is told about the bytes (`napi_adjust_external_memory`), and untold when the object is
+/// collected, so the GC runs for them (an async result's side door holds its `OwnedText`).
+/// Its memory is freed by a finalizer, which Node runs on a later turn of the event loop:
+/// fine for async work (300 awaited `presentAsync` calls of a 15 MB Buffer: 137 MB peak
+/// growth), not for a synchronous loop, so synchronous calls never make one (`present` of a
+/// 15 MB Buffer 300 times in one loop grew the process by 4.5 GB when it did).
+#[napi(custom_finalize)]
+pub struct OwnedText {
+    bytes: Arc<Vec<u8>>,
 }
 
-impl Task for EncodeJsonTask {
-    type Output = String;
-    type JsValue = String;
-
-    fn compute(&mut self) -> Result<String> {
-        encode_json_bytes(bytes_of(&self.json), &self.opts)
-    }
-
-    fn resolve(&mut self, _env: Env, output: String) -> Result<String> {
-        Ok(output)
+impl ObjectFinalize for OwnedText {
+    fn finalize(self, env: Env) -> Result<()> {
+        env.adjust_external_memory(-external_size(&self.bytes))?;
+        Ok(())
     }
 }
 
-/// [`encode_json`] on the libuv thread pool: a promise of the TOON text.
+/// The size V8 is told about for `bytes`.
+fn external_size(bytes: &[u8]) -> i64 {
+    i64::try_from(bytes.len()).unwrap_or(i64::MAX)
+}
+
+/// Copies JSON text (a string, or the bytes of a `Buffer`/`Uint8Array`) into memory the addon
+/// owns (see [`OwnedText`]).
 #[napi(catch_unwind)]
-pub fn encode_json_async(
-    json: Text,
+pub fn own_text(env: &Env, text: Text) -> Result<OwnedText> {
+    let bytes = match text {
+        Either::A(s) => s.into_bytes(),
+        Either::B(b) => b.to_vec(),
+    };
+    env.adjust_external_memory(external_size(&bytes))?;
+    Ok(OwnedText {
+        bytes: Arc::new(bytes),
+    })
+}
+
+/// JSON text read during a call on the JS thread: a string, bytes, or an [`OwnedText`] (the
+/// side door of an async call presents its copy again).
+type SyncText<'a> = Either3<String, Uint8Array, ClassInstance<'a, OwnedText>>;
+
+fn sync_bytes<'t>(t: &'t SyncText<'_>) -> &'t [u8] {
+    match t {
+        Either3::A(s) => s.as_bytes(),
+        Either3::B(b) => b,
+        Either3::C(o) => &o.bytes,
+    }
+}
+
+/// The bytes of an optional [`OwnedText`], shared with a job.
+fn shared(data: Option<&ClassInstance<'_, OwnedText>>) -> Option<Arc<Vec<u8>>> {
+    data.map(|t| t.bytes.clone())
+}
+
+/// The resolver of a promise settled from the pool (it runs on the JS thread).
+type Resolve<T> = Box<dyn FnOnce(Env) -> Result<T> + Send>;
+
+/// Runs `work` on the addon's pool ([`pool`]) and returns a promise of its result: a
+/// rejection with the marked error when it fails, or with an `internal` one when it panics.
+fn spawn_promise<'e, T, F>(env: &'e Env, work: F) -> Result<Object<'e>>
+where
+    T: ToNapiValue + Send + 'static,
+    F: FnOnce() -> Result<T> + Send + 'static,
+{
+    // A thread at least runs before the promise exists, so the job below always runs and
+    // always settles the promise (an unsettled one would keep the event loop alive).
+    pool::ready().map_err(|e| {
+        mark(
+            "internal",
+            &format!("cannot start a worker thread: {e}"),
+            None,
+        )
+    })?;
+    let (deferred, promise) = env.create_deferred::<T, Resolve<T>>()?;
+    pool::submit(Box::new(move || {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+            .unwrap_or_else(|_| Err(mark("internal", "the engine panicked", None)));
+        match outcome {
+            Ok(value) => deferred.resolve(Box::new(move |_env| Ok(value))),
+            Err(e) => deferred.reject(e),
+        }
+    }));
+    Ok(promise)
+}
+
+/// [`encode_json`] on the addon's pool: a promise of the TOON text. The JSON text is an
+/// [`OwnedText`], so nothing the caller does to its buffer meanwhile reaches the worker.
+#[napi(catch_unwind, ts_return_type = "Promise<string>")]
+pub fn encode_json_async<'e>(
+    env: &'e Env,
+    json: &OwnedText,
     delimiter: String,
     indent: u32,
-) -> Result<AsyncTask<EncodeJsonTask>> {
+) -> Result<Object<'e>> {
     let opts = encode_options(&delimiter, indent)?;
-    Ok(AsyncTask::new(EncodeJsonTask { json, opts }))
+    let bytes = json.bytes.clone();
+    spawn_promise(env, move || encode_json_bytes(&bytes, &opts))
 }
 
 /// Decodes TOON text and returns the value as compact JSON text (`JSON.stringify` form;
@@ -277,20 +366,22 @@ impl NativePresenter {
         self.inner.output_schema(&protocol, collection)
     }
 
-    /// Presents `data` (JSON text; `None` is "no value", `OK`) through this presenter.
+    /// Presents `data` (JSON text; `None` is "no value", `OK`) through this presenter, on
+    /// the JS thread (the caller's memory is read during the call only).
     #[napi(catch_unwind)]
-    pub fn present(&self, data: Option<Text>, args: CallArgs) -> Result<NativeReply> {
-        respond(Some(&self.inner), data.as_ref().map(bytes_of), &args)
+    pub fn present(&self, data: Option<SyncText<'_>>, args: CallArgs) -> Result<NativeReply> {
+        respond(Some(&self.inner), data.as_ref().map(sync_bytes), &args)
     }
 
-    /// [`NativePresenter::present`] on the libuv thread pool.
-    #[napi(catch_unwind)]
-    pub fn present_async(&self, data: Option<Text>, args: CallArgs) -> AsyncTask<PresentTask> {
-        AsyncTask::new(PresentTask {
-            presenter: Some(self.inner.clone()),
-            data,
-            args,
-        })
+    /// [`NativePresenter::present`] on the addon's pool: a promise of the reply.
+    #[napi(catch_unwind, ts_return_type = "Promise<NativeReply>")]
+    pub fn present_async<'e>(
+        &self,
+        env: &'e Env,
+        data: Option<ClassInstance<'_, OwnedText>>,
+        args: CallArgs,
+    ) -> Result<Object<'e>> {
+        present_on_pool(env, Some(self.inner.clone()), shared(data.as_ref()), args)
     }
 }
 
@@ -457,44 +548,37 @@ fn respond(
     })
 }
 
-/// Presents `data` (JSON text; `None` is "no value", `OK`) without a presenter.
+/// Presents `data` (JSON text; `None` is "no value", `OK`) without a presenter, on the JS
+/// thread (the caller's memory is read during the call only).
 #[napi(catch_unwind)]
-pub fn present_plain(data: Option<Text>, args: CallArgs) -> Result<NativeReply> {
-    respond(None, data.as_ref().map(bytes_of), &args)
+pub fn present_plain(data: Option<SyncText<'_>>, args: CallArgs) -> Result<NativeReply> {
+    respond(None, data.as_ref().map(sync_bytes), &args)
 }
 
-/// [`present_plain`] on the libuv thread pool.
-#[napi(catch_unwind)]
-pub fn present_plain_async(data: Option<Text>, args: CallArgs) -> AsyncTask<PresentTask> {
-    AsyncTask::new(PresentTask {
-        presenter: None,
-        data,
-        args,
-    })
-}
-
-/// A presented response computed off the JS thread.
-pub struct PresentTask {
-    presenter: Option<Presenter>,
-    data: Option<Text>,
+/// [`present_plain`] on the addon's pool: a promise of the reply.
+#[napi(catch_unwind, ts_return_type = "Promise<NativeReply>")]
+pub fn present_plain_async<'e>(
+    env: &'e Env,
+    data: Option<ClassInstance<'_, OwnedText>>,
     args: CallArgs,
+) -> Result<Object<'e>> {
+    present_on_pool(env, None, shared(data.as_ref()), args)
 }
 
-impl Task for PresentTask {
-    type Output = NativeReply;
-    type JsValue = NativeReply;
-
-    fn compute(&mut self) -> Result<NativeReply> {
+/// A presented response computed on the addon's pool, from bytes the addon owns.
+fn present_on_pool<'e>(
+    env: &'e Env,
+    presenter: Option<Presenter>,
+    data: Option<Arc<Vec<u8>>>,
+    args: CallArgs,
+) -> Result<Object<'e>> {
+    spawn_promise(env, move || {
         respond(
-            self.presenter.as_ref(),
-            self.data.as_ref().map(bytes_of),
-            &self.args,
+            presenter.as_ref(),
+            data.as_ref().map(|d| d.as_slice()),
+            &args,
         )
-    }
-
-    fn resolve(&mut self, _env: Env, output: NativeReply) -> Result<NativeReply> {
-        Ok(output)
-    }
+    })
 }
 
 /// One action of a tool description.
@@ -549,10 +633,11 @@ pub fn handler_error(action: String, message: String) -> NativeReply {
 }
 
 /// In-flight chunks a stream's worker may have handed to the JS thread and not yet seen
-/// taken: with [`toolwire::call::CHUNK_BYTES`] chunks, at most 512 KiB waits in the queue.
+/// taken: with [`toolwire::call::CHUNK_BYTES`] chunks, at most 512 KiB waits in the queue
+/// (unless the stream spills: see [`pool`]).
 const STREAM_WINDOW: usize = 2;
 
-/// Flow control between a stream's worker thread and its JS `Readable`.
+/// Flow control between a stream's job and its JS `Readable`.
 #[derive(Default)]
 struct Flow {
     /// Chunks sent to the JS thread and not yet acknowledged.
@@ -561,17 +646,25 @@ struct Flow {
     paused: bool,
     /// The stream was destroyed: stop encoding.
     cancelled: bool,
-    /// Bytes the engine wrote and the worker sent so far.
+    /// A job waited for a thread while this stream waited for its reader: the rest of the
+    /// response goes to the stream's buffer without waiting, so the thread is freed
+    /// ([`pool::State::give_up`]).
+    spilled: bool,
+    /// The job waits for the reader (it holds a pool thread while it does).
+    waiting: bool,
+    /// Bytes the engine wrote and the job sent so far.
     produced: usize,
-    /// The worker is done (complete, failed or cancelled).
+    /// The job is done (complete, failed or cancelled).
     finished: bool,
 }
 
-/// The flow state of one stream, shared by its worker and its [`StreamControl`].
+/// The flow state of one stream, shared by its job and its [`StreamControl`]. Lock order:
+/// the pool's lock ([`pool::lock`]), then this one; a paused job waits on the pool's flow
+/// signal, so a change that can let it go on (`ack`, `resume`, `cancel`, a starved pool) is
+/// made with the pool locked.
 #[derive(Default)]
 struct FlowGate {
     flow: std::sync::Mutex<Flow>,
-    wake: std::sync::Condvar,
 }
 
 impl FlowGate {
@@ -580,26 +673,41 @@ impl FlowGate {
         self.flow.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn update(&self, f: impl FnOnce(&mut Flow)) {
+    /// A change that can let the job go on: made under the pool's lock, then signalled.
+    fn signal(&self, f: impl FnOnce(&mut Flow)) {
+        let _pool = pool::lock();
         f(&mut self.lock());
-        self.wake.notify_all();
+        pool::notify_flow();
     }
 
-    /// Waits until another chunk may be sent; false when the stream was cancelled.
+    /// Waits until another chunk may be sent; false when the stream was cancelled. Never
+    /// waits while the pool is starved (see [`pool`]): then the stream spills.
     fn admit(&self) -> bool {
-        let mut g = self.lock();
-        while !g.cancelled && (g.paused || g.in_flight >= STREAM_WINDOW) {
-            g = self.wake.wait(g).unwrap_or_else(|e| e.into_inner());
+        let mut p = pool::lock();
+        loop {
+            {
+                let mut f = self.lock();
+                if f.cancelled {
+                    f.waiting = false;
+                    return false;
+                }
+                if !f.spilled && (f.paused || f.in_flight >= STREAM_WINDOW) && p.starved() {
+                    p.give_up();
+                    f.spilled = true;
+                }
+                if f.spilled || (!f.paused && f.in_flight < STREAM_WINDOW) {
+                    f.in_flight += 1;
+                    f.waiting = false;
+                    return true;
+                }
+                f.waiting = true;
+            }
+            p = pool::wait_flow(p);
         }
-        if g.cancelled {
-            return false;
-        }
-        g.in_flight += 1;
-        true
     }
 }
 
-/// What a stream's worker hands to the JS thread.
+/// What a stream's job hands to the JS thread.
 enum StreamEvent {
     /// The next bytes of the framed response.
     Chunk(Vec<u8>),
@@ -613,7 +721,7 @@ enum StreamEvent {
 /// result), `resume` from `read()`, `cancel` from `destroy()`.
 #[napi]
 pub struct StreamControl {
-    gate: std::sync::Arc<FlowGate>,
+    gate: Arc<FlowGate>,
 }
 
 #[napi]
@@ -621,7 +729,7 @@ impl StreamControl {
     /// A chunk was pushed; `more` is what `Readable.push` returned.
     #[napi]
     pub fn ack(&self, more: bool) {
-        self.gate.update(|f| {
+        self.gate.signal(|f| {
             f.in_flight = f.in_flight.saturating_sub(1);
             f.paused = !more;
         });
@@ -630,13 +738,13 @@ impl StreamControl {
     /// The consumer wants more (`Readable._read`).
     #[napi]
     pub fn resume(&self) {
-        self.gate.update(|f| f.paused = false);
+        self.gate.signal(|f| f.paused = false);
     }
 
-    /// Nobody reads any more (`Readable._destroy`): the worker stops encoding.
+    /// Nobody reads any more (`Readable._destroy`): the job stops encoding.
     #[napi]
     pub fn cancel(&self) {
-        self.gate.update(|f| f.cancelled = true);
+        self.gate.signal(|f| f.cancelled = true);
     }
 
     /// Bytes of the response the engine has produced so far (the side door of the stream).
@@ -645,10 +753,22 @@ impl StreamControl {
         self.gate.lock().produced as f64
     }
 
-    /// True once the worker is done: the response is complete, failed or cancelled.
+    /// True once the job is done: the response is complete, failed or cancelled.
     #[napi]
     pub fn finished(&self) -> bool {
         self.gate.lock().finished
+    }
+
+    /// True when the stream stopped waiting for its reader to free its thread (see [`pool`]).
+    #[napi]
+    pub fn spilled(&self) -> bool {
+        self.gate.lock().spilled
+    }
+
+    /// True while the job waits for the reader, holding a pool thread.
+    #[napi]
+    pub fn waiting(&self) -> bool {
+        self.gate.lock().waiting
     }
 }
 
@@ -657,20 +777,48 @@ type StreamArgs = FnArgs<(Option<String>, Option<Buffer>, bool)>;
 
 type StreamCallback = ThreadsafeFunction<StreamEvent, (), StreamArgs, Status, false>;
 
+/// The JSON-RPC id of a frame: a string, or an integer given as its decimal digits
+/// (`number`). Anything else was refused by the JS layer; the digits are checked again here,
+/// so a number can never be written as something that is not one.
+fn frame_id(id: String, number: bool) -> Result<Id> {
+    if !number {
+        return Ok(Id::String(id));
+    }
+    let digits = id.strip_prefix('-').unwrap_or(&id);
+    let integer = match digits.as_bytes() {
+        [b'0'] => true,
+        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
+        _ => false,
+    };
+    if !integer {
+        return Err(usage(&format!("frame.id: {id:?} is not an integer")));
+    }
+    Ok(Id::Number(id))
+}
+
+/// What a stream writes: the call, its input (owned) and the frame around the response.
+struct StreamJob {
+    presenter: Option<Presenter>,
+    data: Option<Arc<Vec<u8>>>,
+    args: CallArgs,
+    id: Option<Id>,
+    protocol: Option<String>,
+}
+
 /// A framed response (a JSON-RPC line when `id` is given, else the bare `CallToolResult`
-/// line) written by a worker thread while it is encoded: each chunk of
+/// line) written by a job of the addon's pool while it is encoded: each chunk of
 /// [`toolwire::call::CHUNK_BYTES`] goes to `on_event(error, chunk, done)` on the JS thread as
 /// soon as the engine fills it, at most [`STREAM_WINDOW`] ahead of the `Readable`, which
-/// pauses the worker while its buffer is full. Every check runs before the first byte, so an
-/// error is the only event of a failed call.
-fn start_stream(
-    presenter: Option<Presenter>,
-    data: Option<Text>,
-    args: CallArgs,
-    id: Option<String>,
-    protocol: Option<String>,
-    on_event: Function<'_, StreamArgs, ()>,
-) -> Result<StreamControl> {
+/// pauses the job while its buffer is full (unless the pool is starved: see [`pool`]). Every
+/// check runs before the first byte, so an error is the only event of a failed call.
+fn start_stream(job: StreamJob, on_event: Function<'_, StreamArgs, ()>) -> Result<StreamControl> {
+    pool::ready().map_err(|e| {
+        mark(
+            "internal",
+            &format!("cannot start a worker thread: {e}"),
+            None,
+        )
+    })?;
     let tsfn: StreamCallback = on_event
         .build_threadsafe_function::<StreamEvent>()
         .callee_handled::<false>()
@@ -681,66 +829,44 @@ fn start_stream(
                 StreamEvent::Fail(message) => (Some(message), None, true),
             }))
         })?;
-    let gate = std::sync::Arc::new(FlowGate::default());
-    let worker_gate = gate.clone();
-    std::thread::Builder::new()
-        .name("toolwire-stream".into())
-        .spawn(move || {
-            let send = |e: StreamEvent| {
-                tsfn.call(e, ThreadsafeFunctionCallMode::Blocking);
-            };
-            let run = std::panic::AssertUnwindSafe(|| {
-                stream_frames(
-                    presenter.as_ref(),
-                    data.as_ref(),
-                    &args,
-                    id.as_deref(),
-                    protocol.as_deref(),
-                    &worker_gate,
-                    &send,
-                )
-            });
-            let outcome = std::panic::catch_unwind(run);
-            worker_gate.update(|f| f.finished = true);
-            match outcome {
-                Ok(Ok(())) => send(StreamEvent::End),
-                Ok(Err(e)) => send(StreamEvent::Fail(e.reason.clone())),
-                Err(_) => send(StreamEvent::Fail(format!(
-                    "{ERROR_MARK}{{\"category\":\"internal\",\"message\":\"the engine panicked\"}}"
-                ))),
-            }
-        })
-        .map_err(|e| {
-            mark(
-                "internal",
-                &format!("cannot start a stream thread: {e}"),
-                None,
-            )
-        })?;
+    let gate = Arc::new(FlowGate::default());
+    let job_gate = gate.clone();
+    pool::submit(Box::new(move || {
+        // The queue is unbounded, so a call never waits (a paused stream waits in `admit`).
+        let send = |e: StreamEvent| {
+            tsfn.call(e, ThreadsafeFunctionCallMode::NonBlocking);
+        };
+        let run = std::panic::AssertUnwindSafe(|| stream_frames(&job, &job_gate, &send));
+        let outcome = std::panic::catch_unwind(run);
+        job_gate.lock().finished = true;
+        match outcome {
+            Ok(Ok(())) => send(StreamEvent::End),
+            Ok(Err(e)) => send(StreamEvent::Fail(e.reason.clone())),
+            Err(_) => send(StreamEvent::Fail(format!(
+                "{ERROR_MARK}{{\"category\":\"internal\",\"message\":\"the engine panicked\"}}"
+            ))),
+        }
+    }));
     Ok(StreamControl { gate })
 }
 
-/// The worker's part of [`start_stream`]: the front door, then the reply written chunk by
-/// chunk through the flow gate.
-fn stream_frames(
-    presenter: Option<&Presenter>,
-    data: Option<&Text>,
-    args: &CallArgs,
-    id: Option<&str>,
-    protocol: Option<&str>,
-    gate: &FlowGate,
-    send: &dyn Fn(StreamEvent),
-) -> Result<()> {
-    let call = call_of(presenter, args)?;
-    let input = match data {
-        Some(t) => call.read(bytes_of(t)).map_err(|e| engine_error(&e))?,
+/// The job's part of [`start_stream`]: the front door, then the reply written chunk by chunk
+/// through the flow gate.
+fn stream_frames(job: &StreamJob, gate: &FlowGate, send: &dyn Fn(StreamEvent)) -> Result<()> {
+    let call = call_of(job.presenter.as_ref(), &job.args)?;
+    let input = match &job.data {
+        Some(bytes) => call.read(bytes).map_err(|e| engine_error(&e))?,
         None => Input::nothing(),
     };
     let reply = call.respond(&input).map_err(|e| engine_error(&e))?;
-    let protocol = protocol.map(Protocol::from_revision).unwrap_or_default();
-    let shape = match id {
+    let protocol = job
+        .protocol
+        .as_deref()
+        .map(Protocol::from_revision)
+        .unwrap_or_default();
+    let shape = match &job.id {
         Some(id) => Shape::Frame {
-            id: Id::number_or_string(id),
+            id: id.clone(),
             protocol,
         },
         None => Shape::Result { protocol },
@@ -749,7 +875,7 @@ fn stream_frames(
         if !gate.admit() {
             return false;
         }
-        gate.update(|f| f.produced += b.len());
+        gate.lock().produced += b.len();
         send(StreamEvent::Chunk(Vec::from(b)));
         true
     });
@@ -758,30 +884,54 @@ fn stream_frames(
     Ok(())
 }
 
-/// Streams a framed response without a presenter (see `start_stream`).
+/// Streams a framed response without a presenter (see `start_stream`). `id` is the JSON-RPC
+/// id: a string, or an integer's digits when `id_number`.
 #[napi(catch_unwind)]
 pub fn present_plain_stream(
-    data: Option<Text>,
+    data: Option<ClassInstance<'_, OwnedText>>,
     args: CallArgs,
     id: Option<String>,
+    id_number: bool,
     protocol: Option<String>,
     on_event: Function<'_, StreamArgs, ()>,
 ) -> Result<StreamControl> {
-    start_stream(None, data, args, id, protocol, on_event)
+    let job = StreamJob {
+        presenter: None,
+        data: shared(data.as_ref()),
+        args,
+        id: id.map(|id| frame_id(id, id_number)).transpose()?,
+        protocol,
+    };
+    start_stream(job, on_event)
+}
+
+/// The number of threads the addon's pool runs at most (see [`pool`]).
+#[napi]
+pub fn pool_threads() -> u32 {
+    pool::THREADS as u32
 }
 
 #[napi]
 impl NativePresenter {
-    /// Streams a framed response through this presenter (see `start_stream`).
+    /// Streams a framed response through this presenter (see `start_stream`). `id` is the
+    /// JSON-RPC id: a string, or an integer's digits when `id_number`.
     #[napi(catch_unwind)]
     pub fn present_stream(
         &self,
-        data: Option<Text>,
+        data: Option<ClassInstance<'_, OwnedText>>,
         args: CallArgs,
         id: Option<String>,
+        id_number: bool,
         protocol: Option<String>,
         on_event: Function<'_, StreamArgs, ()>,
     ) -> Result<StreamControl> {
-        start_stream(Some(self.inner.clone()), data, args, id, protocol, on_event)
+        let job = StreamJob {
+            presenter: Some(self.inner.clone()),
+            data: shared(data.as_ref()),
+            args,
+            id: id.map(|id| frame_id(id, id_number)).transpose()?,
+            protocol,
+        };
+        start_stream(job, on_event)
     }
 }

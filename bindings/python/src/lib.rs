@@ -368,30 +368,39 @@ fn present<'py>(
     } else {
         Some(Walker::new(py, Mode::Json, None, false).walk(data)?.0)
     };
-    let (texts, is_error, bytes) = {
+    let (texts, is_error, bytes, copied) = {
         let input_data = match &owned_doc {
             Some(d) => Data::Doc(d),
             None if data.is_none() => Data::Nothing,
             None => Data::Json(json_text(data)?),
         };
         let call = &call;
-        let input_data = &input_data;
-        py.detach(move || -> toolwire::Result<_> {
-            let input = input_data.input(call)?;
-            let reply = call.respond(&input)?;
-            let mut bytes = Vec::new();
-            if line {
-                reply.write(&Shape::result(), &mut bytes);
-            }
-            Ok((reply.response().texts(), reply.response().is_error(), bytes))
-        })
-        .map_err(|e| engine_error(py, &e))?
+        let out = {
+            let input_data = &input_data;
+            py.detach(move || -> toolwire::Result<_> {
+                let input = input_data.input(call)?;
+                let reply = call.respond(&input)?;
+                let mut bytes = Vec::new();
+                if line {
+                    reply.write(&Shape::result(), &mut bytes);
+                }
+                Ok((reply.response().texts(), reply.response().is_error(), bytes))
+            })
+            .map_err(|e| engine_error(py, &e))?
+        };
+        // The copy of a mutable buffer that was presented: the side door keeps it.
+        let copied = match input_data {
+            Data::Json(JsonText::Owned(v)) => Some(v),
+            _ => None,
+        };
+        (out.0, out.1, out.2, copied)
     };
     let line = line.then(|| PyBytes::new(py, &bytes));
-    let input = match owned_doc {
-        Some(d) => SideInput::Doc(d),
-        None if data.is_none() => SideInput::Nothing,
-        None => SideInput::Json(data.clone().unbind()),
+    let input = match (owned_doc, copied) {
+        (Some(d), _) => SideInput::Doc(d),
+        (None, Some(v)) => SideInput::Copied(v),
+        (None, None) if data.is_none() => SideInput::Nothing,
+        (None, None) => SideInput::Json(data.clone().unbind()),
     };
     Ok((texts, is_error, SideDoor { call, input }, line))
 }
@@ -406,10 +415,14 @@ impl Data<'_> {
     }
 }
 
-/// What the side door keeps of a call's input.
+/// What the side door keeps of a call's input: what was presented, never memory the caller
+/// can still change.
 enum SideInput {
-    /// The `bytes`-like object (read again).
+    /// An immutable `bytes` or `str` (read again: it cannot have changed).
     Json(Py<PyAny>),
+    /// The copy the call made of a mutable buffer (`bytearray`, `memoryview`): the caller
+    /// may rewrite, resize or release its buffer after the call.
+    Copied(Vec<u8>),
     /// The document walked from Python objects.
     Doc(toolwire::Doc<'static>),
     /// `None`.
@@ -436,6 +449,7 @@ impl SideDoor {
                 bound = obj.bind(py).clone();
                 Data::Json(json_text(&bound)?)
             }
+            SideInput::Copied(v) => Data::Json(JsonText::Borrowed(v)),
             SideInput::Doc(d) => Data::Doc(d),
             SideInput::Nothing => Data::Nothing,
         };

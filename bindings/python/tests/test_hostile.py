@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
@@ -110,3 +111,33 @@ def test_bad_hooks_propagate() -> None:
         toon.loads("a: 1.5", parse_float=lambda s: 1 / 0)
     with pytest.raises(TypeError):
         toon.loads("a: 1", object_hook=lambda: None)
+
+
+def test_d13_side_door_data_is_what_was_presented() -> None:
+    """D13: the side door's ``data`` is what was presented, owned at the call: rewriting,
+    clearing or releasing the caller's buffer afterwards changes neither it nor its
+    agreement with the data block (it used to be recomputed from the buffer on access)."""
+    rows = [{"id": "A", "n": 1}, {"id": "B", "n": 2}]
+    raw = json.dumps(rows).encode()
+    block = json.dumps(rows, separators=(",", ":"))
+    presenter = {"name": "Row", "schema": {"type": "object", "properties": {"id": {"type": "string"}, "n": {"type": "integer"}}}}
+    for p in (None, presenter):
+        # Rewritten in place (bytearray, and a memoryview of one).
+        ba = bytearray(raw)
+        r1 = toolwire.present(ba, p, format="compact")
+        ba[:] = b" " * len(ba)
+        mv_base = bytearray(raw)
+        mv = memoryview(mv_base)
+        r2 = toolwire.present(mv, p, format="compact")
+        mv[:] = b"{" * len(mv)
+        # Emptied, and released.
+        cleared = bytearray(raw)
+        r3 = toolwire.present(cleared, p, format="compact")
+        cleared.clear()
+        released = memoryview(bytearray(raw))
+        r4 = toolwire.present(released, p, format="compact")
+        released.release()
+        for r in (r1, r2, r3, r4):
+            assert r.texts[0] == block
+            assert r.meta["data"] == rows
+            assert r.meta["data"] == json.loads(r.texts[0])
