@@ -71,7 +71,7 @@ function corpora() {
     customer: { name: words(r, 2), tags: [pick(r, WORDS), pick(r, WORDS)], address: { city: pick(r, WORDS), zip: String(10000 + i) } },
     lines: Array.from({ length: 1 + (i % 4) }, (_, k) => ({ sku: `S-${k}-${Math.floor(r() * 999)}`, qty: k + 1, price: Math.round(r() * 9999) / 100 })),
     flags: [r() < 0.5, r() < 0.5], matrix: [[i, i + 1], [i * 2]] }));
-  add("cjk", 80, (r, i) => j({ id: idOf(i), title: cjk(r, 5 + (i % 25)), body: cjk(r, 20 + Math.floor(r() * 60)),
+  add("cjk", 60, (r, i) => j({ id: idOf(i), title: cjk(r, 5 + (i % 25)), body: cjk(r, 10 + Math.floor(r() * 40)),
     lang: pick(r, ["zh", "ja", "ko"]) }));
   add("emoji", 80, (r, i) => j({ id: idOf(i), mood: emoji(r, 1 + (i % 8)),
     note: `${words(r, 3)} ${emoji(r, 3)} ${cjk(r, 3)}`, flag: pick(r, ["🇯🇵", "🇩🇪", "🇧🇷", "🇰🇷", "🇺🇳"]) }));
