@@ -374,3 +374,37 @@ for (const [kind, open] of Object.entries(transports)) {
     });
   });
 }
+
+// Server bugs found by these tests (todo: they fail until the server is fixed).
+describe("token budget: known server bugs", () => {
+  const opened = [];
+  after(async () => { for (const c of opened) await c.close().catch(() => {}); });
+
+  // An unknown _select name is a <validation_error> on _select at --max-tokens 0 and 25000,
+  // but at 1000 a long one (12,000 characters, echoed whole in the error) is answered
+  // "TOO_LARGE: One Invoice alone is larger than the token budget of 1000 tokens", though
+  // every invoice fits and the call is invalid.
+  it("an unknown long _select name is a validation error whatever the budget",
+    { todo: "the over-budget validation error is reported as a row over the budget" }, async () => {
+      const c = await stdioClient(["--rows", "50", "--max-tokens", "1000"]);
+      opened.push(c);
+      const r = await c.client.callTool({ name: "invoices", arguments: {
+        action: "list", _select: ["id", "ab cd ".repeat(2000)] } });
+      assert.equal(r.isError, true);
+      assert.ok(tokens(texts(r)) <= 1000);
+      assert.match(texts(r)[0], /^<validation_error[^]*<field name="_select">/, texts(r)[0]);
+    });
+
+  // SERVE.md §8: no tools/call result's content exceeds --max-tokens. The TOO_LARGE error
+  // itself does at a small budget: at 40 its text is about 70 tokens.
+  it("even the TOO_LARGE error is within a small budget",
+    { todo: "the TOO_LARGE text is not fitted to the budget" }, async () => {
+      const c = await stdioClient(["--rows", "20", "--max-tokens", "40"]);
+      opened.push(c);
+      for (const args of [{ action: "list" }, { action: "get", id: "INV-0000002" }]) {
+        const r = await c.client.callTool({ name: "invoices", arguments: args });
+        assert.match(texts(r)[0], /^<tool_error code="TOO_LARGE"/);
+        assert.ok(tokens(texts(r)) <= 40, `${JSON.stringify(args)}: ${tokens(texts(r))} tokens: ${texts(r)[0]}`);
+      }
+    });
+});
