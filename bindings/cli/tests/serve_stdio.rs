@@ -1206,3 +1206,718 @@ fn d12_a_call_cancelled_mid_message_ends_as_one_valid_message() {
         let _ = s.stderr.recv_timeout(WAIT);
     }
 }
+
+/// The token budget and cursors (SERVE.md §8) through rmcp's client: generated corpora ×
+/// every format × four budgets, each paged by the cursors the directives name, every page
+/// counted with js-tiktoken (`tests/js-tiktoken/count.mjs --lines` through node: independent
+/// of the tokenizer the server counts with); cursors refused with another `where` or
+/// `_select` or altered; `offset` paging; a budget no row fits.
+mod budget {
+    use std::collections::HashMap;
+    use std::io::{BufRead, BufReader, Write};
+    use std::path::PathBuf;
+    use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::service::{RoleClient, RunningService};
+    use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+    use serde_json::{Value, json};
+
+    use crate::serve_common::{BIN, next_args, temp_file, texts};
+
+    const FORMATS: [&str; 6] = [
+        "pretty",
+        "compact",
+        "toon",
+        "toon-comma",
+        "toon-tab",
+        "auto",
+    ];
+    const BUDGETS: [usize; 4] = [500, 2000, 10000, 25000];
+    const BIG: usize = 100_000;
+
+    type Client = RunningService<RoleClient, ()>;
+
+    /// js-tiktoken's o200k count of a result's blocks (each on its own, summed), by one
+    /// `node count.mjs --lines`; each block counted once.
+    struct Tokens {
+        child: Child,
+        stdin: ChildStdin,
+        stdout: BufReader<ChildStdout>,
+        seen: HashMap<String, usize>,
+    }
+
+    impl Tokens {
+        /// `None` (and a NOT RUN line, or a panic with TOOLWIRE_REQUIRE_EXTERNAL=1) when node
+        /// or the package is missing.
+        fn start() -> Option<Tokens> {
+            let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/js-tiktoken");
+            let node = Command::new("node")
+                .arg("--version")
+                .stdout(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if !node || !dir.join("node_modules/js-tiktoken").is_dir() {
+                let what = "js-tiktoken token check: node or bindings/cli/tests/js-tiktoken/node_modules missing (npm ci --prefix bindings/cli/tests/js-tiktoken)";
+                assert!(
+                    std::env::var("TOOLWIRE_REQUIRE_EXTERNAL").as_deref() != Ok("1"),
+                    "{what} (required: TOOLWIRE_REQUIRE_EXTERNAL=1)"
+                );
+                eprintln!("NOT RUN: {what}");
+                return None;
+            }
+            let mut child = Command::new("node")
+                .arg(dir.join("count.mjs"))
+                .arg("--lines")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .expect("spawn node count.mjs --lines");
+            Some(Tokens {
+                stdin: child.stdin.take().unwrap(),
+                stdout: BufReader::new(child.stdout.take().unwrap()),
+                child,
+                seen: HashMap::new(),
+            })
+        }
+
+        fn count(&mut self, blocks: &[String]) -> usize {
+            let mut new: Vec<&String> = blocks
+                .iter()
+                .filter(|b| !self.seen.contains_key(*b))
+                .collect();
+            new.dedup();
+            if !new.is_empty() {
+                let mut line = serde_json::to_vec(&new).unwrap();
+                line.push(b'\n');
+                self.stdin.write_all(&line).unwrap();
+                self.stdin.flush().unwrap();
+                let mut out = String::new();
+                self.stdout.read_line(&mut out).unwrap();
+                let v: Value = serde_json::from_str(&out).expect("count.mjs prints JSON");
+                for (b, n) in new.iter().zip(v["blocks"].as_array().unwrap()) {
+                    self.seen.insert((*b).clone(), n.as_u64().unwrap() as usize);
+                }
+            }
+            blocks.iter().map(|b| self.seen[b]).sum()
+        }
+    }
+
+    impl Drop for Tokens {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    async fn serve(args: &[&str]) -> Client {
+        let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
+        let t = TokioChildProcess::new(tokio::process::Command::new(BIN).configure(|c| {
+            c.arg("serve").args(&args);
+        }))
+        .unwrap();
+        ().serve(t).await.unwrap()
+    }
+
+    /// The result as JSON (`content`, `isError`), for the shared helpers.
+    async fn call(c: &Client, tool: &str, args: Value) -> Value {
+        let r = c
+            .call_tool(
+                CallToolRequestParams::new(tool.to_owned())
+                    .with_arguments(args.as_object().unwrap().clone()),
+            )
+            .await
+            .unwrap();
+        serde_json::to_value(&r).unwrap()
+    }
+
+    fn is_error(r: &Value) -> bool {
+        r["isError"] == json!(true)
+    }
+
+    // ---- corpora: deterministic, every row keyed by a string id `rNNNNN` that no other
+    // value holds, so the ids of a page can be read from any format's data block.
+
+    struct Rng(u32);
+
+    impl Rng {
+        fn next(&mut self) -> f64 {
+            self.0 = self.0.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            f64::from(self.0) / 4_294_967_296.0
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() * n as f64) as usize
+        }
+
+        fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+            xs[self.below(xs.len())]
+        }
+    }
+
+    fn id_of(i: usize) -> String {
+        format!("r{i:05}")
+    }
+
+    const WORDS: [&str; 28] = [
+        "alpha", "bravo", "kilo", "delta", "echo", "fox", "golf", "hotel", "india", "juliet",
+        "lima", "mike", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor",
+        "whiskey", "xray", "yankee", "zulu", "amber", "basalt", "cobalt", "dune",
+    ];
+    const CJK: &str = "的一是不了人我在有他这为之大来以个中上们到说国和地也子时道出而要于就下得可你年生自会那后能对着事其里所去行过家十用发天如然作方成者多日都三小军二无同么经法当起与好看学进种将还分此心東京大阪日本語한국어서울부산사랑";
+    const EMOJI: [&str; 20] = [
+        "😀",
+        "🎉",
+        "👍🏽",
+        "👨‍👩‍👧‍👦",
+        "🏳️‍🌈",
+        "🇯🇵",
+        "🇫🇷",
+        "🇧🇷",
+        "🧑🏿‍🚀",
+        "❤️‍🔥",
+        "1️⃣",
+        "🐈‍⬛",
+        "👩🏻‍💻",
+        "🫶🏾",
+        "🏴‍☠️",
+        "🇺🇳",
+        "✨",
+        "🦀",
+        "🧪",
+        "🚀",
+    ];
+
+    fn words(r: &mut Rng, n: usize) -> String {
+        (0..n).map(|_| r.pick(&WORDS)).collect::<Vec<_>>().join(" ")
+    }
+
+    fn cjk(r: &mut Rng, n: usize) -> String {
+        let chars: Vec<char> = CJK.chars().collect();
+        (0..n).map(|_| chars[r.below(chars.len())]).collect()
+    }
+
+    fn emoji(r: &mut Rng, n: usize) -> String {
+        (0..n).map(|_| r.pick(&EMOJI)).collect()
+    }
+
+    fn long_text(r: &mut Rng, size: usize) -> String {
+        let mut s = String::new();
+        while s.len() < size {
+            s.push_str(r.pick(&WORDS));
+            s.push_str(if r.next() < 0.1 { ". " } else { " " });
+        }
+        s
+    }
+
+    struct Corpus {
+        name: &'static str,
+        /// The file's JSON text.
+        text: String,
+        ids: Vec<String>,
+        /// Every row far under 500 tokens.
+        small: bool,
+        /// The one row of about 6,000 tokens.
+        huge: Option<String>,
+    }
+
+    fn corpus(
+        name: &'static str,
+        n: usize,
+        small: bool,
+        mut row: impl FnMut(&mut Rng, usize) -> String,
+    ) -> Corpus {
+        let mut r = Rng((name.len() * 7919 + n) as u32);
+        let rows: Vec<String> = (0..n).map(|i| row(&mut r, i)).collect();
+        Corpus {
+            name,
+            text: format!("[{}]", rows.join(",")),
+            ids: (0..n).map(id_of).collect(),
+            small,
+            huge: None,
+        }
+    }
+
+    fn corpora() -> Vec<Corpus> {
+        let j = |v: Value| v.to_string();
+        let mut huge = corpus("huge", 60, false, |r, i| {
+            j(if i == 25 {
+                json!({"id": id_of(i), "name": "huge", "body": long_text(r, 24000)})
+            } else {
+                json!({"id": id_of(i), "name": words(r, 2), "n": i})
+            })
+        });
+        huge.huge = Some(id_of(25));
+        vec![
+            corpus("flat", 150, true, |r, i| {
+                j(
+                    json!({"id": id_of(i), "name": words(r, 2), "qty": r.below(1000),
+                    "price": (r.next() * 100_000.0).round() / 100.0, "active": r.next() < 0.5,
+                    "city": r.pick(&WORDS)}),
+                )
+            }),
+            corpus("nested", 60, true, |r, i| {
+                let lines: Vec<Value> = (0..1 + i % 4)
+                    .map(|k| {
+                        json!({"sku": format!("S-{k}-{}", r.below(999)), "qty": k + 1,
+                                    "price": (r.next() * 9999.0).round() / 100.0})
+                    })
+                    .collect();
+                j(json!({"id": id_of(i),
+                    "customer": {"name": words(r, 2), "tags": [r.pick(&WORDS), r.pick(&WORDS)],
+                                 "address": {"city": r.pick(&WORDS), "zip": (10000 + i).to_string()}},
+                    "lines": lines, "flags": [r.next() < 0.5, r.next() < 0.5],
+                    "matrix": [[i, i + 1], [i * 2]]}))
+            }),
+            corpus("cjk", 60, true, |r, i| {
+                let body = 10 + r.below(40);
+                j(
+                    json!({"id": id_of(i), "title": cjk(r, 5 + i % 25), "body": cjk(r, body),
+                    "lang": r.pick(&["zh", "ja", "ko"])}),
+                )
+            }),
+            corpus("emoji", 80, true, |r, i| {
+                j(json!({"id": id_of(i), "mood": emoji(r, 1 + i % 8),
+                    "note": format!("{} {} {}", words(r, 3), emoji(r, 3), cjk(r, 3)),
+                    "flag": r.pick(&["🇯🇵", "🇩🇪", "🇧🇷", "🇰🇷", "🇺🇳"])}))
+            }),
+            corpus("long", 30, false, |r, i| {
+                let size = 2048 + r.below(6144);
+                j(json!({"id": id_of(i), "title": words(r, 3), "body": long_text(r, size)}))
+            }),
+            // As text: exponents as typed, 20-digit integers above and below 2^64.
+            corpus("numbers", 120, true, |r, i| {
+                format!(
+                    r#"{{"id":"{}","int":{},"frac":{:.*},"exp":{}.{}e{}{},"big":{}{:04},"zero":0,"neg":-{i}.5E-3}}"#,
+                    id_of(i),
+                    r.below(1_000_000_000) as i64 - 500_000_000,
+                    1 + i % 6,
+                    r.next() * 1000.0 - 500.0,
+                    1 + r.below(9),
+                    i % 10,
+                    if i % 2 == 1 { "-" } else { "+" },
+                    1 + i % 300,
+                    if i % 2 == 1 {
+                        "1844674407370955"
+                    } else {
+                        "9999999999999999"
+                    },
+                    (1000 + i) % 10000,
+                )
+            }),
+            huge,
+            corpus("mixed", 100, true, |r, i| {
+                j(match i % 5 {
+                    0 => json!({"id": id_of(i), "a": i}),
+                    1 => json!({"id": id_of(i), "name": words(r, 2), "tags": [r.pick(&WORDS), i]}),
+                    2 => {
+                        json!({"id": id_of(i), "deep": {"x": {"y": [1, 2, {"z": cjk(r, 4)}]}}, "ok": true})
+                    }
+                    3 => json!({"id": id_of(i), "none": null, "yes": false,
+                                "text": format!("{} {}", emoji(r, 2), cjk(r, 6)), "n": r.next() * 1e6}),
+                    _ => json!({"id": id_of(i), "list": [[1, 2], [3], []], "empty": {}, "s": ""}),
+                })
+            }),
+        ]
+    }
+
+    /// The ids of a data block in order: every `r` and five ASCII digits between non-word
+    /// characters.
+    fn ids_in(text: &str) -> Vec<String> {
+        let b = text.as_bytes();
+        let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        (0..b.len())
+            .filter(|&i| {
+                b[i] == b'r'
+                    && i + 6 <= b.len()
+                    && b[i + 1..i + 6].iter().all(u8::is_ascii_digit)
+                    && (i == 0 || !word(b[i - 1]))
+                    && (i + 6 == b.len() || !word(b[i + 6]))
+            })
+            .map(|i| text[i..i + 6].to_owned())
+            .collect()
+    }
+
+    /// Numbers compared by value: integers by their digits (the server writes `481.0` and
+    /// `1.6e+17` as `481` and `160000000000000000`), the rest as f64 (`1E+300`: `1e+300`).
+    fn by_value(v: &Value) -> Value {
+        match v {
+            Value::Number(n) => {
+                let t = n.to_string();
+                let f = n.as_f64().unwrap();
+                if let Ok(i) = t.parse::<i128>() {
+                    Value::String(i.to_string())
+                } else if f.fract() == 0.0 && f.abs() < 1e30 {
+                    Value::String((f as i128).to_string())
+                } else {
+                    json!(f)
+                }
+            }
+            Value::Array(a) => Value::Array(a.iter().map(by_value).collect()),
+            Value::Object(o) => {
+                Value::Object(o.iter().map(|(k, v)| (k.clone(), by_value(v))).collect())
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// What the budgeted server sends for a page of `k` rows from `pos`: the unbudgeted
+    /// server's answer to `limit: k, offset: pos`, the directive's `limit` written as the
+    /// walk's. The cursor is the same (the position and the list, signed with a key from the
+    /// collection's name and size), so the text is exactly the page the budgeted server
+    /// would send.
+    async fn as_if_shown(
+        free: &Client,
+        name: &str,
+        format: &str,
+        pos: usize,
+        k: usize,
+    ) -> Vec<String> {
+        let r = call(
+            free,
+            name,
+            json!({"action": "list", "limit": k, "offset": pos, "format": format}),
+        )
+        .await;
+        assert!(!is_error(&r), "{r}");
+        texts(&r)
+            .into_iter()
+            .map(|t| {
+                if t.starts_with("<llm_directives>") {
+                    t.replace(
+                        &format!(r#"{{"action":"list","limit":{k},"#),
+                        &format!(r#"{{"action":"list","limit":{BIG},"#),
+                    )
+                } else {
+                    t
+                }
+            })
+            .collect()
+    }
+
+    /// Pages through the corpus from `{action: list, limit: BIG, format}` by the next calls
+    /// the directives name; a TOO_LARGE page is skipped by `offset`. The ids skipped.
+    async fn walk(
+        budgeted: &Client,
+        free: &Client,
+        tokens: &mut Tokens,
+        c: &Corpus,
+        format: &str,
+        budget: usize,
+    ) -> Vec<String> {
+        let n = c.ids.len();
+        let rows: Vec<Value> = serde_json::from_str::<Vec<Value>>(&c.text)
+            .unwrap()
+            .iter()
+            .map(by_value)
+            .collect();
+        let (mut shown, mut skipped) = (Vec::new(), Vec::new());
+        let mut args = json!({"action": "list", "limit": BIG, "format": format});
+        let mut pos = 0;
+        for calls in 0.. {
+            let at = format!("{} {format} budget {budget} at {pos}", c.name);
+            assert!(calls <= n, "{at}: the walk ends");
+            let r = call(budgeted, c.name, args.clone()).await;
+            let t = texts(&r);
+            let used = tokens.count(&t);
+            // (a) no result over the budget, as js-tiktoken counts it.
+            assert!(used <= budget, "{at}: {used} tokens");
+            if is_error(&r) {
+                // (d) the row at `pos` alone is over the budget: TOO_LARGE naming the
+                // budget, and no next call (a cursor cannot step over the row; offset can).
+                assert_eq!(t.len(), 1, "{at}: {t:?}");
+                assert!(
+                    t[0].starts_with(r#"<tool_error code="TOO_LARGE""#),
+                    "{at}: {t:?}"
+                );
+                assert!(
+                    t[0].contains(&format!("token budget of {budget} tokens")),
+                    "{at}: {t:?}"
+                );
+                assert_eq!(next_args(&r), None, "{at}");
+                let alone = tokens.count(&as_if_shown(free, c.name, format, pos, 1).await);
+                assert!(
+                    alone > budget,
+                    "{at}: TOO_LARGE, but the row alone is {alone} tokens"
+                );
+                skipped.push(c.ids[pos].clone());
+                pos += 1;
+                if pos == n {
+                    break;
+                }
+                args = json!({"action": "list", "limit": BIG, "format": format, "offset": pos});
+                continue;
+            }
+            let ids = ids_in(&t[0]);
+            // (c) the next rows, in order.
+            assert!(!ids.is_empty(), "{at}: an empty page");
+            assert_eq!(ids, c.ids[pos..pos + ids.len()], "{at}");
+            if format == "pretty" || format == "compact" {
+                let page: Vec<Value> = serde_json::from_str(&t[0]).unwrap();
+                let page: Vec<Value> = page.iter().map(by_value).collect();
+                assert_eq!(page, rows[pos..pos + ids.len()], "{at}: the file's rows");
+            }
+            assert_eq!(
+                as_if_shown(free, c.name, format, pos, ids.len()).await,
+                t,
+                "{at}"
+            );
+            let Some(next) = next_args(&r) else {
+                assert_eq!(
+                    pos + ids.len(),
+                    n,
+                    "{at}: the last page ends the collection"
+                );
+                shown.extend(ids);
+                break;
+            };
+            let rest = n - pos;
+            let line = format!(
+                "{} of {rest} matching rows shown; {} more. Next page: call {} with ",
+                ids.len(),
+                rest - ids.len(),
+                c.name
+            );
+            assert!(t.iter().any(|x| x.contains(&line)), "{at}: {t:?}");
+            assert!(next["cursor"].is_string(), "{at}: {next}");
+            let mut rest_args = next.clone();
+            rest_args.as_object_mut().unwrap().remove("cursor");
+            assert_eq!(
+                rest_args,
+                json!({"action": "list", "limit": BIG, "format": format}),
+                "{at}"
+            );
+            // (b) at least 85% full, or one more row would be over the budget.
+            let more = tokens.count(&as_if_shown(free, c.name, format, pos, ids.len() + 1).await);
+            assert!(
+                used as f64 >= 0.85 * budget as f64 || more > budget,
+                "{at}: {} rows are {used} tokens, one more would be {more}",
+                ids.len()
+            );
+            pos += ids.len();
+            shown.extend(ids);
+            args = next;
+        }
+        // (c) every row exactly once, shown or (alone over the budget) skipped.
+        let mut all: Vec<String> = shown.into_iter().chain(skipped.iter().cloned()).collect();
+        all.sort();
+        assert_eq!(all, c.ids, "{} {format} {budget}", c.name);
+        skipped
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn rmcp_client_every_page_within_the_token_budget() {
+        let Some(mut tokens) = Tokens::start() else {
+            return;
+        };
+        for c in corpora() {
+            let file = temp_file(&format!("{}.json", c.name), c.text.as_bytes());
+            let spec = format!("{}={}", c.name, file.display());
+            let free = serve(&["--collection", &spec, "--max-tokens", "0"]).await;
+            for budget in BUDGETS {
+                let b = budget.to_string();
+                let s = serve(&["--collection", &spec, "--max-tokens", &b]).await;
+                for format in FORMATS {
+                    let skipped = walk(&s, &free, &mut tokens, &c, format, budget).await;
+                    if c.small {
+                        assert!(
+                            skipped.is_empty(),
+                            "{} {format} {budget}: {skipped:?}",
+                            c.name
+                        );
+                    }
+                    if let Some(h) = &c.huge {
+                        // About 6,000 tokens: over 500 and 2,000, within 10,000.
+                        let want: Vec<String> = if budget < 10000 {
+                            vec![h.clone()]
+                        } else {
+                            vec![]
+                        };
+                        assert_eq!(skipped, want, "{} {format} {budget}", c.name);
+                    }
+                }
+                s.cancel().await.unwrap();
+            }
+            free.cancel().await.unwrap();
+        }
+    }
+
+    const B64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+    /// `c` with character `i` moved 32 places in the base64url alphabet (its high bit, which
+    /// holds data at every position).
+    fn flip(c: &str, i: usize) -> String {
+        let mut b = c.as_bytes().to_vec();
+        let at = B64.iter().position(|&x| x == b[i]).unwrap();
+        b[i] = B64[(at + 32) % 64];
+        String::from_utf8(b).unwrap()
+    }
+
+    fn assert_cursor_refused(r: &Value, what: &str) {
+        let t = &texts(r)[0];
+        assert!(
+            is_error(r) && t.starts_with("<validation_error"),
+            "{what}: {t}"
+        );
+        assert!(t.contains(r#"<field name="cursor">"#), "{what}: {t}");
+    }
+
+    fn with(base: &Value, extra: Value) -> Value {
+        let mut v = base.clone();
+        for (k, x) in extra.as_object().unwrap() {
+            if x.is_null() {
+                v.as_object_mut().unwrap().remove(k);
+            } else {
+                v[k] = x.clone();
+            }
+        }
+        v
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn rmcp_client_cursors_refused_with_another_list_or_altered() {
+        let c = serve(&["--rows", "200"]).await;
+        let paid =
+            json!({"action": "list", "where": {"status": "paid"}, "limit": 7, "format": "compact"});
+        let first = call(&c, "invoices", paid.clone()).await;
+        let cursor = next_args(&first).unwrap()["cursor"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let ok = call(&c, "invoices", with(&paid, json!({"cursor": cursor}))).await;
+        assert!(!is_error(&ok), "{ok}");
+        for other in [
+            json!({"status": "overdue"}),
+            json!({"status": "paid", "currency": "EUR"}),
+        ] {
+            let r = call(
+                &c,
+                "invoices",
+                with(&paid, json!({"where": other, "cursor": cursor})),
+            )
+            .await;
+            assert_cursor_refused(&r, &other.to_string());
+        }
+        let r = call(
+            &c,
+            "invoices",
+            with(&paid, json!({"where": null, "cursor": cursor})),
+        )
+        .await;
+        assert_cursor_refused(&r, "no where");
+        for i in 0..cursor.len() {
+            let r = call(
+                &c,
+                "invoices",
+                with(&paid, json!({"cursor": flip(&cursor, i)})),
+            )
+            .await;
+            assert_cursor_refused(&r, &format!("character {i} of {cursor}"));
+        }
+        for bad in [
+            &cursor[..cursor.len() - 1],
+            &cursor[1..],
+            &format!("{cursor}A"),
+            "",
+            "not a cursor!",
+        ] {
+            let r = call(&c, "invoices", with(&paid, json!({"cursor": bad}))).await;
+            assert_cursor_refused(&r, bad);
+        }
+        let sel =
+            json!({"action": "list", "limit": 5, "_select": ["id", "status"], "format": "compact"});
+        let next = next_args(&call(&c, "invoices", sel.clone()).await).unwrap();
+        assert_eq!(next["_select"], json!(["id", "status"]));
+        let r = call(
+            &c,
+            "invoices",
+            with(&sel, json!({"cursor": next["cursor"]})),
+        )
+        .await;
+        assert!(!is_error(&r), "{r}");
+        let page: Vec<Value> = serde_json::from_str(&texts(&r)[0]).unwrap();
+        assert_eq!(page.len(), 5);
+        for row in &page {
+            assert_eq!(
+                row.as_object().unwrap().keys().collect::<Vec<_>>(),
+                ["id", "status"]
+            );
+        }
+        for other in [json!(["id"]), json!(["status", "id"]), Value::Null] {
+            let r = call(
+                &c,
+                "invoices",
+                with(&sel, json!({"_select": other, "cursor": next["cursor"]})),
+            )
+            .await;
+            assert_cursor_refused(&r, &other.to_string());
+        }
+        c.cancel().await.unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn rmcp_client_offset_pages_as_the_cursors_do() {
+        let c = serve(&["--rows", "200"]).await;
+        let base = json!({"action": "list", "where": {"currency": "EUR"}, "limit": 9, "format": "compact"});
+        let mut by_cursor: Vec<Value> = Vec::new();
+        let mut args = Some(base.clone());
+        while let Some(a) = args {
+            let r = call(&c, "invoices", a).await;
+            assert!(!is_error(&r), "{r}");
+            by_cursor.extend(serde_json::from_str::<Vec<Value>>(&texts(&r)[0]).unwrap());
+            assert!(by_cursor.len() <= 200);
+            args = next_args(&r);
+        }
+        let mut by_offset: Vec<Value> = Vec::new();
+        for offset in (0..).step_by(9) {
+            let r = call(&c, "invoices", with(&base, json!({"offset": offset}))).await;
+            let rows: Vec<Value> = serde_json::from_str(&texts(&r)[0]).unwrap();
+            let last = rows.len() < 9;
+            by_offset.extend(rows);
+            if last {
+                break;
+            }
+        }
+        assert!(by_cursor.len() > 9, "{} EUR rows", by_cursor.len());
+        assert_eq!(by_offset, by_cursor);
+        let mut ids: Vec<&Value> = by_cursor.iter().map(|x| &x["id"]).collect();
+        ids.sort_by_key(|v| v.to_string());
+        ids.dedup();
+        assert_eq!(ids.len(), by_cursor.len(), "each row once");
+        assert!(by_cursor.iter().all(|x| x["currency"] == "EUR"));
+        c.cancel().await.unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn rmcp_client_a_budget_no_row_fits_is_too_large() {
+        let Some(mut tokens) = Tokens::start() else {
+            return;
+        };
+        let rows: Vec<Value> = (0..5)
+            .map(|i| json!({"id": id_of(i), "body": long_text(&mut Rng(i as u32 + 1), 2500)}))
+            .collect();
+        let file = temp_file("wide.json", &serde_json::to_vec(&rows).unwrap());
+        let spec = format!("wide={}", file.display());
+        let c = serve(&["--collection", &spec, "--max-tokens", "300"]).await;
+        for args in [
+            json!({"action": "list"}),
+            json!({"action": "list", "format": "compact", "limit": 2}),
+            json!({"action": "list", "offset": 3}),
+            json!({"action": "get", "id": id_of(1)}),
+        ] {
+            let r = call(&c, "wide", args.clone()).await;
+            let t = texts(&r);
+            assert!(is_error(&r) && t.len() == 1, "{args}: {t:?}");
+            assert!(
+                t[0].starts_with(r#"<tool_error code="TOO_LARGE""#),
+                "{}",
+                t[0]
+            );
+            assert!(t[0].contains("token budget of 300 tokens"), "{}", t[0]);
+            assert!(tokens.count(&t) <= 300);
+            assert_eq!(next_args(&r), None);
+        }
+        c.cancel().await.unwrap();
+    }
+}
