@@ -164,6 +164,8 @@ pub struct Reply<'d> {
     response: ToolResponse<'d>,
     problem: Option<Problem>,
     select_ignored: bool,
+    /// TOO_LARGE because one item alone (a collection's first) is over the limits.
+    item_over: bool,
 }
 
 impl<'d> Reply<'d> {
@@ -187,6 +189,14 @@ impl<'d> Reply<'d> {
     /// ignored (an agent could not have sent it: worth a warning).
     pub fn select_ignored(&self) -> bool {
         self.select_ignored
+    }
+
+    /// True when the reply is the `TOO_LARGE` of [`ToolCall::respond_fitted`] because one
+    /// item alone (a collection's first, or the only one) is over the limits; false when the
+    /// response's other blocks are, or for any other reply. A server paging a collection can
+    /// then name the call that skips that item.
+    pub fn item_too_large(&self) -> bool {
+        self.item_over
     }
 
     /// True when the response is an error response (`isError: true`).
@@ -626,6 +636,7 @@ impl ToolCall {
             response,
             problem,
             select_ignored,
+            item_over: false,
         }
     }
 }

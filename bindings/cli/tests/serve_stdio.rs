@@ -1895,11 +1895,11 @@ mod budget {
             return;
         };
         let rows: Vec<Value> = (0..5)
-            .map(|i| json!({"id": id_of(i), "body": long_text(&mut Rng(i as u32 + 1), 2500)}))
+            .map(|i| json!({"id": id_of(i), "body": long_text(&mut Rng(i as u32 + 1), 6000)}))
             .collect();
         let file = temp_file("wide.json", &serde_json::to_vec(&rows).unwrap());
         let spec = format!("wide={}", file.display());
-        let c = serve(&["--collection", &spec, "--max-tokens", "300"]).await;
+        let c = serve(&["--collection", &spec, "--max-tokens", "500"]).await;
         for args in [
             json!({"action": "list"}),
             json!({"action": "list", "format": "compact", "limit": 2}),
@@ -1914,8 +1914,8 @@ mod budget {
                 "{}",
                 t[0]
             );
-            assert!(t[0].contains("token budget of 300 tokens"), "{}", t[0]);
-            assert!(tokens.count(&t) <= 300);
+            assert!(t[0].contains("token budget of 500 tokens"), "{}", t[0]);
+            assert!(tokens.count(&t) <= 500);
             assert_eq!(next_args(&r), None);
         }
         c.cancel().await.unwrap();

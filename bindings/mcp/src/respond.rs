@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
-use toolwire::call::{Fit, Input, Reply, Shape, ToolCall};
+use toolwire::call::{Fit, Input, Problem as CallProblem, Reply, Shape, ToolCall};
 use toolwire::doc::Number;
 use toolwire::frame::{Id, Protocol};
 use toolwire::present::{ActionDescription, Overrides};
@@ -133,6 +133,9 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
         return write(&internal("the collection is not an array"), out);
     };
     let rows = &coll.rows;
+    // A `list`'s next call, the page's offset and the matching rows (for a first row over
+    // the limits: the call that skips it).
+    let mut listing: Option<(NextCall, usize, usize)> = None;
     let (front, input) = match &call.action {
         Action::Get { id: key } => {
             let found = crate::filter::find_key(&coll.indexes, rows, &coll.key, key, key_equals);
@@ -165,6 +168,7 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
             let limit_of_call = limit
                 .unwrap_or(coll.limit.unwrap_or(DEFAULT_LIST_LIMIT))
                 .min(coll.limit.unwrap_or(usize::MAX));
+            let mut matching = total;
             let input = if filter.is_empty() {
                 if *offset == 0 {
                     Input::value(all.as_value())
@@ -188,20 +192,20 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
                     field_equals,
                     &mut progress,
                 );
+                matching = matched.len();
                 let rest = matched.get(*offset..).unwrap_or_default();
                 Input::page(
                     rest.iter().map(|&i| rows[i]).take(limit_of_call),
                     rest.len(),
                 )
             };
-            let front = front
-                .overrides(Overrides {
-                    limit: Some(limit_of_call),
-                    ..Overrides::default()
-                })
-                .paging(next_call_hint(
-                    coll, &call, filter, *offset, *limit, select, fp,
-                ));
+            let front = front.overrides(Overrides {
+                limit: Some(limit_of_call),
+                ..Overrides::default()
+            });
+            let next = NextCall::new(coll, &call, filter, *limit, select, fp);
+            let front = front.paging(next.clone().hint(*offset));
+            listing = Some((next, *offset, matching));
             (front, input)
         }
     };
@@ -221,6 +225,10 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     }
     if hooks.cancelled() {
         return Outcome::Cancelled;
+    }
+    if let Some((next, offset, matching)) = listing.filter(|_| reply.item_too_large()) {
+        // The page's first row alone is over the limits: say which, and the call past it.
+        return write(&next.skip(offset, matching, reply.problem()), out);
     }
     reply.write(&shape, out);
     Outcome::Written {
@@ -366,48 +374,112 @@ fn bad_cursor(coll: &Collection, why: Refused) -> ToolResponse<'static> {
     )
 }
 
-/// The directive naming the exact next call of a `list` (SERVE.md §2, §8): the call's own
-/// arguments with a `cursor` naming the row after the ones shown instead of an `offset`.
-fn next_call_hint(
-    coll: &Collection,
-    call: &Call,
-    filter: &[(String, Scalar)],
-    offset: usize,
-    limit: Option<usize>,
-    select: Option<Value>,
+/// The arguments of a `list` call at another position: the call's own `where`, `limit`,
+/// `format` and effective `_select`, with a `cursor` for the position (SERVE.md §2, §8).
+#[derive(Clone)]
+struct NextCall {
+    name: String,
+    key: crate::cursor::CursorKey,
     fp: [u8; 8],
-) -> impl Fn(usize, usize) -> String + Send + Sync + 'static {
-    let name = coll.name.clone();
-    let key = coll.cursor_key.clone();
-    let filter: Option<serde_json::Map<String, Value>> = (!filter.is_empty()).then(|| {
-        filter
-            .iter()
-            .map(|(k, v)| (k.clone(), v.to_json()))
-            .collect()
-    });
-    let format = call.format;
-    move |shown, remaining| {
+    filter: Option<serde_json::Map<String, Value>>,
+    limit: Option<usize>,
+    format: Option<&'static str>,
+    select: Option<Value>,
+}
+
+impl NextCall {
+    fn new(
+        coll: &Collection,
+        call: &Call,
+        filter: &[(String, Scalar)],
+        limit: Option<usize>,
+        select: Option<Value>,
+        fp: [u8; 8],
+    ) -> NextCall {
+        NextCall {
+            name: coll.name.clone(),
+            key: coll.cursor_key.clone(),
+            fp,
+            filter: (!filter.is_empty()).then(|| {
+                filter
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_json()))
+                    .collect()
+            }),
+            limit,
+            format: call.format,
+            select,
+        }
+    }
+
+    /// The arguments, as copyable JSON, of the call whose page starts at `position`.
+    fn args(&self, position: usize) -> String {
         let mut args = serde_json::Map::new();
         args.insert("action".into(), "list".into());
-        if let Some(w) = &filter {
+        if let Some(w) = &self.filter {
             args.insert("where".into(), Value::Object(w.clone()));
         }
-        if let Some(l) = limit {
+        if let Some(l) = self.limit {
             args.insert("limit".into(), l.into());
         }
-        if let Some(f) = format {
+        if let Some(f) = self.format {
             args.insert("format".into(), f.into());
         }
-        if let Some(s) = &select {
+        if let Some(s) = &self.select {
             args.insert("_select".into(), s.clone());
         }
-        let next = Position::Offset(offset.saturating_add(shown) as u64);
-        args.insert("cursor".into(), cursor::encode(&key, fp, &next).into());
-        let args = copyable_json(&Value::Object(args));
-        format!(
-            "{shown} of {remaining} matching rows shown; {} more. Next page: call {name} with {args}",
-            remaining - shown
-        )
+        let at = Position::Offset(position as u64);
+        args.insert(
+            "cursor".into(),
+            cursor::encode(&self.key, self.fp, &at).into(),
+        );
+        copyable_json(&Value::Object(args))
+    }
+
+    /// The directive naming the next page of a page that starts at `offset` (the engine's
+    /// [`ToolCall::paging`]).
+    fn hint(self, offset: usize) -> impl Fn(usize, usize) -> String + Send + Sync + 'static {
+        move |shown, remaining| {
+            format!(
+                "{shown} of {remaining} matching rows shown; {} more. Next page: call {} with {}",
+                remaining - shown,
+                self.name,
+                self.args(offset.saturating_add(shown))
+            )
+        }
+    }
+
+    /// The `TOO_LARGE` of a page whose first row, at `offset` of `matching`, is alone over
+    /// the limit `problem` names: the call that skips it, when rows follow it.
+    fn skip(
+        &self,
+        offset: usize,
+        matching: usize,
+        problem: Option<&CallProblem>,
+    ) -> ToolResponse<'static> {
+        let limit = match problem {
+            Some(CallProblem::TooManyTokens { budget }) => {
+                format!("the token budget of {budget} tokens (o200k_base)")
+            }
+            Some(CallProblem::TooLarge { cap }) => format!("the message cap of {cap} bytes"),
+            _ => "the limits".into(),
+        };
+        let recovery = if offset + 1 < matching {
+            format!(
+                "Skip it: call {} with {}. Or ask for fewer fields with _select, or a more compact format.",
+                self.name,
+                self.args(offset + 1)
+            )
+        } else {
+            "It is the last matching row: ask for fewer fields with _select, or a more compact format.".into()
+        };
+        ToolError::new("TOO_LARGE")
+            .message(format!(
+                "The {} row at position {offset} of the {matching} matching rows is alone larger than {limit}.",
+                self.name
+            ))
+            .recovery(recovery)
+            .into_response()
     }
 }
 

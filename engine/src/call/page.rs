@@ -183,9 +183,23 @@ impl ToolCall {
             Measure::Fits(_) => return Ok(full),
             Measure::Over(over) => over,
         };
-        // Not a collection, an error, or no item to drop: nothing can be cut.
-        let Some(shown) = full.response.items().filter(|&n| n > 0 && !full.is_error()) else {
-            return Ok(self.too_large(fit, over));
+        // An error response (a bad `_select`, output validation) is not cut: a short
+        // TOO_LARGE stands in for it, saying what it is.
+        if full.is_error() {
+            let response = fit.fit_response(full.response, shape);
+            return Ok(Reply {
+                response,
+                problem: full.problem,
+                select_ignored: full.select_ignored,
+                item_over: false,
+            });
+        }
+        let shown = match full.response.items() {
+            // One item, not a collection: nothing can be cut.
+            None => return Ok(self.too_large(fit, over)),
+            // No item to drop: the other blocks are over.
+            Some(0) => return Ok(self.too_large_without_items(fit, over)),
+            Some(n) => n,
         };
         // `lo` items fit (using `lo_use` of the limits; none known yet: `best` is `None`),
         // `hi` do not. The first probe is where the full response's estimated use puts the
@@ -234,11 +248,13 @@ impl ToolCall {
     fn too_large(&self, fit: Fit, over: Over) -> Reply<'static> {
         let what = self.presenter.as_ref().map_or("item", |p| p.name());
         let (limit, problem) = fit.describe(over);
-        self.too_large_reply(
+        let mut reply = self.too_large_reply(
             problem,
             format!("One {what} alone is larger than {limit}."),
             "Call again with _select naming fewer fields, or a more compact format.",
-        )
+        );
+        reply.item_over = true;
+        reply
     }
 
     /// The response holding none of its items is over the limits: its other blocks (rules,
@@ -263,6 +279,7 @@ impl ToolCall {
             response,
             problem: Some(problem),
             select_ignored: false,
+            item_over: false,
         }
     }
 }
@@ -305,6 +322,7 @@ impl Fit {
             response,
             problem: None,
             select_ignored: false,
+            item_over: false,
         };
         match self.measure(&reply, shape, false) {
             Measure::Fits(_) => reply.response,

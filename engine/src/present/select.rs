@@ -80,11 +80,22 @@ fn problem(detail: String) -> FieldProblem {
 }
 
 fn unknown(name: &str, sent: &str, valid: &[&str]) -> FieldProblem {
+    // The name is the client's: echoed cut, as `You sent` is.
+    let name = if name.chars().count() > 50 {
+        let cut: String = name.chars().take(47).collect();
+        format!("{cut}...")
+    } else {
+        name.to_owned()
+    };
     problem(format!(
         "Unknown field '{name}'. You sent: {sent}. Valid options: {}.",
         options(valid)
     ))
 }
+
+/// The problems one `_select` reports: past them, one more counts the rest (the client
+/// decides how many names it sends; the error's size does not grow with them).
+const MAX_PROBLEMS: usize = 8;
 
 /// Validates a requested `_select` value against `valid` (the enum, in enum order): a
 /// non-array, a non-string element or a name outside `valid` is a problem on field `_select`
@@ -128,8 +139,18 @@ pub fn validate_select(value: Value<'_>, valid: &[&str]) -> Result<Vec<String>, 
     if problems.is_empty() {
         Ok(names)
     } else {
-        Err(problems)
+        Err(capped(problems))
     }
+}
+
+/// `problems`, at most [`MAX_PROBLEMS`] of them and one that counts the rest.
+fn capped(mut problems: Vec<FieldProblem>) -> Vec<FieldProblem> {
+    if problems.len() > MAX_PROBLEMS {
+        let more = problems.len() - MAX_PROBLEMS;
+        problems.truncate(MAX_PROBLEMS);
+        problems.push(problem(format!("{more} more problems not listed.")));
+    }
+    problems
 }
 
 impl Presenter {
@@ -164,7 +185,7 @@ pub(crate) fn check_names<'n>(
     if problems.is_empty() {
         Ok(out)
     } else {
-        Err(problems)
+        Err(capped(problems))
     }
 }
 
@@ -281,4 +302,27 @@ pub(crate) fn needed_root_keys(plan: &Plan, select: Option<&[&str]>) -> Option<V
         add(&mut keys, k);
     }
     Some(keys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The client decides how many names and how long: the error lists eight problems, counts
+    /// the rest, and echoes a long name cut.
+    #[test]
+    fn many_or_long_unknown_names_give_a_bounded_error() {
+        let long = "ab cd ".repeat(2000);
+        let mut names: Vec<String> = (0..19).map(|i| format!("x{i}")).collect();
+        names.insert(0, long.clone());
+        let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+        let src = format!("[{}]", quoted.join(","));
+        let doc = crate::json::parse(src.as_bytes(), &Default::default()).unwrap();
+        let problems = validate_select(doc.root(), &["id", "name"]).unwrap_err();
+        assert_eq!(problems.len(), 9);
+        assert_eq!(problems[8].detail, "12 more problems not listed.");
+        let first = &problems[0].detail;
+        assert!(first.starts_with(&format!("Unknown field '{}...'.", &long[..47])), "{first}");
+        assert!(first.len() < 300, "{first}");
+    }
 }
