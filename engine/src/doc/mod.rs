@@ -47,7 +47,7 @@ impl Span {
 
 /// An `f64` held as two `u32` halves: with no 8-byte field, a [`Node`] (what a tape cell
 /// reads back as) aligns to 4 bytes and takes 12 bytes instead of 16, and so does the float
-/// table of a tape (docs/DECISIONS.md, "A 12-byte tape and a spare", "An 8-byte tape").
+/// table of a tape (docs/DECISIONS.md, "An 8-byte tape").
 #[derive(Clone, Copy)]
 pub(crate) struct F64([u32; 2]);
 

@@ -17,7 +17,7 @@
 //! every call. Instead, a dropped tape of at least [`SPARE_MIN`] bytes is kept while all the
 //! kept ones stay within [`SPARE_MAX`] bytes, and the next tape that fits in one
 //! ([`Tape::with_capacity`]) reuses it, as a reused simdjson parser reuses its buffers
-//! (docs/DECISIONS.md, "A 12-byte tape and a spare"). Several are kept, not one: the windowed
+//! (docs/DECISIONS.md, "Spare tapes"). Several are kept, not one: the windowed
 //! reader holds one tape per window of a large input it reads once (about 1 MB each, up to
 //! 27 MiB in all), and inside Node every one of them was fresh memory on every call (6,200
 //! page faults a call on 15 MB of rows).
