@@ -191,7 +191,7 @@ fn server_info() -> Value {
     json!({"name": "toolwire", "version": env!("CARGO_PKG_VERSION")})
 }
 
-const INSTRUCTIONS: &str = "Each tool is one collection. Call it with action 'list' (where, offset, limit, format, _select) to page through rows, or 'get' with an id for one row. When rows remain, the response says the exact next call.";
+const INSTRUCTIONS: &str = "Each tool is one collection. Call it with action 'list' (where, limit, format, _select) to page through rows, or 'get' with an id for one row. Every result fits your token budget: when rows remain, the response names the exact next call, with a cursor.";
 
 /// A request id as sent: its raw text (echoed as is) and the key `notifications/cancelled`
 /// names it by.
