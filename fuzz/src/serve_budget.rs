@@ -19,14 +19,7 @@ use serde_json::{Value, json};
 /// `--max-tokens`; 500 is the smallest the server takes.
 const BUDGETS: [usize; 6] = [0, 500, 700, 1_000, 4_000, 25_000];
 const CAPS: [usize; 3] = [0, 4096, 16_384];
-const FORMATS: [&str; 6] = [
-    "pretty",
-    "compact",
-    "toon",
-    "toon-comma",
-    "toon-tab",
-    "auto",
-];
+const FORMATS: [&str; 6] = toolwire::wire::Format::NAMES;
 
 /// See the module docs.
 pub fn serve_budget(data: &[u8]) {

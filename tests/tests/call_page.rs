@@ -21,6 +21,11 @@ const PRESENTER: &[u8] = br#"{"name": "Invoice", "select": true, "limit": 50,
   "ui": {"collection": [{"summary": "{count} invoices"}]}}"#;
 
 fn rows(n: usize) -> Vec<u8> {
+    rows_with(n, |i| i * 37 % 1000, |i| "n".repeat(i % 7))
+}
+
+/// `n` invoice rows of the shape `PRESENTER` declares, with these amounts and notes.
+fn rows_with(n: usize, amount: impl Fn(usize) -> usize, note: impl Fn(usize) -> String) -> Vec<u8> {
     let mut s = String::from("[");
     for i in 0..n {
         if i > 0 {
@@ -28,8 +33,8 @@ fn rows(n: usize) -> Vec<u8> {
         }
         s.push_str(&format!(
             r#"{{"id":"INV-{i:04}","amount":{},"email":"u{i}@example.com","note":"{}"}}"#,
-            i * 37 % 1000,
-            "n".repeat(i % 7)
+            amount(i),
+            note(i)
         ));
     }
     s.push(']');
@@ -152,19 +157,11 @@ fn mixed_rows(n: usize) -> Vec<u8> {
         "12345.678",
         "plain words here",
     ];
-    let mut s = String::from("[");
-    for i in 0..n {
-        if i > 0 {
-            s.push(',');
-        }
-        s.push_str(&format!(
-            r#"{{"id":"INV-{i:04}","amount":{},"email":"u{i}@example.com","note":"{}"}}"#,
-            i * 7919 % 100_000,
-            words[i % words.len()].repeat(1 + i % 4)
-        ));
-    }
-    s.push(']');
-    s.into_bytes()
+    rows_with(
+        n,
+        |i| i * 7919 % 100_000,
+        |i| words[i % words.len()].repeat(1 + i % 4),
+    )
 }
 
 proptest! {

@@ -294,14 +294,7 @@ fn bearer_token_and_remote_bind() {
 #[test]
 fn a_client_that_disconnects_mid_stream_stops_the_encoding() {
     let spec = large_collection("rows", 60_000);
-    let s = Http::start(&[
-        "--collection",
-        &spec,
-        "--max-message-bytes",
-        "0",
-        "--max-tokens",
-        "0",
-    ]);
+    let s = Http::start(&uncapped(&spec));
     let b =
         serde_json::to_vec(&call(1, "rows", json!({"action": "list", "limit": 60000}))).unwrap();
     let mut sock = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();

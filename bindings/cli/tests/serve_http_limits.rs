@@ -165,16 +165,7 @@ fn d2_half_body_sockets_hold_no_call_slot_and_get_408() {
 #[test]
 fn d2_clients_that_never_read_a_large_list_hold_no_ping_and_are_cut() {
     let spec = large_collection("rows", 60_000);
-    let s = Http::start(&[
-        "--collection",
-        &spec,
-        "--max-message-bytes",
-        "0",
-        "--max-tokens",
-        "0",
-        "--write-timeout",
-        "1",
-    ]);
+    let s = Http::start(&[&uncapped(&spec)[..], &["--write-timeout", "1"]].concat());
     let b =
         serde_json::to_vec(&call(1, "rows", json!({"action": "list", "limit": 60000}))).unwrap();
     let hostile: Vec<TcpStream> = (0..HOSTILE)

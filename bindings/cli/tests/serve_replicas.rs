@@ -177,19 +177,7 @@ async fn two_replicas_behind_nginx_answer_every_call() {
     let rport = free_port();
     let replicas: Vec<Http> = ["127.0.0.1", "127.0.0.2"]
         .iter()
-        .map(|ip| {
-            Http::start_at(
-                &format!("{ip}:{rport}"),
-                &[
-                    "--collection",
-                    &spec,
-                    "--max-message-bytes",
-                    "0",
-                    "--max-tokens",
-                    "0",
-                ],
-            )
-        })
+        .map(|ip| Http::start_at(&format!("{ip}:{rport}"), &uncapped(&spec)))
         .collect();
     let port = free_port();
     let nginx = start_nginx(&bin, &config(rport, port), port);

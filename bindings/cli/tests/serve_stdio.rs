@@ -708,14 +708,7 @@ fn progress_then_the_result() {
 #[test]
 fn cancellation_and_closed_stdin_stop_a_large_call() {
     let spec = large_collection("rows", 60_000);
-    let mut s = Raw::start_paused(&[
-        "--collection",
-        &spec,
-        "--max-message-bytes",
-        "0",
-        "--max-tokens",
-        "0",
-    ]);
+    let mut s = Raw::start_paused(&uncapped(&spec));
     let _ = s.stderr.recv_timeout(WAIT);
     let big = json!({"action": "list", "limit": 60000, "format": "pretty"});
     s.send_json(&call(7, "rows", big.clone()));
@@ -1158,14 +1151,7 @@ fn d10_the_next_call_collapses_select_and_too_large_names_the_cause() {
 #[test]
 fn d12_a_call_cancelled_mid_message_ends_as_one_valid_message() {
     let spec = large_collection("rows", 60_000);
-    let mut s = Raw::start_paused(&[
-        "--collection",
-        &spec,
-        "--max-message-bytes",
-        "0",
-        "--max-tokens",
-        "0",
-    ]);
+    let mut s = Raw::start_paused(&uncapped(&spec));
     let _ = s.stderr.recv_timeout(WAIT);
     for format in ["pretty", "toon", "compact"] {
         s.send_json(&call(
@@ -1195,14 +1181,7 @@ fn d12_a_call_cancelled_mid_message_ends_as_one_valid_message() {
         );
         assert_eq!(s.json()["id"], 8);
         // The next run pauses stdout again.
-        s = Raw::start_paused(&[
-            "--collection",
-            &spec,
-            "--max-message-bytes",
-            "0",
-            "--max-tokens",
-            "0",
-        ]);
+        s = Raw::start_paused(&uncapped(&spec));
         let _ = s.stderr.recv_timeout(WAIT);
     }
 }
@@ -1226,14 +1205,8 @@ mod budget {
 
     use crate::serve_common::{BIN, next_args, temp_file, texts};
 
-    const FORMATS: [&str; 6] = [
-        "pretty",
-        "compact",
-        "toon",
-        "toon-comma",
-        "toon-tab",
-        "auto",
-    ];
+    /// Every format a call can name.
+    const FORMATS: [&str; 6] = toolwire::wire::Format::NAMES;
     const BUDGETS: [usize; 4] = [500, 2000, 10000, 25000];
     const BIG: usize = 100_000;
 

@@ -275,6 +275,17 @@ fn shared(data: Option<&ClassInstance<'_, OwnedText>>) -> Option<Arc<Vec<u8>>> {
 /// The resolver of a promise settled from the pool (it runs on the JS thread).
 type Resolve<T> = Box<dyn FnOnce(Env) -> Result<T> + Send>;
 
+/// The pool has a thread (started on first use), as a JavaScript error if none can start.
+fn pool_ready() -> Result<()> {
+    pool::ready().map_err(|e| {
+        mark(
+            "internal",
+            &format!("cannot start a worker thread: {e}"),
+            None,
+        )
+    })
+}
+
 /// Runs `work` on the addon's pool ([`pool`]) and returns a promise of its result: a
 /// rejection with the marked error when it fails, or with an `internal` one when it panics.
 fn spawn_promise<'e, T, F>(env: &'e Env, work: F) -> Result<Object<'e>>
@@ -284,13 +295,7 @@ where
 {
     // A thread at least runs before the promise exists, so the job below always runs and
     // always settles the promise (an unsettled one would keep the event loop alive).
-    pool::ready().map_err(|e| {
-        mark(
-            "internal",
-            &format!("cannot start a worker thread: {e}"),
-            None,
-        )
-    })?;
+    pool_ready()?;
     let (deferred, promise) = env.create_deferred::<T, Resolve<T>>()?;
     pool::submit(Box::new(move || {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
@@ -812,13 +817,7 @@ struct StreamJob {
 /// pauses the job while its buffer is full (unless the pool is starved: see [`pool`]). Every
 /// check runs before the first byte, so an error is the only event of a failed call.
 fn start_stream(job: StreamJob, on_event: Function<'_, StreamArgs, ()>) -> Result<StreamControl> {
-    pool::ready().map_err(|e| {
-        mark(
-            "internal",
-            &format!("cannot start a worker thread: {e}"),
-            None,
-        )
-    })?;
+    pool_ready()?;
     let tsfn: StreamCallback = on_event
         .build_threadsafe_function::<StreamEvent>()
         .callee_handled::<false>()

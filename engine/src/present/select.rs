@@ -322,7 +322,10 @@ mod tests {
         assert_eq!(problems.len(), 9);
         assert_eq!(problems[8].detail, "12 more problems not listed.");
         let first = &problems[0].detail;
-        assert!(first.starts_with(&format!("Unknown field '{}...'.", &long[..47])), "{first}");
+        assert!(
+            first.starts_with(&format!("Unknown field '{}...'.", &long[..47])),
+            "{first}"
+        );
         assert!(first.len() < 300, "{first}");
     }
 }

@@ -238,6 +238,19 @@ pub fn large_collection(name: &str, n: usize) -> String {
     format!("{name}={}", temp_file("rows.json", &rows).display())
 }
 
+/// `toolwire serve` arguments for the collection `spec` (`NAME=FILE`) with no message cap and
+/// no token budget: one call can be a response of any size.
+pub fn uncapped(spec: &str) -> Vec<&str> {
+    vec![
+        "--collection",
+        spec,
+        "--max-message-bytes",
+        "0",
+        "--max-tokens",
+        "0",
+    ]
+}
+
 /// A file in a fresh temporary directory.
 pub fn temp_file(name: &str, contents: &[u8]) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!(
