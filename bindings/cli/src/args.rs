@@ -152,8 +152,8 @@ pub struct BenchArgs {
 
 impl BenchArgs {
     /// The bench's settings.
-    pub fn config(self) -> toolwire_mcp::bench::Config {
-        use toolwire_mcp::client::Target;
+    pub fn config(self) -> toolwire_bench::bench::Config {
+        use toolwire_bench::client::Target;
         let target = match (self.stdio, self.http) {
             (Some(cmd), _) => Target::Stdio(cmd),
             (None, Some(url)) => Target::Http(url),
@@ -165,7 +165,7 @@ impl BenchArgs {
         } else {
             self.args
         };
-        toolwire_mcp::bench::Config {
+        toolwire_bench::bench::Config {
             target,
             tool: self.tool,
             args,

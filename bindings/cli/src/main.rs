@@ -87,7 +87,7 @@ fn main() -> ExitCode {
                 },
         } => toon::decode(&input, lenient, indent),
         Command::Serve(args) => return toolwire_mcp::run(args),
-        Command::Bench(args) => return toolwire_mcp::bench::run(args.config()),
+        Command::Bench(args) => return toolwire_bench::bench::run(args.config()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -30,13 +30,12 @@
 //!   `serve_request` fuzz target.
 //! * `fuzz_http`: the hidden `fuzz_http`, raw bytes into one HTTP connection for the
 //!   `serve_http` fuzz target.
-//! * [`client`] and [`bench`](mod@bench): `toolwire bench`, the other side of the wire: a minimal MCP
-//!   client that times and weighs every response, and the benchmark built on it.
+//!
+//! `toolwire bench`, the client that measures a server from the other side of the wire, is
+//! the crate `toolwire-bench`.
 #![deny(missing_docs)]
 
 mod args;
-pub mod bench;
-pub mod client;
 mod collection;
 mod cursor;
 mod cut;
