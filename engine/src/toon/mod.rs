@@ -1,7 +1,6 @@
 //! TOON 4.4: encoder and decoder.
 
 mod decode;
-mod decode_scan;
 mod encode;
 
 pub use decode::{DecodeOptions, decode};

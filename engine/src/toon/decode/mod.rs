@@ -57,11 +57,13 @@
 //! every loop consumes input, so decoding is linear in the input size except for the
 //! duplicate-key check of the document builder.
 
+mod scan;
+
 use crate::doc::{Doc, DocBuilder, Mark};
 use crate::error::{Category, Error, Result};
 
 use super::Delimiter;
-use super::decode_scan::{
+use scan::{
     Cells, Line, LineError, LineSplitter, Literal, RawLine, classify, closing_quote,
     field_entry_end, find_unquoted, matching_brace, trim_spaces,
 };
