@@ -290,7 +290,7 @@ pub struct Fit {
     /// The message written in its shape, in bytes.
     pub cap: Option<usize>,
     /// The text of the content, every block as the client receives it, in tokens: counted
-    /// with `o200k_base` ([`tokens::count_bound`](crate::tokens::count_bound), never under
+    /// with `o200k_base` (`tokens::count_bound`, never under
     /// tiktoken's count) with feature `tokenizer`, else in bytes (never under any byte-level
     /// tokenizer's count).
     pub tokens: Option<usize>,
