@@ -11,7 +11,7 @@
 //! own error classes. Every entry point catches panics (`catch_unwind`), so no input can
 //! take the process down.
 //!
-//! Async calls and streams run on the addon's one bounded pool ([`pool`]), and read only
+//! Async calls and streams run on the addon's one bounded pool (`src/pool.rs`), and read only
 //! bytes the addon owns ([`OwnedText`], copied on the JS thread before the call returns):
 //! never the caller's buffer, which it may rewrite, transfer or detach at once.
 
@@ -286,7 +286,7 @@ fn pool_ready() -> Result<()> {
     })
 }
 
-/// Runs `work` on the addon's pool ([`pool`]) and returns a promise of its result: a
+/// Runs `work` on the addon's pool (`src/pool.rs`) and returns a promise of its result: a
 /// rejection with the marked error when it fails, or with an `internal` one when it panics.
 fn spawn_promise<'e, T, F>(env: &'e Env, work: F) -> Result<Object<'e>>
 where
@@ -686,7 +686,7 @@ impl FlowGate {
     }
 
     /// Waits until another chunk may be sent; false when the stream was cancelled. Never
-    /// waits while the pool is starved (see [`pool`]): then the stream spills.
+    /// waits while the pool is starved (see `src/pool.rs`): then the stream spills.
     fn admit(&self) -> bool {
         let mut p = pool::lock();
         loop {
@@ -764,7 +764,7 @@ impl StreamControl {
         self.gate.lock().finished
     }
 
-    /// True when the stream stopped waiting for its reader to free its thread (see [`pool`]).
+    /// True when the stream stopped waiting for its reader to free its thread (see `src/pool.rs`).
     #[napi]
     pub fn spilled(&self) -> bool {
         self.gate.lock().spilled
@@ -904,7 +904,7 @@ pub fn present_plain_stream(
     start_stream(job, on_event)
 }
 
-/// The number of threads the addon's pool runs at most (see [`pool`]).
+/// The number of threads the addon's pool runs at most (see `src/pool.rs`).
 #[napi]
 pub fn pool_threads() -> u32 {
     pool::THREADS as u32
