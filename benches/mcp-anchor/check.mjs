@@ -85,7 +85,8 @@ try {
   for (const k of ['name', 'description']) {
     if (ta[k] !== tb[k]) throw new Error(`tools/list: ${k} differs: ${JSON.stringify(ta[k])} vs ${JSON.stringify(tb[k])}`);
   }
-  const keys = (t) => JSON.stringify(Object.keys(t.inputSchema.properties).sort());
+  // `cursor` is toolwire's own (SERVE.md §8); the anchor pages by offset only.
+  const keys = (t) => JSON.stringify(Object.keys(t.inputSchema.properties).filter((k) => k !== 'cursor').sort());
   if (keys(ta) !== keys(tb)) throw new Error(`tools/list: inputSchema properties differ: ${keys(ta)} vs ${keys(tb)}`);
   for (const args of CALLS) {
     const name = JSON.stringify(args);

@@ -120,8 +120,8 @@ function toolDefinition(rowCount, limit) {
     description:
       `Query the invoices collection (${rowCount} rows). Select operation via the \`action\` parameter.\n\n` +
       '[2|]{action|desc|required}:\n' +
-      '  list|"List invoices rows: filter with where, page with offset and limit"|""\n' +
-      '  get|One invoices row by its id|id',
+      '  list|"List the rows of invoices: filter with where; page with the cursor each page names (or offset) and limit"|""\n' +
+      '  get|Get one row of invoices by its id|id',
     inputSchema: {
       type: 'object',
       properties: {
