@@ -66,7 +66,10 @@ test('D6 unread streams share one bounded pool: 120 of them add at most the pool
   await fs.promises.readFile(__filename);
   const before = threads();
   // A response of about 3 chunks: each unread stream waits for its reader after 2.
-  const rows = Array.from({ length: 6000 }, (_, i) => ({ id: `INV-${i}`, amount_cents: i, status: 'paid', note: 'x'.repeat(40) }));
+  // About 3.6 MB of response a stream: far more than a stream's window and the Readable's
+  // buffer hold, so every stream must wait for its reader (with 6,000 rows one could end
+  // before waiting, and the loop below waited for it forever).
+  const rows = Array.from({ length: 30000 }, (_, i) => ({ id: `INV-${i}`, amount_cents: i, status: 'paid', note: 'x'.repeat(40) }));
   const buf = Buffer.from(JSON.stringify(rows));
   const expected = await collect(tw.presentStream(buf, null, {}, { id: 9 }));
   assert.ok(expected.length > 2 * (256 << 10), `${expected.length} bytes`);
@@ -92,14 +95,23 @@ test('D6 unread streams share one bounded pool: 120 of them add at most the pool
 // When every thread holds a paused stream, a waiting call takes the thread of one stream
 // (which finishes into its buffer), not of all: the others keep their backpressure.
 test('D6 a call waiting for the pool frees one paused stream\'s thread, not every one', { timeout: 600_000 }, async () => {
-  const rows = Array.from({ length: 6000 }, (_, i) => ({ id: `INV-${i}`, amount_cents: i, status: 'paid', note: 'x'.repeat(40) }));
+  // About 3.6 MB of response a stream: far more than a stream's window and the Readable's
+  // buffer hold, so every stream must wait for its reader (with 6,000 rows one could end
+  // before waiting, and the loop below waited for it forever).
+  const rows = Array.from({ length: 30000 }, (_, i) => ({ id: `INV-${i}`, amount_cents: i, status: 'paid', note: 'x'.repeat(40) }));
   const buf = Buffer.from(JSON.stringify(rows));
   const expected = await collect(tw.presentStream(buf, null, {}));
   const streams = Array.from({ length: POOL }, () => tw.presentStream(buf, null, {}));
   try {
     // Every thread of the pool holds a stream waiting for its reader (event-loop turns until
     // then, no timing).
-    while (!streams.every((s) => s[META].waiting)) await new Promise((r) => setImmediate(r));
+    // A watchdog, not a timing: a stream that can never wait fails the test instead of
+    // hanging it.
+    const deadline = Date.now() + 60_000;
+    while (!streams.every((s) => s[META].waiting)) {
+      assert.ok(Date.now() < deadline, `streams never all waiting: ${JSON.stringify(streams.map((s) => s[META]))}`);
+      await new Promise((r) => setImmediate(r));
+    }
     const r = await tw.presentAsync([1], null, { format: 'compact' });
     assert.equal(r.content[0].text, '[1]');
     assert.equal(streams.filter((s) => s[META].spilled).length, 1);
