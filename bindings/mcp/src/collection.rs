@@ -18,6 +18,16 @@ use crate::{Failure, ServeArgs};
 /// names (`wire::Format`, the one place they are spelled).
 pub(crate) const FORMATS: [&str; 6] = Format::NAMES;
 
+/// The formats a call can name, `auto` aside, in the order that breaks a tie: a collection
+/// without a presenter is served in the cheapest of them (docs/DECISIONS.md).
+const EVERY_FORMAT: [Format; 5] = [
+    Format::Toon(Delimiter::Comma),
+    Format::Toon(Delimiter::Pipe),
+    Format::Toon(Delimiter::Tab),
+    Format::Compact,
+    Format::Pretty,
+];
+
 /// Rows a `list` call returns when neither the call nor the presenter sets a limit.
 pub(crate) const DEFAULT_LIST_LIMIT: usize = 100;
 
@@ -281,75 +291,13 @@ pub(crate) fn collection_from_bytes(
             // No presenter: the format that costs these rows the fewest tokens, chosen once
             // so every page of the collection looks alike (docs/DECISIONS.md).
             let p = Presenter::builder(name.clone())
-                .format(cheapest_format(&doc))
+                .format(toolwire::wire::cheapest_format(doc.root(), &EVERY_FORMAT))
                 .build()
                 .map_err(|e| Failure::presenter(format!("{name}: {e}")))?;
             ("id".to_owned(), p)
         }
     };
     Ok(Collection::new(name, doc, key, presenter, secret))
-}
-
-/// Bytes of compact JSON of the first rows [`cheapest_format`] judges (about 12,000 tokens).
-const FORMAT_SAMPLE_BYTES: usize = 48 * 1024;
-
-/// The format in which the collection's rows cost the fewest `o200k_base` tokens, among
-/// every format a call can name: TOON with each delimiter, compact and pretty JSON (ties go
-/// to that order). Judged exactly on the first rows, up to [`FORMAT_SAMPLE_BYTES`] of
-/// compact JSON (at least one). TOON is no candidate when the rows hold a reserved tag or a
-/// lone surrogate, where a response falls back to compact JSON (WIRE.md §2).
-fn cheapest_format(doc: &Doc<'_>) -> Format {
-    let Some(rows) = doc.root().as_array() else {
-        return Format::Compact;
-    };
-    let mut sample = vec![b'['];
-    for (i, row) in rows.iter().enumerate() {
-        if i > 0 && sample.len() > FORMAT_SAMPLE_BYTES {
-            break;
-        }
-        if i > 0 {
-            sample.push(b',');
-        }
-        sample.extend_from_slice(&toolwire::json::to_vec_compact(row));
-    }
-    sample.push(b']');
-    let Ok(sample) = toolwire::json::parse(&sample, &ParseOptions::new()) else {
-        return Format::Compact;
-    };
-    let toon_ok = !doc.has_reserved_tag() && !doc.has_lone_surrogate();
-    let candidates = [
-        Format::Toon(Delimiter::Comma),
-        Format::Toon(Delimiter::Pipe),
-        Format::Toon(Delimiter::Tab),
-        Format::Compact,
-        Format::Pretty,
-    ];
-    let mut best = (usize::MAX, Format::Compact);
-    for f in candidates {
-        let mut text = Vec::new();
-        match f {
-            Format::Toon(d) if toon_ok => {
-                let opts = toolwire::toon::EncodeOptions::new().delimiter(d);
-                if toolwire::toon::encode(sample.root(), &opts, &mut text).is_err() {
-                    continue;
-                }
-            }
-            Format::Toon(_) | Format::Auto => continue,
-            Format::Compact => toolwire::json::write_compact(sample.root(), &mut text),
-            Format::Pretty => toolwire::json::write_pretty(sample.root(), &mut text),
-        }
-        let Ok(text) = std::str::from_utf8(&text) else {
-            continue;
-        };
-        if text.is_empty() {
-            continue;
-        }
-        let tokens = toolwire::tokens::count(toolwire::tokens::Vocabulary::O200k, text);
-        if tokens < best.0 {
-            best = (tokens, f);
-        }
-    }
-    best.1
 }
 
 /// JSON Lines (one object per line; blank lines skipped) as the bytes of one JSON array.

@@ -201,6 +201,22 @@ pub(crate) fn write_format(value: Value<'_>, format: Format, out: &mut Vec<u8>) 
 /// data, and a [`Presenter`](crate::present::Presenter) on its data block's rows before it fits its
 /// `token_budget` in the chosen format.
 pub fn choose_auto(value: Value<'_>) -> Format {
+    cheapest_format(
+        value,
+        &[
+            Format::Toon(Delimiter::Comma),
+            Format::Toon(Delimiter::Pipe),
+            Format::Compact,
+            Format::Pretty,
+        ],
+    )
+}
+
+/// The cheapest of `candidates` for `value`, judged as [`choose_auto`] judges its four (the
+/// same sample, counts and TOON rules); ties go to the earlier candidate. `toolwire serve`
+/// weighs every format a call can name, toon-tab included, for a collection without a
+/// presenter.
+pub fn cheapest_format(value: Value<'_>, candidates: &[Format]) -> Format {
     let doc = value.doc();
     let toon_ok = !doc.has_reserved_tag() && !doc.has_lone_surrogate();
     let sample_doc;
@@ -218,15 +234,9 @@ pub fn choose_auto(value: Value<'_>) -> Format {
         }
         _ => value,
     };
-    let candidates = [
-        Format::Toon(Delimiter::Comma),
-        Format::Toon(Delimiter::Pipe),
-        Format::Compact,
-        Format::Pretty,
-    ];
     let mut best = (usize::MAX, Format::Compact);
     let mut buf = Vec::new();
-    for f in candidates {
+    for &f in candidates {
         if matches!(f, Format::Toon(_))
             && (!toon_ok || crate::toon::check(sample, &EncodeOptions::new()).is_err())
         {

@@ -18,7 +18,8 @@ pub use blocks::{
 };
 pub(crate) use estimate::write_format;
 pub use estimate::{
-    AUTO_SAMPLE_BYTES, AUTO_SAMPLE_ROWS, choose_auto, estimate_format_tokens, estimate_tokens,
+    AUTO_SAMPLE_BYTES, AUTO_SAMPLE_ROWS, cheapest_format, choose_auto, estimate_format_tokens,
+    estimate_tokens,
 };
 pub use format::{Format, UnknownFormat};
 pub(crate) use response::response_view;
