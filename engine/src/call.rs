@@ -158,6 +158,21 @@ pub enum Problem {
     },
 }
 
+impl Problem {
+    /// The limit a `TOO_LARGE` passed, in the words of its message ("the token budget of
+    /// 25000 tokens (o200k_base)", "the message cap of 4096 bytes"); `None` for the other
+    /// problems.
+    pub fn limit(&self) -> Option<String> {
+        match self {
+            Problem::TooManyTokens { budget } => {
+                Some(format!("the token budget of {budget} tokens (o200k_base)"))
+            }
+            Problem::TooLarge { cap } => Some(format!("the message cap of {cap} bytes")),
+            Problem::Select(_) | Problem::Output | Problem::Encode(_) => None,
+        }
+    }
+}
+
 /// The response of one call, ready to be written, and what went wrong with it, if anything.
 #[derive(Debug)]
 pub struct Reply<'d> {

@@ -457,13 +457,9 @@ impl NextCall {
         matching: usize,
         problem: Option<&CallProblem>,
     ) -> ToolResponse<'static> {
-        let limit = match problem {
-            Some(CallProblem::TooManyTokens { budget }) => {
-                format!("the token budget of {budget} tokens (o200k_base)")
-            }
-            Some(CallProblem::TooLarge { cap }) => format!("the message cap of {cap} bytes"),
-            _ => "the limits".into(),
-        };
+        let limit = problem
+            .and_then(CallProblem::limit)
+            .unwrap_or_else(|| "the limits".into());
         let recovery = if offset + 1 < matching {
             format!(
                 "Skip it: call {} with {}. Or ask for fewer fields with _select, or a more compact format.",

@@ -379,21 +379,12 @@ impl Fit {
 
     /// The limit `over` passed, in words, and its [`Problem`].
     fn describe(&self, over: Over) -> (String, Problem) {
-        match (over.tokens, self.tokens, self.cap) {
-            (true, Some(budget), _) => (
-                format!("the token budget of {budget} tokens (o200k_base)"),
-                Problem::TooManyTokens { budget },
-            ),
-            (_, _, Some(cap)) => (
-                format!("the message cap of {cap} bytes"),
-                Problem::TooLarge { cap },
-            ),
-            (_, Some(budget), None) => (
-                format!("the token budget of {budget} tokens (o200k_base)"),
-                Problem::TooManyTokens { budget },
-            ),
-            (_, None, None) => ("the limits".into(), Problem::TooLarge { cap: 0 }),
-        }
+        let problem = match (over.tokens, self.tokens, self.cap) {
+            (true, Some(budget), _) | (_, Some(budget), None) => Problem::TooManyTokens { budget },
+            (_, _, Some(cap)) => Problem::TooLarge { cap },
+            (_, None, None) => return ("the limits".into(), Problem::TooLarge { cap: 0 }),
+        };
+        (problem.limit().unwrap_or_default(), problem)
     }
 }
 
