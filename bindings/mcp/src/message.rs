@@ -142,22 +142,33 @@ pub(crate) fn decode(raw: &RawValue) -> Result<Value, String> {
     serde_json::from_str(raw.get()).map_err(|_| unreadable(raw.get()))
 }
 
-/// Decodes every member of the object `raw` but `skip` (`path` names it in problems): the
-/// members that decode, and `(path, reason)` for each that does not, named one object level
-/// deeper where the culprit is inside an object (`where.name`).
-pub(crate) fn decode_members(
-    raw: &RawValue,
-    path: &str,
-    skip: Option<&str>,
-) -> (Map<String, Value>, Vec<(String, String)>) {
-    let mut good = Map::new();
-    let mut bad = Vec::new();
-    let Ok(m) = members(raw.get()) else {
-        bad.push((path.to_owned(), unreadable(raw.get())));
-        return (good, bad);
+/// The members of an object, decoded one by one ([`decode_members`]).
+pub(crate) struct Decoded<'a> {
+    /// The members that decode.
+    pub(crate) good: Map<String, Value>,
+    /// `(path, reason)` of each member that does not.
+    pub(crate) bad: Vec<(String, String)>,
+    /// The member left undecoded, as it was written.
+    pub(crate) skipped: Option<&'a RawValue>,
+}
+
+/// Decodes every member of the object `raw` but `skip` (`path` names it in problems), which
+/// is handed back raw: the members that decode, and `(path, reason)` for each that does not,
+/// named one object level deeper where the culprit is inside an object (`where.name`).
+pub(crate) fn decode_members<'a>(raw: &'a RawValue, path: &str, skip: Option<&str>) -> Decoded<'a> {
+    let mut d = Decoded {
+        good: Map::new(),
+        bad: Vec::new(),
+        skipped: None,
     };
+    let Ok(m) = members(raw.get()) else {
+        d.bad.push((path.to_owned(), unreadable(raw.get())));
+        return d;
+    };
+    let (good, bad) = (&mut d.good, &mut d.bad);
     for (k, v) in m.items {
         if skip == Some(k.as_str()) {
+            d.skipped = Some(v);
             continue;
         }
         let name = if path.is_empty() {
@@ -178,7 +189,7 @@ pub(crate) fn decode_members(
             }
             Err(reason) => {
                 if v.get().starts_with('{') && !path.contains('.') {
-                    let (_, inner) = decode_members(v, &name, None);
+                    let inner = decode_members(v, &name, None).bad;
                     if !inner.is_empty() {
                         bad.extend(inner);
                         continue;
@@ -188,7 +199,7 @@ pub(crate) fn decode_members(
             }
         }
     }
-    (good, bad)
+    d
 }
 
 fn path_or(path: &str) -> String {
@@ -312,7 +323,7 @@ mod tests {
             r#"{{"action":"list","where":{{"name":"R\ud800D","ok":1}},"limit":{deep},"s":"\ud83d\ude00"}}"#
         );
         let raw: Box<RawValue> = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-        let (good, bad) = decode_members(&raw, "", None);
+        let Decoded { good, bad, .. } = decode_members(&raw, "", None);
         assert_eq!(good.keys().collect::<Vec<_>>(), ["action", "s"]);
         assert_eq!(good["s"], "\u{1F600}");
         assert_eq!(bad.len(), 2);

@@ -331,15 +331,14 @@ fn request(
     let (params, bad_params) = match obj.get("params") {
         None => (None, Vec::new()),
         Some(raw) if raw.get().starts_with('{') => {
-            let arguments = raw_member(raw, "arguments");
             // `arguments` is checked member by member below, into validation problems; of
             // the others, only a member the server reads is an error when it cannot be.
-            let (good, mut bad) = message::decode_members(raw, "", Some("arguments"));
-            bad.retain(|(name, _)| {
+            let mut d = message::decode_members(raw, "", Some("arguments"));
+            d.bad.retain(|(name, _)| {
                 let top = name.split('.').next().unwrap_or("");
                 USED_PARAMS.contains(&top)
             });
-            (Some((good, arguments)), bad)
+            (Some((d.good, d.skipped)), d.bad)
         }
         Some(_) => {
             return error(echo, INVALID_PARAMS, "Invalid params: expected an object");
@@ -493,10 +492,10 @@ fn request(
             let arguments = match params.as_ref().and_then(|(_, a)| *a) {
                 None => Sent::default(),
                 Some(raw) if raw.get().starts_with('{') => {
-                    let (good, bad) = message::decode_members(raw, "", None);
+                    let d = message::decode_members(raw, "", None);
                     Sent {
-                        values: Some(Value::Object(good)),
-                        unreadable: bad,
+                        values: Some(Value::Object(d.good)),
+                        unreadable: d.bad,
                     }
                 }
                 Some(raw) => match message::decode(raw) {
@@ -527,11 +526,6 @@ fn request(
             &format!("Method not found: {}", cut(method)),
         ),
     }
-}
-
-/// The raw member `key` of the object `raw`.
-fn raw_member<'a>(raw: &'a RawValue, key: &str) -> Option<&'a RawValue> {
-    message::members(raw.get()).ok()?.get(key)
 }
 
 fn cut(s: &str) -> String {
