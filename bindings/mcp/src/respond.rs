@@ -96,8 +96,8 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
         tokens: server.max_tokens,
     };
     // The server's own error responses (validation, not found) fit the limits too.
-    let write = |r: &ToolResponse<'static>, out: &mut S| {
-        let r = fit.fit_response(r.clone(), &shape);
+    let write = |r: ToolResponse<'static>, out: &mut S| {
+        let r = fit.fit_response(r, &shape);
         toolwire::frame::frame(id, &r, protocol, out);
         Outcome::Written {
             is_error: r.is_error() == Some(true),
@@ -105,7 +105,7 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     };
     let call = match crate::args::parse(arguments, coll) {
         Ok(c) => c,
-        Err((action, problems)) => return write(&validation(&action, &problems), out),
+        Err((action, problems)) => return write(validation(&action, &problems), out),
     };
     let action = match &call.action {
         Action::List { .. } => "list",
@@ -130,7 +130,7 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
         }
     }
     let Some(all) = coll.doc.root().as_array() else {
-        return write(&internal("the collection is not an array"), out);
+        return write(internal("the collection is not an array"), out);
     };
     let rows = &coll.rows;
     // A `list`'s next call, the page's offset and the matching rows (for a first row over
@@ -140,7 +140,7 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
         Action::Get { id: key } => {
             let found = crate::filter::find_key(&coll.indexes, rows, &coll.key, key, key_equals);
             let Some(i) = found else {
-                return write(&not_found(coll, key), out);
+                return write(not_found(coll, key), out);
             };
             (front, Input::value(rows[i]))
         }
@@ -159,9 +159,9 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
                 None => *offset,
                 Some(Ok(Position::Offset(n))) => usize::try_from(n).unwrap_or(usize::MAX),
                 Some(Ok(Position::After(_))) => {
-                    return write(&bad_cursor(coll, Refused::Malformed), out);
+                    return write(bad_cursor(coll, Refused::Malformed), out);
                 }
-                Some(Err(why)) => return write(&bad_cursor(coll, why), out),
+                Some(Err(why)) => return write(bad_cursor(coll, why), out),
             };
             let offset = &offset;
             let total = rows.len();
@@ -216,7 +216,7 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     let reply: Reply<'_> = match reply {
         Ok(r) => r,
         Err(_) if hooks.cancelled() => return Outcome::Cancelled,
-        Err(e) => return write(&internal(&e.to_string()), out),
+        Err(e) => return write(internal(&e.to_string()), out),
     };
     if let Some(kept) = reply.response().items().filter(|_| action == "list") {
         if kept >= PROGRESS_PAGE_ROWS {
@@ -228,7 +228,7 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     }
     if let Some((next, offset, matching)) = listing.filter(|_| reply.item_too_large()) {
         // The page's first row alone is over the limits: say which, and the call past it.
-        return write(&next.skip(offset, matching, reply.problem()), out);
+        return write(next.skip(offset, matching, reply.problem()), out);
     }
     reply.write(&shape, out);
     Outcome::Written {
