@@ -6,12 +6,20 @@
 //! `toolwire._convert.convert`, which says what the value stands for (a replacement value, a
 //! mapping or sequence to walk, a decimal's canonical text, or `default(value)`) and raises
 //! `TypeError` for what has no representation.
+//!
+//! The walk reads objects through the C API with borrowed references (no reference count
+//! traffic per value, no method call per value: docs/DECISIONS.md "Python binding: where the
+//! time goes"). What keeps a borrowed object alive: its container, which the walk holds a
+//! strong reference to while it walks it ([`Walker::stack`]); before Python code runs (only
+//! in [`Walker::other`]), the object it is about is held too.
 
 use std::collections::HashSet;
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple};
+use pyo3::Borrowed;
 use toolwire::{Doc, DocBuilder};
 
 /// Nesting beyond this many containers is refused (`toon_format` meets Python's recursion
@@ -37,6 +45,9 @@ const K_MAPPING: u8 = 2;
 const K_SEQUENCE: u8 = 3;
 const K_CONVERTED: u8 = 4;
 
+/// The message of a container that Python code run by the walk changed under it.
+const CHANGED: &str = "a container changed while it was being encoded";
+
 /// The walker's state for one call.
 pub struct Walker<'py> {
     py: Python<'py>,
@@ -45,13 +56,91 @@ pub struct Walker<'py> {
     default: Option<Bound<'py, PyAny>>,
     sort_keys: bool,
     convert: Option<Bound<'py, PyAny>>,
-    /// `id()` of the containers (and converted originals) being walked: a cycle is an error.
-    active: HashSet<usize>,
-    depth: usize,
+    /// Strong references to the containers (and converted originals) being walked,
+    /// outermost first: Python code run by the walk cannot free one while it is walked, and
+    /// a reference cycle shows as an object twice in it once the walk is [`MAX_DEPTH`] deep
+    /// (so no set of the objects on the way is kept: a cycle always gets that deep).
+    stack: Vec<Bound<'py, PyAny>>,
+    /// How many times the walk ran Python code: a container walked with the same count
+    /// before and after was not changed by the walk.
+    calls: u64,
     /// Decimal lexemes that no f64 prints exactly: written as placeholder strings and
     /// substituted in the TOON text afterwards (see [`Walker::finish`]).
     pub lexemes: Vec<String>,
     nonce: u64,
+}
+
+/// The type of `obj`.
+#[inline(always)]
+fn type_of(obj: Borrowed<'_, '_, PyAny>) -> *mut ffi::PyTypeObject {
+    // SAFETY: `obj` is a live object (a `Borrowed` is one); reading its type does not touch
+    // its reference count.
+    unsafe { ffi::Py_TYPE(obj.as_ptr()) }
+}
+
+/// Whether `t` is the exact type `ty` (a static type object of the interpreter).
+macro_rules! is_type {
+    ($t:expr, $ty:ident) => {
+        // `&raw const` takes the address of the interpreter's type object without reading
+        // it (no `unsafe` needed for that).
+        std::ptr::eq($t.cast_const(), &raw const ffi::$ty)
+    };
+}
+
+/// The UTF-8 of an exact `str`, borrowed from the object (CPython keeps it: zero-copy for an
+/// ASCII string, computed once for others); `None` for a string with a lone surrogate (no
+/// error is left set).
+#[inline(always)]
+pub fn utf8_of<'a>(s: Borrowed<'a, '_, PyAny>) -> Option<&'a [u8]> {
+    let mut len: ffi::Py_ssize_t = 0;
+    // SAFETY: `s` is a live `str` (the callers checked its type); the GIL is held (a
+    // `Borrowed` carries the token). The result points into the object (or its UTF-8 cache),
+    // valid for as long as the object lives and is not changed (a `str` never is), which is
+    // `'a`.
+    unsafe {
+        let p = ffi::PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut len);
+        if p.is_null() {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        Some(std::slice::from_raw_parts(p.cast::<u8>(), len as usize))
+    }
+}
+
+/// The error of a `str` holding a lone surrogate, as `toon_format` raises it.
+#[cold]
+fn surrogate_error(s: &Bound<'_, PyAny>) -> PyErr {
+    match s.repr() {
+        Ok(r) => PyValueError::new_err(format!(
+            "String contains an unpaired surrogate: {}",
+            r.to_str().unwrap_or("?")
+        )),
+        Err(e) => e,
+    }
+}
+
+/// The next member of dict `d` at `pos`, as borrowed references.
+#[inline(always)]
+fn dict_next<'a, 'py>(
+    d: Borrowed<'a, 'py, PyAny>,
+    pos: &mut ffi::Py_ssize_t,
+) -> Option<(Borrowed<'a, 'py, PyAny>, Borrowed<'a, 'py, PyAny>)> {
+    let mut k = std::ptr::null_mut();
+    let mut v = std::ptr::null_mut();
+    // SAFETY: `d` is a live `dict`; `PyDict_Next` never raises and stays within the dict's
+    // current table whatever happened to it since `pos` was last advanced.
+    if unsafe { ffi::PyDict_Next(d.as_ptr(), pos, &mut k, &mut v) } == 0 {
+        return None;
+    }
+    // SAFETY: both are borrowed references owned by the dict, alive while it holds them:
+    // until Python code runs, and the walk holds each value (through `stack` or `other`'s
+    // strong reference) before running any.
+    unsafe {
+        Some((
+            Borrowed::from_ptr(d.py(), k),
+            Borrowed::from_ptr(d.py(), v),
+        ))
+    }
 }
 
 impl<'py> Walker<'py> {
@@ -69,91 +158,114 @@ impl<'py> Walker<'py> {
             default: default.filter(|d| !d.is_none()),
             sort_keys,
             convert: None,
-            active: HashSet::new(),
-            depth: 0,
+            stack: Vec::new(),
+            calls: 0,
             lexemes: Vec::new(),
             nonce: 0,
         }
     }
 
     /// Walks `obj` into the document. Python code run by the walk (a `default`, a mapping's
-    /// `items`) may resize a dict being iterated: that is an error, never a crash.
+    /// `items`) may change a container being walked: that is an error, never a crash.
     pub fn walk(mut self, obj: &Bound<'py, PyAny>) -> PyResult<(Doc<'static>, Vec<String>, u64)> {
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.value(obj)));
-        match r {
-            Ok(Ok(())) => Ok((self.b.finish(), self.lexemes, self.nonce)),
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err(PyRuntimeError::new_err(
-                "a container changed while it was being encoded",
-            )),
-        }
+        self.value(obj.as_borrowed())?;
+        Ok((self.b.finish(), self.lexemes, self.nonce))
     }
 
-    fn value(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
-        if let Ok(s) = obj.cast_exact::<PyString>() {
-            return self.string(s);
+    fn value(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        let t = type_of(obj);
+        if is_type!(t, PyUnicode_Type) {
+            return self.string(obj);
         }
-        if obj.is_none() {
+        if is_type!(t, PyLong_Type) {
+            return self.int(obj);
+        }
+        if is_type!(t, PyDict_Type) {
+            return self.enter(obj, |w| w.dict(obj));
+        }
+        if is_type!(t, PyFloat_Type) {
+            // SAFETY: an exact `float`: `PyFloat_AsDouble` reads its value, never raises.
+            self.float(unsafe { ffi::PyFloat_AsDouble(obj.as_ptr()) });
+            return Ok(());
+        }
+        if is_type!(t, PyBool_Type) {
+            // SAFETY: `Py_True` is the address of the interpreter's `True`.
+            let is_true = std::ptr::eq(obj.as_ptr(), unsafe { ffi::Py_True() });
+            self.b.bool(is_true);
+            return Ok(());
+        }
+        // SAFETY: `Py_None` is the address of the interpreter's `None`.
+        if std::ptr::eq(obj.as_ptr(), unsafe { ffi::Py_None() }) {
             self.b.null();
             return Ok(());
         }
-        if let Ok(b) = obj.cast_exact::<PyBool>() {
-            self.b.bool(b.is_true());
-            return Ok(());
+        if is_type!(t, PyList_Type) {
+            return self.enter(obj, |w| w.list(obj));
         }
-        if let Ok(i) = obj.cast_exact::<PyInt>() {
-            return self.int(i);
-        }
-        if let Ok(f) = obj.cast_exact::<PyFloat>() {
-            self.float(f.value());
-            return Ok(());
-        }
-        if let Ok(d) = obj.cast_exact::<PyDict>() {
-            return self.enter(obj, |w| w.dict(d));
-        }
-        if let Ok(l) = obj.cast_exact::<PyList>() {
-            return self.enter(obj, |w| w.list(l));
-        }
-        if let Ok(t) = obj.cast_exact::<PyTuple>() {
-            return self.enter(obj, |w| w.tuple(t));
+        if is_type!(t, PyTuple_Type) {
+            return self.enter(obj, |w| w.tuple(obj));
         }
         self.other(obj)
     }
 
-    /// Walks a container: refuses cycles and excessive depth.
+    /// Walks a container (or what a converted object stands for) with a strong reference to
+    /// `marker` on the stack; refuses excessive depth, and names a reference cycle.
     fn enter(
         &mut self,
-        marker: &Bound<'py, PyAny>,
+        marker: Borrowed<'_, 'py, PyAny>,
         f: impl FnOnce(&mut Self) -> PyResult<()>,
     ) -> PyResult<()> {
-        let id = marker.as_ptr() as usize;
-        if !self.active.insert(id) {
-            return Err(PyValueError::new_err("Circular reference detected"));
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(self.too_deep(marker));
         }
-        self.depth += 1;
-        let r = if self.depth > MAX_DEPTH {
-            Err(PyValueError::new_err(
-                "Object is nested too deeply to encode",
-            ))
-        } else {
-            f(self)
-        };
-        self.depth -= 1;
-        self.active.remove(&id);
+        self.stack.push(marker.to_owned());
+        let r = f(self);
+        self.stack.pop();
         r
     }
 
-    fn string(&mut self, s: &Bound<'py, PyString>) -> PyResult<()> {
-        let text = str_of(s)?;
-        match self.mode {
-            Mode::Toon => self.b.str_heap(text.as_bytes()),
-            Mode::Json => self.b.string(text.as_bytes()),
+    /// The error at [`MAX_DEPTH`]: a cycle when an object is on the stack twice (or `marker`
+    /// is on it), else nesting too deep.
+    #[cold]
+    fn too_deep(&self, marker: Borrowed<'_, 'py, PyAny>) -> PyErr {
+        let mut seen: HashSet<usize> = HashSet::with_capacity(self.stack.len() + 1);
+        let cycle = self
+            .stack
+            .iter()
+            .map(|o| o.as_ptr() as usize)
+            .chain(std::iter::once(marker.as_ptr() as usize))
+            .any(|p| !seen.insert(p));
+        if cycle {
+            PyValueError::new_err("Circular reference detected")
+        } else {
+            PyValueError::new_err("Object is nested too deeply to encode")
         }
+    }
+
+    fn string(&mut self, s: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        let Some(text) = utf8_of(s) else {
+            return Err(surrogate_error(&s));
+        };
+        self.text(text);
         Ok(())
     }
 
-    fn int(&mut self, i: &Bound<'py, PyInt>) -> PyResult<()> {
-        if let Ok(x) = i.extract::<i64>() {
+    /// A string or key, valid UTF-8 (so free of lone surrogates).
+    #[inline(always)]
+    fn text(&mut self, text: &[u8]) {
+        if self.mode == Mode::Json && text.contains(&b'<') && toolwire::tag::contains_reserved_tag(text)
+        {
+            self.b.mark_reserved_tag();
+        }
+        self.b.str_heap(text);
+    }
+
+    fn int(&mut self, i: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        let mut overflow = 0;
+        // SAFETY: an exact `int`: `PyLong_AsLongLongAndOverflow` reports a value beyond i64
+        // through `overflow` (and returns -1) without raising.
+        let x = unsafe { ffi::PyLong_AsLongLongAndOverflow(i.as_ptr(), &mut overflow) };
+        if overflow == 0 {
             self.b.i64(x);
         } else {
             // `str()` of an int beyond `sys.get_int_max_str_digits()` raises ValueError, as
@@ -176,23 +288,51 @@ impl<'py> Walker<'py> {
         }
     }
 
-    fn dict(&mut self, d: &Bound<'py, PyDict>) -> PyResult<()> {
-        let all_str = d.iter().all(|(k, _)| k.is_exact_instance_of::<PyString>());
-        if all_str && !self.sort_keys {
-            let m = self.b.begin_object();
-            let mut n = 0;
-            for (k, v) in d.iter() {
-                // Exact `str` keys (checked above).
-                let k = k.cast_into_exact::<PyString>().map_err(PyErr::from)?;
-                self.key(str_of(&k)?);
-                self.value(&v)?;
-                n += 1;
+    fn dict(&mut self, d: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        if self.sort_keys || !all_str_keys(d) {
+            let mut pairs = Vec::new();
+            let mut pos = 0;
+            while let Some((k, v)) = dict_next(d, &mut pos) {
+                pairs.push((k.to_owned(), v.to_owned()));
             }
-            self.b.end_object_unique(m, n);
-            return Ok(());
+            return self.pairs(pairs);
         }
-        let pairs: Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)> = d.iter().collect();
-        self.pairs(pairs)
+        // SAFETY: `d` is a live `dict`.
+        let len = unsafe { ffi::PyDict_Size(d.as_ptr()) };
+        let calls = self.calls;
+        let m = self.b.begin_object();
+        let mut n = 0;
+        let mut pos = 0;
+        while let Some((k, v)) = dict_next(d, &mut pos) {
+            if self.calls != calls {
+                // Python code ran: the dict may have changed under the walk.
+                // SAFETY: `d` is a live `dict` (held on the stack).
+                if unsafe { ffi::PyDict_Size(d.as_ptr()) } != len
+                    || !is_type!(type_of(k), PyUnicode_Type)
+                {
+                    return Err(PyRuntimeError::new_err(CHANGED));
+                }
+            }
+            // Exact `str` keys (checked above).
+            let Some(key) = utf8_of(k) else {
+                return Err(surrogate_error(&k));
+            };
+            self.text(key);
+            self.value(v)?;
+            n += 1;
+        }
+        if self.calls == calls {
+            // Distinct keys: they were a dict's, unchanged.
+            self.b.end_object_unique(m, n);
+        } else {
+            // SAFETY: `d` is a live `dict` (held on the stack).
+            if unsafe { ffi::PyDict_Size(d.as_ptr()) } != len {
+                return Err(PyRuntimeError::new_err(CHANGED));
+            }
+            // Changed and changed back: the same key may have been read twice.
+            self.b.end_object(m, n);
+        }
+        Ok(())
     }
 
     /// A mapping whose keys need converting or sorting: all keys are converted first (a bad
@@ -217,18 +357,11 @@ impl<'py> Walker<'py> {
                     r.to_str()?
                 )));
             }
-            self.key(k);
-            self.value(v)?;
+            self.text(k.as_bytes());
+            self.value(v.as_borrowed())?;
         }
         self.b.end_object_unique(m, conv.len());
         Ok(())
-    }
-
-    fn key(&mut self, k: &str) {
-        match self.mode {
-            Mode::Toon => self.b.str_heap(k.as_bytes()),
-            Mode::Json => self.b.string(k.as_bytes()),
-        }
     }
 
     /// A mapping key as text, as `json.dumps` converts keys.
@@ -244,6 +377,7 @@ impl<'py> Walker<'py> {
         }
         if let Ok(i) = k.cast::<PyInt>() {
             // `str(int(key))`: an int subclass's own `__str__` is not used.
+            self.calls += 1;
             let plain = self.py.get_type::<PyInt>().call1((i,))?;
             return Ok(plain.str()?.to_str()?.to_owned());
         }
@@ -263,30 +397,45 @@ impl<'py> Walker<'py> {
         )))
     }
 
-    fn list(&mut self, l: &Bound<'py, PyList>) -> PyResult<()> {
+    fn list(&mut self, l: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
         let m = self.b.begin_array();
         let mut n = 0;
-        // Index-based: a list that shrinks while walked stops early, never reads past its end.
-        while n < l.len() {
-            let item = l.get_item(n)?;
-            self.value(&item)?;
+        // Index-based, the length read again each time: a list that shrinks while walked
+        // stops early, never reads past its end.
+        // SAFETY: `l` is a live `list` (held on the stack).
+        while (n as ffi::Py_ssize_t) < unsafe { ffi::PyList_Size(l.as_ptr()) } {
+            // SAFETY: `n` is below the list's current length, so `PyList_GetItem` returns a
+            // borrowed reference (never NULL); the list holds it until Python code runs, and
+            // `other` holds it before running any.
+            let item =
+                unsafe { Borrowed::from_ptr(self.py, ffi::PyList_GetItem(l.as_ptr(), n as _)) };
+            self.value(item)?;
             n += 1;
         }
         self.b.end_array(m, n);
         Ok(())
     }
 
-    fn tuple(&mut self, t: &Bound<'py, PyTuple>) -> PyResult<()> {
+    fn tuple(&mut self, t: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        // SAFETY: `t` is a live `tuple`: its length never changes.
+        let len = unsafe { ffi::PyTuple_Size(t.as_ptr()) } as usize;
         let m = self.b.begin_array();
-        for item in t.iter() {
-            self.value(&item)?;
+        for i in 0..len {
+            // SAFETY: `i` is below the tuple's length: a borrowed reference the tuple holds
+            // as long as it lives (held on the stack).
+            let item =
+                unsafe { Borrowed::from_ptr(self.py, ffi::PyTuple_GetItem(t.as_ptr(), i as _)) };
+            self.value(item)?;
         }
-        self.b.end_array(m, t.len());
+        self.b.end_array(m, len);
         Ok(())
     }
 
     /// Anything but the common types: asks `_convert.convert`.
-    fn other(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
+    fn other(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        // Held from here on: the Python code below may drop every other reference to it.
+        let obj = obj.to_owned();
+        self.calls += 1;
         let convert = match &self.convert {
             Some(c) => c.clone(),
             None => {
@@ -296,14 +445,15 @@ impl<'py> Walker<'py> {
             }
         };
         let default = self.default.clone();
-        let answer = convert.call1((obj, default))?;
+        let answer = convert.call1((&obj, default))?;
         let answer = answer.cast_into::<PyTuple>().map_err(PyErr::from)?;
         let kind: u8 = answer.get_item(0)?.extract()?;
         let payload = answer.get_item(1)?;
+        let marker = obj.as_borrowed();
         match kind {
-            K_VALUE => self.value(&payload),
+            K_VALUE => self.value(payload.as_borrowed()),
             K_DECIMAL => self.decimal(&payload),
-            K_MAPPING => self.enter(obj, |w| {
+            K_MAPPING => self.enter(marker, |w| {
                 let items = payload.call_method0("items")?;
                 let mut pairs = Vec::new();
                 for kv in items.try_iter()? {
@@ -312,17 +462,17 @@ impl<'py> Walker<'py> {
                 }
                 w.pairs(pairs)
             }),
-            K_SEQUENCE => self.enter(obj, |w| {
+            K_SEQUENCE => self.enter(marker, |w| {
                 let m = w.b.begin_array();
                 let mut n = 0;
                 for item in payload.try_iter()? {
-                    w.value(&item?)?;
+                    w.value(item?.as_borrowed())?;
                     n += 1;
                 }
                 w.b.end_array(m, n);
                 Ok(())
             }),
-            K_CONVERTED => self.enter(obj, |w| w.value(&payload)),
+            K_CONVERTED => self.enter(marker, |w| w.value(payload.as_borrowed())),
             _ => Err(PyRuntimeError::new_err("toolwire._convert: unknown answer")),
         }
     }
@@ -357,6 +507,18 @@ impl<'py> Walker<'py> {
     }
 }
 
+/// Whether every key of dict `d` is an exact `str` (no Python code runs).
+#[inline]
+fn all_str_keys(d: Borrowed<'_, '_, PyAny>) -> bool {
+    let mut pos = 0;
+    while let Some((k, _)) = dict_next(d, &mut pos) {
+        if !is_type!(type_of(k), PyUnicode_Type) {
+            return false;
+        }
+    }
+    true
+}
+
 /// The placeholder of decimal `i`: numeric-looking, so the TOON encoder always quotes it and
 /// never escapes anything in it.
 pub fn placeholder(nonce: u64, i: usize) -> String {
@@ -380,13 +542,7 @@ fn nonce() -> u64 {
 pub fn str_of<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
     match s.to_str() {
         Ok(t) => Ok(t),
-        Err(_) => {
-            let r = s.repr()?;
-            Err(PyValueError::new_err(format!(
-                "String contains an unpaired surrogate: {}",
-                r.to_str().unwrap_or("?")
-            )))
-        }
+        Err(_) => Err(surrogate_error(s.as_any())),
     }
 }
 
