@@ -15,11 +15,11 @@
 
 use std::collections::HashSet;
 
+use pyo3::Borrowed;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple};
-use pyo3::Borrowed;
 use toolwire::{Doc, DocBuilder};
 
 /// Nesting beyond this many containers is refused (`toon_format` meets Python's recursion
@@ -56,18 +56,55 @@ pub struct Walker<'py> {
     default: Option<Bound<'py, PyAny>>,
     sort_keys: bool,
     convert: Option<Bound<'py, PyAny>>,
-    /// Strong references to the containers (and converted originals) being walked,
-    /// outermost first: Python code run by the walk cannot free one while it is walked, and
-    /// a reference cycle shows as an object twice in it once the walk is [`MAX_DEPTH`] deep
-    /// (so no set of the objects on the way is kept: a cycle always gets that deep).
-    stack: Vec<Bound<'py, PyAny>>,
+    /// The containers (and converted originals) being walked, outermost first, each held
+    /// by a strong reference: Python code run by the walk cannot free one while it is
+    /// walked, and a reference cycle shows as an object twice in it once the walk is
+    /// [`MAX_DEPTH`] deep (so no set of the objects on the way is kept: a cycle always gets
+    /// that deep).
+    stack: Vec<Frame<'py>>,
+    /// How many frames of `stack` are [`Frame::unchecked`].
+    unchecked: usize,
+    /// The frame a dict is walked again from, its keys converted ([`Walker::bad_frame`]).
+    redo: Option<usize>,
     /// How many times the walk ran Python code: a container walked with the same count
     /// before and after was not changed by the walk.
     calls: u64,
+    /// Per level of `stack`, the keys of the dict walked last there, in order: the next
+    /// dict at that level (the next row) usually has the very same key objects, whose text
+    /// is then not read again.
+    keys: Vec<Vec<CachedKey<'py>>>,
     /// Decimal lexemes that no f64 prints exactly: written as placeholder strings and
     /// substituted in the TOON text afterwards (see [`Walker::finish`]).
     pub lexemes: Vec<String>,
     nonce: u64,
+}
+
+/// A container being walked.
+struct Frame<'py> {
+    obj: Bound<'py, PyAny>,
+    /// A dict walked before all its keys were seen to be exact `str` without a lone
+    /// surrogate: `toon_format` converts a dict's keys before it looks at any value (a bad
+    /// key fails first; keys such as `1` are converted), so the keys of such a dict are
+    /// checked before the walk runs Python code or fails ([`Walker::bad_frame`]); one that
+    /// is not all plain `str` is then walked again from its start ([`Walker::pairs`]).
+    /// Until then nothing the walk did could be seen, so walking again is exact; and a row
+    /// is not read twice in the common case.
+    unchecked: bool,
+}
+
+/// A key of the dict walked last at a level: its object (held, so its address is not
+/// reused by another string while cached) and its UTF-8 (owned by the object).
+struct CachedKey<'py> {
+    obj: Bound<'py, PyAny>,
+    ptr: *const u8,
+    len: usize,
+    /// Whether the key holds a reserved tag sequence (JSON mode).
+    tag: bool,
+}
+
+/// The error that unwinds to the frame to walk again ([`Walker::redo`]).
+fn redo_signal() -> PyErr {
+    PyRuntimeError::new_err("toolwire: a dict is walked again")
 }
 
 /// The type of `obj`.
@@ -135,12 +172,7 @@ fn dict_next<'a, 'py>(
     // SAFETY: both are borrowed references owned by the dict, alive while it holds them:
     // until Python code runs, and the walk holds each value (through `stack` or `other`'s
     // strong reference) before running any.
-    unsafe {
-        Some((
-            Borrowed::from_ptr(d.py(), k),
-            Borrowed::from_ptr(d.py(), v),
-        ))
-    }
+    unsafe { Some((Borrowed::from_ptr(d.py(), k), Borrowed::from_ptr(d.py(), v))) }
 }
 
 impl<'py> Walker<'py> {
@@ -159,7 +191,10 @@ impl<'py> Walker<'py> {
             sort_keys,
             convert: None,
             stack: Vec::new(),
+            unchecked: 0,
+            redo: None,
             calls: 0,
+            keys: Vec::new(),
             lexemes: Vec::new(),
             nonce: 0,
         }
@@ -169,6 +204,7 @@ impl<'py> Walker<'py> {
     /// `items`) may change a container being walked: that is an error, never a crash.
     pub fn walk(mut self, obj: &Bound<'py, PyAny>) -> PyResult<(Doc<'static>, Vec<String>, u64)> {
         self.value(obj.as_borrowed())?;
+        debug_assert!(self.redo.is_none() && self.stack.is_empty());
         Ok((self.b.finish(), self.lexemes, self.nonce))
     }
 
@@ -218,10 +254,71 @@ impl<'py> Walker<'py> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(self.too_deep(marker));
         }
-        self.stack.push(marker.to_owned());
+        self.stack.push(Frame {
+            obj: marker.to_owned(),
+            unchecked: false,
+        });
         let r = f(self);
-        self.stack.pop();
+        if let Some(frame) = self.stack.pop() {
+            if frame.unchecked {
+                self.unchecked -= 1;
+            }
+        }
         r
+    }
+
+    /// The outermost frame of a dict walked unchecked whose keys are not all exact `str`
+    /// without a lone surrogate; the frames found plain on the way are marked checked.
+    #[cold]
+    fn bad_frame(&mut self) -> Option<usize> {
+        for i in 0..self.stack.len() {
+            if self.unchecked == 0 {
+                return None;
+            }
+            let frame = &mut self.stack[i];
+            if frame.unchecked {
+                if !plain_keys(frame.obj.as_borrowed()) {
+                    return Some(i);
+                }
+                frame.unchecked = false;
+                self.unchecked -= 1;
+            }
+        }
+        None
+    }
+
+    /// Called before the walk runs Python code: the keys of every dict walked unchecked
+    /// are checked first; a dict with other keys is walked again (an error that unwinds to
+    /// its frame).
+    #[inline]
+    fn before_python(&mut self) -> PyResult<()> {
+        if self.unchecked > 0 {
+            if let Some(t) = self.bad_frame() {
+                self.redo = Some(t);
+                return Err(redo_signal());
+            }
+        }
+        self.calls += 1;
+        Ok(())
+    }
+
+    /// What a container opened at `m` does with an error `e` of its walk: it is closed (as an
+    /// empty array: it is dropped, and the builder's depth stays right), and a dict walked
+    /// unchecked whose keys are bad is walked again from its frame: the error becomes the
+    /// signal that unwinds to it.
+    #[cold]
+    fn failed(&mut self, m: toolwire::doc::Mark, e: PyErr) -> PyErr {
+        self.b.end_array(m, 0);
+        if self.redo.is_some() {
+            return redo_signal();
+        }
+        if self.unchecked > 0 {
+            if let Some(t) = self.bad_frame() {
+                self.redo = Some(t);
+                return redo_signal();
+            }
+        }
+        e
     }
 
     /// The error at [`MAX_DEPTH`]: a cycle when an object is on the stack twice (or `marker`
@@ -232,7 +329,7 @@ impl<'py> Walker<'py> {
         let cycle = self
             .stack
             .iter()
-            .map(|o| o.as_ptr() as usize)
+            .map(|f| f.obj.as_ptr() as usize)
             .chain(std::iter::once(marker.as_ptr() as usize))
             .any(|p| !seen.insert(p));
         if cycle {
@@ -253,7 +350,9 @@ impl<'py> Walker<'py> {
     /// A string or key, valid UTF-8 (so free of lone surrogates).
     #[inline(always)]
     fn text(&mut self, text: &[u8]) {
-        if self.mode == Mode::Json && text.contains(&b'<') && toolwire::tag::contains_reserved_tag(text)
+        if self.mode == Mode::Json
+            && text.contains(&b'<')
+            && toolwire::tag::contains_reserved_tag(text)
         {
             self.b.mark_reserved_tag();
         }
@@ -289,35 +388,80 @@ impl<'py> Walker<'py> {
     }
 
     fn dict(&mut self, d: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
-        if self.sort_keys || !all_str_keys(d) {
-            let mut pairs = Vec::new();
-            let mut pos = 0;
-            while let Some((k, v)) = dict_next(d, &mut pos) {
-                pairs.push((k.to_owned(), v.to_owned()));
+        if self.sort_keys {
+            return self.dict_pairs(d);
+        }
+        let level = self.stack.len() - 1;
+        let m = self.b.begin_object();
+        let Err(e) = self.members(d, level, m) else {
+            return Ok(());
+        };
+        let e = self.failed(m, e);
+        if self.redo == Some(level) {
+            self.redo = None;
+            self.b.truncate_to(m);
+            // Its keys are converted now: no longer unchecked.
+            if std::mem::take(&mut self.stack[level].unchecked) {
+                self.unchecked -= 1;
             }
-            return self.pairs(pairs);
+            return self.dict_pairs(d);
+        }
+        Err(e)
+    }
+
+    /// The members of dict `d` (at `level` of the stack, opened at `m`), walked as they
+    /// come, its keys unchecked (see [`Frame::unchecked`]); closes the object.
+    fn members(
+        &mut self,
+        d: Borrowed<'_, 'py, PyAny>,
+        level: usize,
+        m: toolwire::doc::Mark,
+    ) -> PyResult<()> {
+        self.stack[level].unchecked = true;
+        self.unchecked += 1;
+        if self.keys.len() <= level {
+            self.keys.resize_with(level + 1, Vec::new);
         }
         // SAFETY: `d` is a live `dict`.
         let len = unsafe { ffi::PyDict_Size(d.as_ptr()) };
         let calls = self.calls;
-        let m = self.b.begin_object();
         let mut n = 0;
         let mut pos = 0;
         while let Some((k, v)) = dict_next(d, &mut pos) {
-            if self.calls != calls {
-                // Python code ran: the dict may have changed under the walk.
-                // SAFETY: `d` is a live `dict` (held on the stack).
-                if unsafe { ffi::PyDict_Size(d.as_ptr()) } != len
-                    || !is_type!(type_of(k), PyUnicode_Type)
-                {
-                    return Err(PyRuntimeError::new_err(CHANGED));
-                }
+            // SAFETY: `d` is a live `dict` (held on the stack).
+            if self.calls != calls && unsafe { ffi::PyDict_Size(d.as_ptr()) } != len {
+                // Python code run by the walk changed the dict.
+                return Err(PyRuntimeError::new_err(CHANGED));
             }
-            // Exact `str` keys (checked above).
-            let Some(key) = utf8_of(k) else {
-                return Err(surrogate_error(&k));
+            let (ptr, len, tag) = match self.keys[level].get(n) {
+                Some(c) if std::ptr::eq(c.obj.as_ptr(), k.as_ptr()) => (c.ptr, c.len, c.tag),
+                _ => {
+                    let Some(c) = self.cache_key(k) else {
+                        if self.stack[level].unchecked {
+                            // Walked again from the outermost dict with a bad key.
+                            self.redo = self.bad_frame();
+                            return Err(redo_signal());
+                        }
+                        // Its keys were all plain when checked: the dict changed.
+                        return Err(PyRuntimeError::new_err(CHANGED));
+                    };
+                    let key = (c.ptr, c.len, c.tag);
+                    let cache = &mut self.keys[level];
+                    if n < cache.len() {
+                        cache[n] = c;
+                    } else {
+                        cache.push(c);
+                    }
+                    key
+                }
             };
-            self.text(key);
+            // SAFETY: the UTF-8 of a key object the cache holds (the cache entry at `n` was
+            // just compared with or set to it, and nothing has replaced it since).
+            let key = unsafe { std::slice::from_raw_parts(ptr, len) };
+            if tag {
+                self.b.mark_reserved_tag();
+            }
+            self.b.str_heap(key);
             self.value(v)?;
             n += 1;
         }
@@ -335,6 +479,32 @@ impl<'py> Walker<'py> {
         Ok(())
     }
 
+    /// A cache entry for key `k` when it is an exact `str` without a lone surrogate.
+    fn cache_key(&self, k: Borrowed<'_, 'py, PyAny>) -> Option<CachedKey<'py>> {
+        if !is_type!(type_of(k), PyUnicode_Type) {
+            return None;
+        }
+        let text = utf8_of(k)?;
+        Some(CachedKey {
+            obj: k.to_owned(),
+            ptr: text.as_ptr(),
+            len: text.len(),
+            tag: self.mode == Mode::Json
+                && text.contains(&b'<')
+                && toolwire::tag::contains_reserved_tag(text),
+        })
+    }
+
+    /// A dict walked through [`Walker::pairs`]: its keys converted (and sorted).
+    fn dict_pairs(&mut self, d: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        let mut pairs = Vec::new();
+        let mut pos = 0;
+        while let Some((k, v)) = dict_next(d, &mut pos) {
+            pairs.push((k.to_owned(), v.to_owned()));
+        }
+        self.pairs(pairs)
+    }
+
     /// A mapping whose keys need converting or sorting: all keys are converted first (a bad
     /// key is a `TypeError` before any value is looked at), then sorted, then the values
     /// walked; two keys that convert to the same text are an error.
@@ -347,9 +517,19 @@ impl<'py> Walker<'py> {
             // Byte order of UTF-8 is code point order, Python's `str` order.
             conv.sort_by(|a, b| a.0.cmp(&b.0));
         }
-        let mut seen: HashSet<&str> = HashSet::with_capacity(conv.len());
         let m = self.b.begin_object();
-        for (k, v) in &conv {
+        match self.pair_members(&conv) {
+            Ok(()) => {
+                self.b.end_object_unique(m, conv.len());
+                Ok(())
+            }
+            Err(e) => Err(self.failed(m, e)),
+        }
+    }
+
+    fn pair_members(&mut self, conv: &[(String, Bound<'py, PyAny>)]) -> PyResult<()> {
+        let mut seen: HashSet<&str> = HashSet::with_capacity(conv.len());
+        for (k, v) in conv {
             if !seen.insert(k.as_str()) {
                 let r = PyString::new(self.py, k).repr()?;
                 return Err(PyValueError::new_err(format!(
@@ -360,7 +540,6 @@ impl<'py> Walker<'py> {
             self.text(k.as_bytes());
             self.value(v.as_borrowed())?;
         }
-        self.b.end_object_unique(m, conv.len());
         Ok(())
     }
 
@@ -377,7 +556,7 @@ impl<'py> Walker<'py> {
         }
         if let Ok(i) = k.cast::<PyInt>() {
             // `str(int(key))`: an int subclass's own `__str__` is not used.
-            self.calls += 1;
+            self.before_python()?;
             let plain = self.py.get_type::<PyInt>().call1((i,))?;
             return Ok(plain.str()?.to_str()?.to_owned());
         }
@@ -409,7 +588,9 @@ impl<'py> Walker<'py> {
             // `other` holds it before running any.
             let item =
                 unsafe { Borrowed::from_ptr(self.py, ffi::PyList_GetItem(l.as_ptr(), n as _)) };
-            self.value(item)?;
+            if let Err(e) = self.value(item) {
+                return Err(self.failed(m, e));
+            }
             n += 1;
         }
         self.b.end_array(m, n);
@@ -425,7 +606,9 @@ impl<'py> Walker<'py> {
             // as long as it lives (held on the stack).
             let item =
                 unsafe { Borrowed::from_ptr(self.py, ffi::PyTuple_GetItem(t.as_ptr(), i as _)) };
-            self.value(item)?;
+            if let Err(e) = self.value(item) {
+                return Err(self.failed(m, e));
+            }
         }
         self.b.end_array(m, len);
         Ok(())
@@ -433,9 +616,9 @@ impl<'py> Walker<'py> {
 
     /// Anything but the common types: asks `_convert.convert`.
     fn other(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        self.before_python()?;
         // Held from here on: the Python code below may drop every other reference to it.
         let obj = obj.to_owned();
-        self.calls += 1;
         let convert = match &self.convert {
             Some(c) => c.clone(),
             None => {
@@ -465,12 +648,20 @@ impl<'py> Walker<'py> {
             K_SEQUENCE => self.enter(marker, |w| {
                 let m = w.b.begin_array();
                 let mut n = 0;
-                for item in payload.try_iter()? {
-                    w.value(item?.as_borrowed())?;
-                    n += 1;
+                let r = payload.try_iter().and_then(|items| {
+                    for item in items {
+                        w.value(item?.as_borrowed())?;
+                        n += 1;
+                    }
+                    Ok(())
+                });
+                match r {
+                    Ok(()) => {
+                        w.b.end_array(m, n);
+                        Ok(())
+                    }
+                    Err(e) => Err(w.failed(m, e)),
                 }
-                w.b.end_array(m, n);
-                Ok(())
             }),
             K_CONVERTED => self.enter(marker, |w| w.value(payload.as_borrowed())),
             _ => Err(PyRuntimeError::new_err("toolwire._convert: unknown answer")),
@@ -507,12 +698,12 @@ impl<'py> Walker<'py> {
     }
 }
 
-/// Whether every key of dict `d` is an exact `str` (no Python code runs).
-#[inline]
-fn all_str_keys(d: Borrowed<'_, '_, PyAny>) -> bool {
+/// Whether every key of dict `d` is an exact `str` without a lone surrogate (no Python code
+/// runs).
+fn plain_keys(d: Borrowed<'_, '_, PyAny>) -> bool {
     let mut pos = 0;
     while let Some((k, _)) = dict_next(d, &mut pos) {
-        if !is_type!(type_of(k), PyUnicode_Type) {
+        if !is_type!(type_of(k), PyUnicode_Type) || utf8_of(k).is_none() {
             return false;
         }
     }
