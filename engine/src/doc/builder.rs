@@ -38,13 +38,23 @@ pub struct DocBuilder<'s> {
 
 /// What the caller of [`DocBuilder::end_object_keyed`] knows of an object's keys: two
 /// objects closed with equal tokens have the same keys in the same order (for example the
-/// identity of a schema's property list and the set of its properties written).
+/// identity of a schema's property list and the set of its properties written, or the
+/// Python binding's key objects of a dict equal to those of the dict before it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct KeysToken {
+pub struct KeysToken {
     /// Who minted the token (an address that lives as long as the builder's work).
     pub(crate) owner: usize,
     /// Which of the owner's keys the object holds.
     pub(crate) keys: u64,
+}
+
+impl KeysToken {
+    /// The token `keys` of the minter `owner`: a number that no other minter closing
+    /// objects of the same builder uses (an address it holds for the builder's work).
+    #[inline]
+    pub const fn new(owner: usize, keys: u64) -> KeysToken {
+        KeysToken { owner, keys }
+    }
 }
 
 /// Nesting levels whose last object's keys are remembered (deeper objects are checked pair
@@ -582,21 +592,15 @@ impl<'s> DocBuilder<'s> {
     /// shape analysis then reads only the values of a collection's rows). Debug builds verify
     /// both guarantees.
     #[inline]
-    pub(crate) fn end_object_keyed(&mut self, mark: Mark, len: usize, token: KeysToken) {
+    pub fn end_object_keyed(&mut self, mark: Mark, len: usize, token: KeysToken) {
         self.end_object_keyed_as(mark, len, token, false);
     }
 
     /// [`DocBuilder::end_object_keyed`] for an object that may also be marked
     /// [`Node::Object::flat`]: its caller pushed every one of its values as a string, number
-    /// or literal.
+    /// or literal (debug builds verify it).
     #[inline]
-    pub(crate) fn end_object_keyed_as(
-        &mut self,
-        mark: Mark,
-        len: usize,
-        token: KeysToken,
-        flat: bool,
-    ) {
+    pub fn end_object_keyed_as(&mut self, mark: Mark, len: usize, token: KeysToken, flat: bool) {
         let level = (self.depth as usize).wrapping_sub(1);
         // The object closed last at this level had the same token: the same keys in the
         // same order, marked with the node as it is written.
@@ -615,6 +619,15 @@ impl<'s> DocBuilder<'s> {
         debug_assert!(
             before.is_none_or(|b| self.same_keys_at(b, start)),
             "unequal keys, equal tokens"
+        );
+        debug_assert!(
+            !flat
+                || (self.doc.nodes.len() == start + 1 + 2 * len
+                    && (0..len).all(|j| !matches!(
+                        self.doc.node(start + 2 + 2 * j),
+                        Node::Array { .. } | Node::Object { .. }
+                    ))),
+            "a flat object holds only strings, numbers and literals"
         );
         self.forget_keys();
         if let Some(slot) = self.prev_token.get_mut(level) {

@@ -26,8 +26,7 @@ pub(crate) use tape::{Nodes, PERMUTED_PAIRS, drop_spare_tapes, spare_tape_bytes}
 mod tests;
 mod value;
 
-pub(crate) use builder::KeysToken;
-pub use builder::{DocBuilder, Mark};
+pub use builder::{DocBuilder, KeysToken, Mark};
 pub(crate) use value::*;
 pub use value::{Array, Elements, Members, Number, Object, Str, Value, ValueRef};
 
