@@ -20,6 +20,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple};
+use toolwire::doc::{KeysToken, Mark};
 use toolwire::{Doc, DocBuilder};
 
 /// Nesting beyond this many containers is refused (`toon_format` meets Python's recursion
@@ -69,10 +70,12 @@ pub struct Walker<'py> {
     /// How many times the walk ran Python code: a container walked with the same count
     /// before and after was not changed by the walk.
     calls: u64,
-    /// Per level of `stack`, the keys of the dict walked last there, in order: the next
-    /// dict at that level (the next row) usually has the very same key objects, whose text
-    /// is then not read again.
-    keys: Vec<Vec<CachedKey<'py>>>,
+    /// Per level of `stack`, the keys of the dicts walked there: the next dict at a level
+    /// (the next row) usually has the very same key objects, whose text is then not read
+    /// again.
+    keys: Vec<LevelKeys<'py>>,
+    /// The last [`KeysToken`] number given out.
+    tokens: u64,
     /// Decimal lexemes that no f64 prints exactly: written as placeholder strings and
     /// substituted in the TOON text afterwards (see [`Walker::finish`]).
     pub lexemes: Vec<String>,
@@ -92,7 +95,23 @@ struct Frame<'py> {
     unchecked: bool,
 }
 
-/// A key of the dict walked last at a level: its object (held, so its address is not
+/// The keys of the dicts walked at a level of the stack.
+#[derive(Default)]
+struct LevelKeys<'py> {
+    /// The keys met at each position (the first `len` of them: the last dict's).
+    keys: Vec<CachedKey<'py>>,
+    /// How many keys the last dict walked at this level had.
+    len: usize,
+    /// The [`KeysToken`] number of the last dict's keys: dicts closed with the same number
+    /// have the same key objects in the same order (the engine then compares no key of
+    /// theirs when it looks for a table).
+    token: u64,
+}
+
+/// The minter of the walk's [`KeysToken`]s: an address no other minter has.
+static TOKEN_OWNER: u8 = 0;
+
+/// A key of a dict walked at a level: its object (held, so its address is not
 /// reused by another string while cached) and its UTF-8 (owned by the object).
 struct CachedKey<'py> {
     obj: Bound<'py, PyAny>,
@@ -195,6 +214,7 @@ impl<'py> Walker<'py> {
             redo: None,
             calls: 0,
             keys: Vec::new(),
+            tokens: 0,
             lexemes: Vec::new(),
             nonce: 0,
         }
@@ -210,30 +230,11 @@ impl<'py> Walker<'py> {
 
     fn value(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
         let t = type_of(obj);
-        if is_type!(t, PyUnicode_Type) {
-            return self.string(obj);
-        }
-        if is_type!(t, PyLong_Type) {
-            return self.int(obj);
+        if let Some(r) = self.scalar(obj, t) {
+            return r;
         }
         if is_type!(t, PyDict_Type) {
             return self.enter(obj, |w| w.dict(obj));
-        }
-        if is_type!(t, PyFloat_Type) {
-            // SAFETY: an exact `float`: `PyFloat_AsDouble` reads its value, never raises.
-            self.float(unsafe { ffi::PyFloat_AsDouble(obj.as_ptr()) });
-            return Ok(());
-        }
-        if is_type!(t, PyBool_Type) {
-            // SAFETY: `Py_True` is the address of the interpreter's `True`.
-            let is_true = std::ptr::eq(obj.as_ptr(), unsafe { ffi::Py_True() });
-            self.b.bool(is_true);
-            return Ok(());
-        }
-        // SAFETY: `Py_None` is the address of the interpreter's `None`.
-        if std::ptr::eq(obj.as_ptr(), unsafe { ffi::Py_None() }) {
-            self.b.null();
-            return Ok(());
         }
         if is_type!(t, PyList_Type) {
             return self.enter(obj, |w| w.list(obj));
@@ -242,6 +243,39 @@ impl<'py> Walker<'py> {
             return self.enter(obj, |w| w.tuple(obj));
         }
         self.other(obj)
+    }
+
+    /// `obj` (of type `t`) when it is an exact `str`, `int`, `float`, `bool` or `None`: one
+    /// string, number or literal pushed.
+    #[inline(always)]
+    fn scalar(
+        &mut self,
+        obj: Borrowed<'_, 'py, PyAny>,
+        t: *mut ffi::PyTypeObject,
+    ) -> Option<PyResult<()>> {
+        if is_type!(t, PyUnicode_Type) {
+            return Some(self.string(obj));
+        }
+        if is_type!(t, PyLong_Type) {
+            return Some(self.int(obj));
+        }
+        if is_type!(t, PyFloat_Type) {
+            // SAFETY: an exact `float`: `PyFloat_AsDouble` reads its value, never raises.
+            self.float(unsafe { ffi::PyFloat_AsDouble(obj.as_ptr()) });
+            return Some(Ok(()));
+        }
+        if is_type!(t, PyBool_Type) {
+            // SAFETY: `Py_True` is the address of the interpreter's `True`.
+            let is_true = std::ptr::eq(obj.as_ptr(), unsafe { ffi::Py_True() });
+            self.b.bool(is_true);
+            return Some(Ok(()));
+        }
+        // SAFETY: `Py_None` is the address of the interpreter's `None`.
+        if std::ptr::eq(obj.as_ptr(), unsafe { ffi::Py_None() }) {
+            self.b.null();
+            return Some(Ok(()));
+        }
+        None
     }
 
     /// Walks a container (or what a converted object stands for) with a strong reference to
@@ -307,7 +341,7 @@ impl<'py> Walker<'py> {
     /// unchecked whose keys are bad is walked again from its frame: the error becomes the
     /// signal that unwinds to it.
     #[cold]
-    fn failed(&mut self, m: toolwire::doc::Mark, e: PyErr) -> PyErr {
+    fn failed(&mut self, m: Mark, e: PyErr) -> PyErr {
         self.b.end_array(m, 0);
         if self.redo.is_some() {
             return redo_signal();
@@ -411,29 +445,30 @@ impl<'py> Walker<'py> {
 
     /// The members of dict `d` (at `level` of the stack, opened at `m`), walked as they
     /// come, its keys unchecked (see [`Frame::unchecked`]); closes the object.
-    fn members(
-        &mut self,
-        d: Borrowed<'_, 'py, PyAny>,
-        level: usize,
-        m: toolwire::doc::Mark,
-    ) -> PyResult<()> {
+    fn members(&mut self, d: Borrowed<'_, 'py, PyAny>, level: usize, m: Mark) -> PyResult<()> {
         self.stack[level].unchecked = true;
         self.unchecked += 1;
         if self.keys.len() <= level {
-            self.keys.resize_with(level + 1, Vec::new);
+            self.keys.resize_with(level + 1, LevelKeys::default);
         }
         // SAFETY: `d` is a live `dict`.
         let len = unsafe { ffi::PyDict_Size(d.as_ptr()) };
         let calls = self.calls;
         let mut n = 0;
         let mut pos = 0;
+        // Until this dict is walked to its end, no dict at this level has the token's keys
+        // (the cache may hold some of this dict's keys and some of the last one's).
+        let last_len = std::mem::replace(&mut self.keys[level].len, usize::MAX);
+        // The keys are the last dict's at this level, so far; every value a scalar.
+        let mut same = true;
+        let mut flat = true;
         while let Some((k, v)) = dict_next(d, &mut pos) {
             // SAFETY: `d` is a live `dict` (held on the stack).
             if self.calls != calls && unsafe { ffi::PyDict_Size(d.as_ptr()) } != len {
                 // Python code run by the walk changed the dict.
                 return Err(PyRuntimeError::new_err(CHANGED));
             }
-            let (ptr, len, tag) = match self.keys[level].get(n) {
+            let (ptr, len, tag) = match self.keys[level].keys.get(n) {
                 Some(c) if std::ptr::eq(c.obj.as_ptr(), k.as_ptr()) => (c.ptr, c.len, c.tag),
                 _ => {
                     let Some(c) = self.cache_key(k) else {
@@ -445,8 +480,9 @@ impl<'py> Walker<'py> {
                         // Its keys were all plain when checked: the dict changed.
                         return Err(PyRuntimeError::new_err(CHANGED));
                     };
+                    same = false;
                     let key = (c.ptr, c.len, c.tag);
-                    let cache = &mut self.keys[level];
+                    let cache = &mut self.keys[level].keys;
                     if n < cache.len() {
                         cache[n] = c;
                     } else {
@@ -462,12 +498,25 @@ impl<'py> Walker<'py> {
                 self.b.mark_reserved_tag();
             }
             self.b.str_heap(key);
-            self.value(v)?;
+            match self.scalar(v, type_of(v)) {
+                Some(r) => r?,
+                None => {
+                    flat = false;
+                    self.value(v)?;
+                }
+            }
             n += 1;
         }
+        let level_keys = &mut self.keys[level];
+        level_keys.len = n;
+        if !same || n != last_len {
+            self.tokens += 1;
+            level_keys.token = self.tokens;
+        }
+        let token = KeysToken::new(&raw const TOKEN_OWNER as usize, level_keys.token);
         if self.calls == calls {
-            // Distinct keys: they were a dict's, unchanged.
-            self.b.end_object_unique(m, n);
+            // Distinct keys (they were a dict's, unchanged), named by the token.
+            self.b.end_object_keyed_as(m, n, token, flat);
         } else {
             // SAFETY: `d` is a live `dict` (held on the stack).
             if unsafe { ffi::PyDict_Size(d.as_ptr()) } != len {

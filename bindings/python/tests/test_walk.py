@@ -55,6 +55,9 @@ CASES = [
     {"outer": {"a": Opaque()}, frozenset(): 1},
     # A key with a lone surrogate: ValueError before `default` is called.
     {"a": Opaque(), "\ud800": 1},
+    # A row walked again (its int key) between rows of the same keys.
+    [{"a": 1, "b": 2}, {"a": Opaque(), 5: 3}, {"a": 1, "b": 2}, {"a": 2, "b": 3}],
+    [{"a": 1, "b": 2}, {"a": Opaque(), "b": 5, (1,): 3}, {"a": 1, "b": 2}],
     # Keys with a surrogate or of a bad type after a value that fails (a huge int): the
     # key's error wins, as keys are converted first.
     {"n": 10 ** (sys.get_int_max_str_digits() + 5) if sys.get_int_max_str_digits() else 1,
@@ -131,3 +134,22 @@ def test_a_container_dropped_by_default_stays_alive() -> None:
 
     want = toon_format.dumps({"rows": [{"a": "gone", "b": "x" * 100}, {"a": 1, "b": "y"}]})
     assert toon.dumps(holder, default=drop) == want
+
+
+def test_large_tables_of_rows_that_agree_or_not() -> None:
+    # Enough rows for the engine's parallel table scan; rows that share their key objects
+    # (marked as such for the engine) and rows that break the table in different ways.
+    base = [{"id": i, "name": f"n{i}", "ok": i % 2 == 0, "x": i / 4} for i in range(6000)]
+    cases = [
+        base,
+        base + [{"id": 1, "name": "z", "ok": True}],  # one key fewer
+        base[:3000] + [{"name": "z", "id": 1, "ok": True, "x": 0.5}] + base[3000:],  # order
+        base + [{"id": 1, "name": "z", "ok": True, "x": [1]}],  # not a leaf
+        # The same key texts, other key objects in every row.
+        [{(k + "_")[:-1]: v for k, v in r.items()} for r in base],
+    ]
+    assert cases[-1][0].keys() == cases[-1][1].keys()
+    assert next(iter(cases[-1][0])) is not next(iter(cases[-1][1]))
+    for rows in cases:
+        assert toon.dumps(rows) == toon_format.dumps(rows)
+        assert toolwire.present(rows, format="toon-comma").texts[0] == toon_format.dumps(rows)
