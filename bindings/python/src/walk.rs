@@ -76,6 +76,19 @@ pub struct Walker<'py> {
     keys: Vec<LevelKeys<'py>>,
     /// The last [`KeysToken`] number given out.
     tokens: u64,
+    /// Per type `other` met in this call (held, so its address is not reused), what the
+    /// walk does with its objects itself (`_convert.plan`); `None`: `_convert.convert`.
+    plans: Vec<(Bound<'py, PyAny>, Option<Plan<'py>>)>,
+    /// `_convert.plan`, once imported.
+    plan_fn: Option<Bound<'py, PyAny>>,
+    /// How many pydantic models are being walked natively (see [`Walker::model`]): inside
+    /// one, any value but a plain one abandons the outermost for `model_dump`.
+    strict: u32,
+    /// Set when a model walked natively is abandoned (the error unwinding to it).
+    abort: bool,
+    /// A model type met inside a model walked natively before its plan was known: planned
+    /// once that model has been abandoned (no Python code runs inside one).
+    pending: Option<Bound<'py, PyAny>>,
     /// Decimal lexemes that no f64 prints exactly: written as placeholder strings and
     /// substituted in the TOON text afterwards (see [`Walker::finish`]).
     pub lexemes: Vec<String>,
@@ -107,6 +120,20 @@ struct LevelKeys<'py> {
     /// theirs when it looks for a table).
     token: u64,
 }
+
+/// What the walk does itself with the objects of a type (`_convert.plan`).
+struct Plan<'py> {
+    /// A pydantic model (its fields read from `__dict__`, values plain only), else a
+    /// dataclass or attrs class (its fields read with `getattr`).
+    model: bool,
+    /// The fields, in order.
+    names: Vec<CachedKey<'py>>,
+    /// The [`KeysToken`] number of its objects.
+    token: u64,
+}
+
+/// What `_convert.plan` answers for a pydantic model (`FIELDS` is 0).
+const PLAN_MODEL: u8 = 1;
 
 /// The minter of the walk's [`KeysToken`]s: an address no other minter has.
 static TOKEN_OWNER: u8 = 0;
@@ -215,6 +242,11 @@ impl<'py> Walker<'py> {
             calls: 0,
             keys: Vec::new(),
             tokens: 0,
+            plans: Vec::new(),
+            plan_fn: None,
+            strict: 0,
+            abort: false,
+            pending: None,
             lexemes: Vec::new(),
             nonce: 0,
         }
@@ -343,7 +375,13 @@ impl<'py> Walker<'py> {
     #[cold]
     fn failed(&mut self, m: Mark, e: PyErr) -> PyErr {
         self.b.end_array(m, 0);
-        if self.redo.is_some() {
+        if self.redo.is_some() || self.abort {
+            return redo_signal();
+        }
+        if self.strict > 0 {
+            // Inside a model walked natively, whatever fails abandons it: `model_dump`
+            // decides (no Python code has run since it began).
+            self.abort = true;
             return redo_signal();
         }
         if self.unchecked > 0 {
@@ -472,6 +510,11 @@ impl<'py> Walker<'py> {
                 Some(c) if std::ptr::eq(c.obj.as_ptr(), k.as_ptr()) => (c.ptr, c.len, c.tag),
                 _ => {
                     let Some(c) = self.cache_key(k) else {
+                        if self.strict > 0 {
+                            // Not a plain dict of a model: pydantic serializes it.
+                            self.abort = true;
+                            return Err(redo_signal());
+                        }
                         if self.stack[level].unchecked {
                             // Walked again from the outermost dict with a bad key.
                             self.redo = self.bad_frame();
@@ -663,8 +706,246 @@ impl<'py> Walker<'py> {
         Ok(())
     }
 
-    /// Anything but the common types: asks `_convert.convert`.
+    /// Anything but the common types: what its type's plan says, else `_convert.convert`.
     fn other(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        let t = type_of(obj);
+        let known = self
+            .plans
+            .iter()
+            .position(|(ty, _)| std::ptr::eq(ty.as_ptr(), t.cast()));
+        if self.strict > 0 {
+            // Inside a model walked natively: only a model of a known plan goes on.
+            match known {
+                Some(i) if self.plans[i].1.as_ref().is_some_and(|p| p.model) => {
+                    if self.model(obj, i)? {
+                        return Ok(());
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    // SAFETY: `t` is the type of a live object (so a live type object).
+                    self.pending = Some(unsafe { Bound::from_borrowed_ptr(self.py, t.cast()) });
+                }
+            }
+            self.abort = true;
+            return Err(redo_signal());
+        }
+        if !self.sort_keys {
+            let i = match known {
+                Some(i) => i,
+                // SAFETY: as above.
+                None => self.make_plan(unsafe { Bound::from_borrowed_ptr(self.py, t.cast()) })?,
+            };
+            match &self.plans[i].1 {
+                Some(p) if p.model => {
+                    if self.model(obj, i)? {
+                        return Ok(());
+                    }
+                }
+                Some(_) => return self.fields(obj, i),
+                None => {}
+            }
+        }
+        self.convert(obj)
+    }
+
+    /// Asks `_convert.plan` what to do with the objects of type `ty`; its index in `plans`.
+    #[cold]
+    fn make_plan(&mut self, ty: Bound<'py, PyAny>) -> PyResult<usize> {
+        self.before_python()?;
+        let f = match &self.plan_fn {
+            Some(f) => f.clone(),
+            None => {
+                let f = self.py.import("toolwire._convert")?.getattr("plan")?;
+                self.plan_fn = Some(f.clone());
+                f
+            }
+        };
+        let answer = f.call1((&ty,))?;
+        let plan = if answer.is_none() {
+            None
+        } else {
+            let (kind, names): (u8, Vec<Bound<'py, PyString>>) = answer.extract()?;
+            let mut keys = Vec::with_capacity(names.len());
+            for name in names {
+                // A field name with a lone surrogate: `convert` decides.
+                let Some(key) = self.cache_key(name.as_any().as_borrowed()) else {
+                    keys.clear();
+                    break;
+                };
+                keys.push(key);
+            }
+            self.tokens += 1;
+            (!keys.is_empty()).then_some(Plan {
+                model: kind == PLAN_MODEL,
+                names: keys,
+                token: self.tokens,
+            })
+        };
+        self.plans.push((ty, plan));
+        Ok(self.plans.len() - 1)
+    }
+
+    /// A dataclass or attrs object of plan `i`: every field read with `getattr` first (as
+    /// `toon_format` builds its dict before it looks at a value), then walked as an object.
+    fn fields(&mut self, obj: Borrowed<'_, 'py, PyAny>, i: usize) -> PyResult<()> {
+        self.before_python()?;
+        let n = self.plans[i].1.as_ref().map_or(0, |p| p.names.len());
+        let mut values = Vec::with_capacity(n);
+        for j in 0..n {
+            let name = &self.plans[i].1.as_ref().expect("a plan").names[j];
+            // SAFETY: `obj` and `name` are live; `PyObject_GetAttr` returns a new
+            // reference or NULL with an error set.
+            values.push(unsafe {
+                Bound::from_owned_ptr_or_err(
+                    self.py,
+                    ffi::PyObject_GetAttr(obj.as_ptr(), name.obj.as_ptr()),
+                )?
+            });
+        }
+        self.enter(obj, |w| {
+            let m = w.b.begin_object();
+            match w.planned_members(i, &values) {
+                Ok(flat) => Ok(flat),
+                Err(e) => Err(w.failed(m, e)),
+            }
+            .map(|flat| {
+                let token = w.plans[i].1.as_ref().map_or(0, |p| p.token);
+                let token = KeysToken::new(&raw const TOKEN_OWNER as usize, token);
+                w.b.end_object_keyed_as(m, values.len(), token, flat);
+            })
+        })
+    }
+
+    /// The members of an object of plan `i` whose values (in field order) are `values`;
+    /// whether every value was a scalar.
+    fn planned_members(&mut self, i: usize, values: &[Bound<'py, PyAny>]) -> PyResult<bool> {
+        let mut flat = true;
+        for (j, v) in values.iter().enumerate() {
+            let (ptr, len, tag) = {
+                let k = &self.plans[i].1.as_ref().expect("a plan").names[j];
+                (k.ptr, k.len, k.tag)
+            };
+            // SAFETY: the UTF-8 of a field name the plan holds (plans live for the walk).
+            let key = unsafe { std::slice::from_raw_parts(ptr, len) };
+            if tag {
+                self.b.mark_reserved_tag();
+            }
+            self.b.str_heap(key);
+            let v = v.as_borrowed();
+            match self.scalar(v, type_of(v)) {
+                Some(r) => r?,
+                None => {
+                    flat = false;
+                    self.value(v)?;
+                }
+            }
+        }
+        Ok(flat)
+    }
+
+    /// A pydantic model of plan `i` walked natively: its fields from `obj.__dict__`, every
+    /// value (and everything in it) a plain `str`, `int`, `float`, `bool`, `None`, list,
+    /// tuple, dict of `str` keys or a model of such a plan. No Python code runs meanwhile, so
+    /// when a value is anything else (or anything fails), what was pushed is dropped and
+    /// `false` returned: `model_dump` decides, as before.
+    fn model(&mut self, obj: Borrowed<'_, 'py, PyAny>, i: usize) -> PyResult<bool> {
+        // SAFETY: `obj` is live; `PyObject_GenericGetDict` returns a new reference to its
+        // `__dict__` or NULL with an error set (no Python code runs for a model's dict).
+        let dict = unsafe {
+            Bound::from_owned_ptr_or_err(
+                self.py,
+                ffi::PyObject_GenericGetDict(obj.as_ptr(), std::ptr::null_mut()),
+            )
+        };
+        let Ok(dict) = dict else {
+            if self.strict > 0 {
+                self.abort = true;
+                return Err(redo_signal());
+            }
+            return Ok(false);
+        };
+        let n = self.plans[i].1.as_ref().map_or(0, |p| p.names.len());
+        let mut values = Vec::with_capacity(n);
+        for j in 0..n {
+            let name = &self.plans[i].1.as_ref().expect("a plan").names[j].obj;
+            // SAFETY: `dict` is a live dict (an instance `__dict__`), `name` an exact `str`
+            // (its hash and equality run no Python code); the result is borrowed from the
+            // dict, alive while it holds it: no Python code runs until the values are walked.
+            let v = unsafe { ffi::PyDict_GetItemWithError(dict.as_ptr(), name.as_ptr()) };
+            if v.is_null() {
+                // SAFETY: the GIL is held; a missing field leaves no error, a failing lookup
+                // one that `model_dump` will meet again.
+                unsafe { ffi::PyErr_Clear() };
+                if self.strict > 0 {
+                    self.abort = true;
+                    return Err(redo_signal());
+                }
+                return Ok(false);
+            }
+            // SAFETY: a borrowed reference from the dict (see above).
+            values.push(unsafe { Borrowed::from_ptr(self.py, v) });
+        }
+        let outer = self.strict == 0;
+        self.strict += 1;
+        let mut mark = None;
+        let r = self.enter(obj, |w| {
+            let m = w.b.begin_object();
+            mark = Some(m);
+            let mut flat = true;
+            for (j, v) in values.iter().enumerate() {
+                let (ptr, len, tag) = {
+                    let k = &w.plans[i].1.as_ref().expect("a plan").names[j];
+                    (k.ptr, k.len, k.tag)
+                };
+                // SAFETY: the UTF-8 of a field name the plan holds.
+                let key = unsafe { std::slice::from_raw_parts(ptr, len) };
+                if tag {
+                    w.b.mark_reserved_tag();
+                }
+                w.b.str_heap(key);
+                let r = match w.scalar(*v, type_of(*v)) {
+                    Some(r) => r,
+                    None => {
+                        flat = false;
+                        w.value(*v)
+                    }
+                };
+                if let Err(e) = r {
+                    return Err(w.failed(m, e));
+                }
+            }
+            let token = w.plans[i].1.as_ref().map_or(0, |p| p.token);
+            let token = KeysToken::new(&raw const TOKEN_OWNER as usize, token);
+            w.b.end_object_keyed_as(m, values.len(), token, flat);
+            Ok(())
+        });
+        self.strict -= 1;
+        let Err(e) = r else {
+            return Ok(true);
+        };
+        if !outer || self.redo.is_some() {
+            // An enclosing model is abandoned, or a dict outside is walked again.
+            if !outer {
+                self.abort = true;
+            }
+            return Err(e);
+        }
+        // Abandoned (an error too: `model_dump` meets it again, or not, as before).
+        self.abort = false;
+        if let Some(m) = mark {
+            self.b.truncate_to(m);
+        }
+        if let Some(ty) = self.pending.take() {
+            if !self.plans.iter().any(|(t, _)| t.is(&ty)) {
+                self.make_plan(ty)?;
+            }
+        }
+        Ok(false)
+    }
+
+    /// `_convert.convert`'s answer for `obj`, walked.
+    fn convert(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
         self.before_python()?;
         // Held from here on: the Python code below may drop every other reference to it.
         let obj = obj.to_owned();
