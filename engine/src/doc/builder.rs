@@ -2,6 +2,10 @@
 
 use super::*;
 
+/// Where [`DocBuilder::str_heap_kept`] put a string's bytes in its builder's heap.
+#[derive(Clone, Copy, Debug)]
+pub struct HeapStr(Span);
+
 /// A position returned by [`DocBuilder::begin_array`] / [`DocBuilder::begin_object`].
 #[derive(Clone, Copy, Debug)]
 #[must_use]
@@ -104,6 +108,20 @@ impl<'s> DocBuilder<'s> {
             prev_token: [None; KEY_LEVELS],
             keys_gen: [0; KEY_LEVELS],
         }
+    }
+
+    /// Makes room for about `nodes` more nodes and `heap` more heap bytes (a caller that
+    /// can tell, from the first rows of a collection, what the rest will take: the tape and
+    /// the heap then do not grow, and copy themselves, a dozen times on the way).
+    pub fn reserve(&mut self, nodes: usize, heap: usize) {
+        self.doc.nodes.reserve(nodes);
+        self.doc.heap.reserve(heap);
+    }
+
+    /// The heap bytes pushed so far.
+    #[inline]
+    pub fn heap_len(&self) -> usize {
+        self.doc.heap.len()
     }
 
     /// The input bytes spans refer to.
@@ -253,6 +271,24 @@ impl<'s> DocBuilder<'s> {
     pub fn str_heap(&mut self, bytes: &[u8]) {
         let s = self.push_heap(bytes);
         self.doc.nodes.push(Node::StrHeap(s));
+    }
+
+    /// [`DocBuilder::str_heap`], returning where the bytes went: the same string (a key of
+    /// every row) is then pushed again with [`DocBuilder::str_heap_again`], not copied.
+    #[inline]
+    pub fn str_heap_kept(&mut self, bytes: &[u8]) -> HeapStr {
+        let s = self.push_heap(bytes);
+        self.doc.nodes.push(Node::StrHeap(s));
+        HeapStr(s)
+    }
+
+    /// Pushes again a string (or key) that [`DocBuilder::str_heap_kept`] of this builder
+    /// pushed: a node on the same heap bytes (the heap only grows while a builder is
+    /// used). The caller is responsible for the document flags, as for `str_heap`.
+    #[inline]
+    pub fn str_heap_again(&mut self, s: HeapStr) {
+        debug_assert!(s.0.start as usize + s.0.len as usize <= self.doc.heap.len());
+        self.doc.nodes.push(Node::StrHeap(s.0));
     }
 
     /// Pushes a copy of `v`, a value of any document: numbers and literals as they are,
@@ -895,7 +931,9 @@ impl<'s> DocBuilder<'s> {
 
     pub(super) fn push_heap(&mut self, bytes: &[u8]) -> Span {
         let start = self.doc.heap.len();
-        self.doc.heap.extend_from_slice(bytes);
+        // Through the sink's copy: a key or a cell is short, and `extend_from_slice` called
+        // `memcpy` for each (11% of the Python binding's walk of 10k nested rows, callgrind).
+        crate::sink::Sink::write(&mut self.doc.heap, bytes);
         span(start, bytes.len())
     }
 }

@@ -26,7 +26,7 @@ pub(crate) use tape::{Nodes, PERMUTED_PAIRS, drop_spare_tapes, spare_tape_bytes}
 mod tests;
 mod value;
 
-pub use builder::{DocBuilder, KeysToken, Mark};
+pub use builder::{DocBuilder, HeapStr, KeysToken, Mark};
 pub(crate) use value::*;
 pub use value::{Array, Elements, Members, Number, Object, Str, Value, ValueRef};
 
