@@ -20,7 +20,9 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple};
-use toolwire::doc::{KeysToken, Mark};
+use std::cell::Cell;
+
+use toolwire::doc::{HeapStr, KeysToken, Mark};
 use toolwire::{Doc, DocBuilder};
 
 /// Nesting beyond this many containers is refused (`toon_format` meets Python's recursion
@@ -38,6 +40,11 @@ pub enum Mode {
     /// f64 unless integral; strings are scanned for reserved tags (WIRE.md §2).
     Json,
 }
+
+/// A list of at least `RESERVE_MIN` items has room made for all of them after its first
+/// `RESERVE_AFTER` ([`DocBuilder::reserve`]; once a walk).
+const RESERVE_AFTER: usize = 64;
+const RESERVE_MIN: usize = 1024;
 
 /// What `_convert.convert` answered (its first tuple element).
 const K_VALUE: u8 = 0;
@@ -86,6 +93,8 @@ pub struct Walker<'py> {
     strict: u32,
     /// Set when a model walked natively is abandoned (the error unwinding to it).
     abort: bool,
+    /// Whether room was made for a long list ([`RESERVE_MIN`]).
+    reserved: bool,
     /// A model type met inside a model walked natively before its plan was known: planned
     /// once that model has been abandoned (no Python code runs inside one).
     pending: Option<Bound<'py, PyAny>>,
@@ -144,8 +153,27 @@ struct CachedKey<'py> {
     obj: Bound<'py, PyAny>,
     ptr: *const u8,
     len: usize,
+    /// Where the builder holds the key's bytes once pushed: pushed again without a copy.
+    heap: Cell<Option<HeapStr>>,
     /// Whether the key holds a reserved tag sequence (JSON mode).
     tag: bool,
+}
+
+/// Pushes key `k` (and the flag of a reserved tag in it): its bytes the first time, a node
+/// on the same bytes after.
+#[inline(always)]
+fn push_key(b: &mut DocBuilder<'static>, k: &CachedKey<'_>) {
+    if k.tag {
+        b.mark_reserved_tag();
+    }
+    match k.heap.get() {
+        Some(h) => b.str_heap_again(h),
+        None => {
+            // SAFETY: the UTF-8 of the key object `k` holds (alive as long as `k`).
+            let bytes = unsafe { std::slice::from_raw_parts(k.ptr, k.len) };
+            k.heap.set(Some(b.str_heap_kept(bytes)));
+        }
+    }
 }
 
 /// The error that unwinds to the frame to walk again ([`Walker::redo`]).
@@ -246,6 +274,7 @@ impl<'py> Walker<'py> {
             plan_fn: None,
             strict: 0,
             abort: false,
+            reserved: false,
             pending: None,
             lexemes: Vec::new(),
             nonce: 0,
@@ -506,41 +535,34 @@ impl<'py> Walker<'py> {
                 // Python code run by the walk changed the dict.
                 return Err(PyRuntimeError::new_err(CHANGED));
             }
-            let (ptr, len, tag) = match self.keys[level].keys.get(n) {
-                Some(c) if std::ptr::eq(c.obj.as_ptr(), k.as_ptr()) => (c.ptr, c.len, c.tag),
-                _ => {
-                    let Some(c) = self.cache_key(k) else {
-                        if self.strict > 0 {
-                            // Not a plain dict of a model: pydantic serializes it.
-                            self.abort = true;
-                            return Err(redo_signal());
-                        }
-                        if self.stack[level].unchecked {
-                            // Walked again from the outermost dict with a bad key.
-                            self.redo = self.bad_frame();
-                            return Err(redo_signal());
-                        }
-                        // Its keys were all plain when checked: the dict changed.
-                        return Err(PyRuntimeError::new_err(CHANGED));
-                    };
-                    same = false;
-                    let key = (c.ptr, c.len, c.tag);
-                    let cache = &mut self.keys[level].keys;
-                    if n < cache.len() {
-                        cache[n] = c;
-                    } else {
-                        cache.push(c);
+            let hit = self.keys[level]
+                .keys
+                .get(n)
+                .is_some_and(|c| std::ptr::eq(c.obj.as_ptr(), k.as_ptr()));
+            if !hit {
+                let Some(c) = self.cache_key(k) else {
+                    if self.strict > 0 {
+                        // Not a plain dict of a model: pydantic serializes it.
+                        self.abort = true;
+                        return Err(redo_signal());
                     }
-                    key
+                    if self.stack[level].unchecked {
+                        // Walked again from the outermost dict with a bad key.
+                        self.redo = self.bad_frame();
+                        return Err(redo_signal());
+                    }
+                    // Its keys were all plain when checked: the dict changed.
+                    return Err(PyRuntimeError::new_err(CHANGED));
+                };
+                same = false;
+                let cache = &mut self.keys[level].keys;
+                if n < cache.len() {
+                    cache[n] = c;
+                } else {
+                    cache.push(c);
                 }
-            };
-            // SAFETY: the UTF-8 of a key object the cache holds (the cache entry at `n` was
-            // just compared with or set to it, and nothing has replaced it since).
-            let key = unsafe { std::slice::from_raw_parts(ptr, len) };
-            if tag {
-                self.b.mark_reserved_tag();
             }
-            self.b.str_heap(key);
+            push_key(&mut self.b, &self.keys[level].keys[n]);
             match self.scalar(v, type_of(v)) {
                 Some(r) => r?,
                 None => {
@@ -581,6 +603,7 @@ impl<'py> Walker<'py> {
             obj: k.to_owned(),
             ptr: text.as_ptr(),
             len: text.len(),
+            heap: Cell::new(None),
             tag: self.mode == Mode::Json
                 && text.contains(&b'<')
                 && toolwire::tag::contains_reserved_tag(text),
@@ -671,6 +694,9 @@ impl<'py> Walker<'py> {
     fn list(&mut self, l: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
         let m = self.b.begin_array();
         let mut n = 0;
+        // SAFETY: `l` is a live `list` (held on the stack).
+        let len = unsafe { ffi::PyList_Size(l.as_ptr()) } as usize;
+        let (nodes0, heap0) = (self.b.node_count(), self.b.heap_len());
         // Index-based, the length read again each time: a list that shrinks while walked
         // stops early, never reads past its end.
         // SAFETY: `l` is a live `list` (held on the stack).
@@ -684,6 +710,16 @@ impl<'py> Walker<'py> {
                 return Err(self.failed(m, e));
             }
             n += 1;
+            if n == RESERVE_AFTER && len >= RESERVE_MIN && !self.reserved {
+                // The rest of a long list is likely to take what its first items took: room
+                // for it now, rather than the tape and heap growing (and copying) all along.
+                self.reserved = true;
+                let per = |used: usize| used / RESERVE_AFTER * (len - n) / 8 * 9;
+                self.b.reserve(
+                    per(self.b.node_count() - nodes0),
+                    per(self.b.heap_len() - heap0),
+                );
+            }
         }
         self.b.end_array(m, n);
         Ok(())
@@ -822,16 +858,10 @@ impl<'py> Walker<'py> {
     fn planned_members(&mut self, i: usize, values: &[Bound<'py, PyAny>]) -> PyResult<bool> {
         let mut flat = true;
         for (j, v) in values.iter().enumerate() {
-            let (ptr, len, tag) = {
-                let k = &self.plans[i].1.as_ref().expect("a plan").names[j];
-                (k.ptr, k.len, k.tag)
-            };
-            // SAFETY: the UTF-8 of a field name the plan holds (plans live for the walk).
-            let key = unsafe { std::slice::from_raw_parts(ptr, len) };
-            if tag {
-                self.b.mark_reserved_tag();
-            }
-            self.b.str_heap(key);
+            push_key(
+                &mut self.b,
+                &self.plans[i].1.as_ref().expect("a plan").names[j],
+            );
             let v = v.as_borrowed();
             match self.scalar(v, type_of(v)) {
                 Some(r) => r?,
@@ -894,16 +924,7 @@ impl<'py> Walker<'py> {
             mark = Some(m);
             let mut flat = true;
             for (j, v) in values.iter().enumerate() {
-                let (ptr, len, tag) = {
-                    let k = &w.plans[i].1.as_ref().expect("a plan").names[j];
-                    (k.ptr, k.len, k.tag)
-                };
-                // SAFETY: the UTF-8 of a field name the plan holds.
-                let key = unsafe { std::slice::from_raw_parts(ptr, len) };
-                if tag {
-                    w.b.mark_reserved_tag();
-                }
-                w.b.str_heap(key);
+                push_key(&mut w.b, &w.plans[i].1.as_ref().expect("a plan").names[j]);
                 let r = match w.scalar(*v, type_of(*v)) {
                     Some(r) => r,
                     None => {
