@@ -220,6 +220,7 @@ pub fn utf8_of<'a>(s: Borrowed<'a, '_, PyAny>) -> Option<&'a [u8]> {
 
 /// The error of a `str` holding a lone surrogate, as `toon_format` raises it.
 #[cold]
+#[inline(never)]
 fn surrogate_error(s: &Bound<'_, PyAny>) -> PyErr {
     match s.repr() {
         Ok(r) => PyValueError::new_err(format!(
@@ -440,6 +441,9 @@ impl<'py> Walker<'py> {
         }
     }
 
+    // Inlined, as `int`: called for most values, their error paths out of line (their frames
+    // with them).
+    #[inline(always)]
     fn string(&mut self, s: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
         let Some(text) = utf8_of(s) else {
             return Err(surrogate_error(&s));
@@ -460,6 +464,7 @@ impl<'py> Walker<'py> {
         self.b.str_heap(text);
     }
 
+    #[inline(always)]
     fn int(&mut self, i: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
         let mut overflow = 0;
         // SAFETY: an exact `int`: `PyLong_AsLongLongAndOverflow` reports a value beyond i64
@@ -467,12 +472,19 @@ impl<'py> Walker<'py> {
         let x = unsafe { ffi::PyLong_AsLongLongAndOverflow(i.as_ptr(), &mut overflow) };
         if overflow == 0 {
             self.b.i64(x);
-        } else {
-            // `str()` of an int beyond `sys.get_int_max_str_digits()` raises ValueError, as
-            // `toon_format` does.
-            let s = i.str()?;
-            self.b.int_lexeme(s.to_str()?.as_bytes());
+            return Ok(());
         }
+        self.big_int(i)
+    }
+
+    /// An `int` beyond i64, by its digits.
+    #[cold]
+    #[inline(never)]
+    fn big_int(&mut self, i: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        // `str()` of an int beyond `sys.get_int_max_str_digits()` raises ValueError, as
+        // `toon_format` does.
+        let s = i.str()?;
+        self.b.int_lexeme(s.to_str()?.as_bytes());
         Ok(())
     }
 
