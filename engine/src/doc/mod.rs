@@ -276,6 +276,12 @@ impl<'s> Doc<'s> {
         self.nodes.len()
     }
 
+    /// The bytes of strings and lexemes the document keeps in its own heap.
+    #[inline]
+    pub(crate) fn heap_len(&self) -> usize {
+        self.heap.len()
+    }
+
     /// The heap bytes the document holds (its tape's and its heap's capacity): what keeping
     /// it costs against the memory contract.
     pub(crate) fn held_bytes(&self) -> usize {
