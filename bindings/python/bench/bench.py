@@ -126,7 +126,7 @@ def result(text: str) -> dict[str, Any]:
 class Dataset:
     def __init__(self, rows: int, nested: bool, ascii: bool) -> None:
         self.rows, self.nested, self.ascii = rows, nested, ascii
-        self.name = f"{rows // 1000}k {'nested' if nested else 'flat'}{', ASCII' if ascii else ''}"
+        self.name = f"{rows // 1000}k {'nested' if nested else 'flat'}"
         self.bytes = invoices_json(rows, nested, ascii)
         self.data = json.loads(self.bytes)
         self.text = toon_format.dumps(self.data)
@@ -210,6 +210,34 @@ def cell(t: float | str | None) -> str:
 CALLS = ["dumps(rows)", "loads(text)", "present(dicts)", "present(pydantic)", "present(dataclasses)", "encode_json(bytes)"]
 
 
+def measure(call: str, d: Dataset, peers: dict[str, Any], runs: int, errors: dict[Any, list[str]]) -> dict[str, float | str | None]:
+    """One row's cells by column: times (s), or why a contender was not timed."""
+    fs, want, read = contenders(call, d, peers)
+    shown: dict[str, float | str | None] = {}
+    for k in list(fs):
+        try:
+            ok = read(fs[k]()) == want
+        except Exception as e:  # noqa: BLE001 - a peer's failure is a cell
+            shown[k] = "error"
+            errors.setdefault((k, d.name, type(e).__name__), []).append(f"`{call}` ({str(e)[:40]})")
+            del fs[k]
+            continue
+        if not ok:
+            shown[k] = "differs"
+            del fs[k]
+    if "toolwire" not in fs:
+        raise SystemExit(f"toolwire's output of {call} on {d.name} is not toon_format's")
+    shown.update(timed(fs, runs))
+    return shown
+
+
+def ratio(shown: dict[str, float | str | None], peers: dict[str, Any]) -> str:
+    ours = shown["toolwire"]
+    assert isinstance(ours, float)
+    times = [t for n, t in shown.items() if n in peers and isinstance(t, float)]
+    return f"{min(times) / ours:.2f}×" if times else "—"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", default="10000,100000")
@@ -219,45 +247,34 @@ def main() -> int:
     args = ap.parse_args()
     calls = [c for c in CALLS if c in args.calls.split(",")]
     peers, notes = load_peers()
+    errors: dict[Any, list[str]] = {}
     names = list(PEERS)
-    head = ["call", "rows", "toolwire"] + [f"{n} {PEERS[n]}" for n in names] + ["× fastest peer", "toon_format 1.2", "×"]
+    head = ["call", "rows", "toolwire"] + [f"{n} {PEERS[n]}" for n in names]
+    head += ["toolwire vs fastest peer", "toon_format 1.2"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     print(lines[0], lines[1], sep="\n", flush=True)
     for rows in [int(r) for r in args.rows.split(",")]:
         for nested in (False, True):
-            for ascii in (False, True):
-                d = Dataset(rows, nested, ascii)
-                for call in calls:
-                    fs, want, read = contenders(call, d, peers)
-                    shown: dict[str, float | str | None] = {}
-                    for k in list(fs):
-                        try:
-                            ok = read(fs[k]()) == want
-                        except Exception as e:  # noqa: BLE001 - a peer's failure is a cell
-                            shown[k] = "error"
-                            notes.append(f"{k}, {call}, {d.name}: {type(e).__name__}: {str(e)[:80]}")
-                            del fs[k]
-                            continue
-                        if not ok:
-                            shown[k] = "differs"
-                            del fs[k]
-                    if "toolwire" not in fs:
-                        raise SystemExit(f"toolwire's output of {call} on {d.name} is not toon_format's")
-                    shown.update(timed(fs, args.runs))
-                    ours = shown["toolwire"]
-                    assert isinstance(ours, float)
-                    peer_times = [t for n, t in shown.items() if n in peers and isinstance(t, float)]
-                    ratio = f"**{min(peer_times) / ours:.2f}×**" if peer_times else "—"
-                    ref = shown.get("toon_format")
-                    ref_ratio = f"{ref / ours:.0f}×" if isinstance(ref, float) else "—"
-                    row = [f"`{call}`", d.name, cell(ours)] + [cell(shown.get(n)) for n in names]
-                    row += [ratio, cell(ref), ref_ratio]
-                    lines.append("| " + " | ".join(row) + " |")
-                    print(lines[-1], flush=True)
+            # Each cell: the non-ASCII corpus / the ASCII one.
+            sets = [Dataset(rows, nested, ascii) for ascii in (False, True)]
+            for call in calls:
+                shown = [measure(call, d, peers, args.runs, errors) for d in sets]
+                pair = lambda col: " / ".join(cell(s.get(col)) for s in shown)  # noqa: E731
+                ref = ["—", "—"]
+                for i, s in enumerate(shown):
+                    t, ours = s.get("toon_format"), s["toolwire"]
+                    if isinstance(t, float) and isinstance(ours, float):
+                        ref[i] = f"{cell(t)} ({t / ours:.0f}×)"
+                row = [f"`{call}`", sets[0].name, pair("toolwire")] + [pair(n) for n in names]
+                row += [" / ".join(ratio(s, peers) for s in shown), " / ".join(ref) if ref != ["—", "—"] else "—"]
+                lines.append("| " + " | ".join(row) + " |")
+                print(lines[-1], flush=True)
     footer = (
-        f"Milliseconds, best of {args.runs} (CPython {platform.python_version()}, "
-        f"{time.strftime('%Y-%m-%d')}); `python bindings/python/bench/bench.py`."
+        f"Milliseconds, best of {args.runs}, non-ASCII / ASCII names (CPython "
+        f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}); `error`: the peer raised."
     )
+    for (peer, data, kind), where in errors.items():
+        notes.append(f"{peer} raised {kind} on {data} rows: " + ", ".join(dict.fromkeys(where)) + ".")
     notes = [footer] + notes
     for n in notes:
         print(n)
