@@ -147,6 +147,8 @@ struct DepthKeys<'d, 'py> {
     /// A dict of exactly the last object's keys (all values `None`), copied for the next
     /// object with the same keys.
     template: Option<Bound<'py, PyAny>>,
+    /// The values of the object being made at this depth (room reused).
+    values: Vec<Value<'d>>,
 }
 
 /// Makes the Python objects of a document without hooks (see the module docs).
@@ -304,8 +306,12 @@ impl<'d, 'py> Builder<'d, 'py> {
         let n = o.len();
         let last_len = std::mem::replace(&mut self.depths[depth].len, usize::MAX);
         let mut same = n == last_len;
-        for (i, (k, _)) in o.iter().enumerate() {
+        // The members read once: keys checked, values kept for after the dict is made.
+        let mut values = std::mem::take(&mut self.depths[depth].values);
+        values.clear();
+        for (i, (k, v)) in o.iter().enumerate() {
             same &= self.key(depth, i, k.as_bytes())?;
+            values.push(v);
         }
         let template = if same {
             self.depths[depth].template.as_ref()
@@ -320,7 +326,7 @@ impl<'d, 'py> Builder<'d, 'py> {
             // SAFETY: a new empty dict, or NULL with an error set.
             None => unsafe { owned(py, ffi::PyDict_New())? },
         };
-        for (i, (_, v)) in o.iter().enumerate() {
+        for (i, &v) in values.iter().enumerate() {
             let value = self.value(v, depth + 1)?;
             let key = &self.depths[depth].keys[i].1;
             // SAFETY: `dict` is a dict, `key` an exact `str` (hashable: no Python code
@@ -330,6 +336,7 @@ impl<'d, 'py> Builder<'d, 'py> {
             }
         }
         let here = &mut self.depths[depth];
+        here.values = values;
         here.len = n;
         if same && here.template.is_none() && n > 1 {
             // The second object with these keys: a template for the next ones.
