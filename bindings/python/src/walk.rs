@@ -784,14 +784,10 @@ impl<'py> Walker<'py> {
                 // SAFETY: as above.
                 None => self.make_plan(unsafe { Bound::from_borrowed_ptr(self.py, t.cast()) })?,
             };
-            match &self.plans[i].1 {
-                Some(p) if p.model => {
-                    if self.model(obj, i)? {
-                        return Ok(());
-                    }
-                }
-                Some(_) => return self.fields(obj, i),
-                None => {}
+            match self.plans[i].1.as_ref().map(|p| p.model) {
+                Some(true) if self.model(obj, i)? => return Ok(()),
+                Some(false) => return self.fields(obj, i),
+                _ => {}
             }
         }
         self.convert(obj)
