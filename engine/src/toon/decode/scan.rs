@@ -327,20 +327,27 @@ impl LineSplitter {
         if content_start == content_end {
             return Some(Ok(RawLine::Blank(line_start)));
         }
+        // Levels and the spaces left over; a shift and a mask for the usual power-of-two
+        // widths (two integer divisions a line were a measurable part of decoding rows).
+        let (levels, rest) = if indent.is_power_of_two() {
+            (spaces >> indent.trailing_zeros(), spaces & (indent - 1))
+        } else {
+            (spaces / indent, spaces % indent)
+        };
         let depth = if strict {
             if let Some(t) = first_tab {
                 return Some(Err(LineError::Tab(t)));
             }
-            if spaces % indent != 0 {
+            if rest != 0 {
                 return Some(Err(LineError::Width {
                     spaces,
                     at: content_start,
                 }));
             }
-            spaces / indent
+            levels
         } else {
             // Non-strict (§14.4): every tab counts as one level, spaces count in units.
-            spaces / indent + tabs
+            levels + tabs
         };
         Some(Ok(RawLine::Content(Line {
             start: content_start,
