@@ -8,14 +8,17 @@ Install the peers (pinned) into a venv with toolwire, then run::
 
 Rows: ``dumps(rows)``, ``loads(text)``, ``present(rows)`` of dicts, of pydantic v2 models
 and of dataclasses, and ``encode_json(bytes)``, on the invoice corpus (``corpus.py``) flat
-and nested, 10k and 100k rows, with and without non-ASCII names. What each peer runs for a
-row is what its user writes: ``dumps`` of the objects; for models and dataclasses the
-conversion its documentation gives first (``TypeAdapter(list[M]).dump_python(mode="json")``,
-``dataclasses.asdict``), except that etoon encodes dataclasses itself; a ``present`` row
-wraps the text in a ``CallToolResult`` dict, as ``toolwire.present(..., format="toon-comma")``
-returns it. ``encode_json`` is timed against ``ctoon.json_to_toon``, ``etoon.dumps(bytes)``
-and ``toony.from_json``, and (largest flat corpus) against ``toon_format.dumps(json.loads(b))``;
-``dumps`` against ``toon_format.dumps`` there too.
+and nested; every cell gives the corpus with non-ASCII names / the one with ASCII names.
+The columns are every peer's times at the largest size, toolwire against the fastest peer
+there, and toolwire against the fastest peer at each smaller size (the README's documents
+have a size budget). What each peer runs is what its user writes: ``dumps`` of the objects;
+for models ``dumps(TypeAdapter(list[M]).dump_python(models, mode="json"))`` (pydantic's
+fastest conversion to data), for dataclasses ``dumps([dataclasses.asdict(x) ...])`` except
+etoon, which encodes dataclasses itself; a ``present`` row wraps the text in a
+``CallToolResult`` dict as ``toolwire.present(..., format="toon-comma")`` returns it.
+``encode_json`` is timed against ``ctoon.json_to_toon``, ``etoon.dumps(bytes)`` and
+``toony.from_json``. On the largest flat corpus, ``dumps`` is also timed against
+``toon_format.dumps`` and ``encode_json`` against ``toon_format.dumps(json.loads(b))``.
 
 Every output is checked first: equal to ``toon_format`` 1.2's text (``loads``: equal to the
 data). A peer whose output differs is shown as ``differs``, one that raises as ``error``, and
@@ -208,17 +211,18 @@ def cell(t: float | str | None) -> str:
     if isinstance(t, str):
         return t
     ms = t * 1e3
-    return f"{ms:.3g}" if ms < 100 else f"{ms:.0f}"
+    # Two significant digits: runs on a shared VM move by ±10%.
+    return f"{ms:.2g}" if ms < 100 else f"{ms:.0f}"
 
 
 CALLS = ["dumps(rows)", "loads(text)", "present(dicts)", "present(pydantic)", "present(dataclasses)", "encode_json(bytes)"]
 LABELS = {
-    "dumps(rows)": "`dumps`",
-    "loads(text)": "`loads`",
-    "present(dicts)": "`present` dicts",
-    "present(pydantic)": "`present` models",
-    "present(dataclasses)": "`present` dataclasses",
-    "encode_json(bytes)": "`encode_json`",
+    "dumps(rows)": "dumps",
+    "loads(text)": "loads",
+    "present(dicts)": "present dicts",
+    "present(pydantic)": "present models",
+    "present(dataclasses)": "present dataclasses",
+    "encode_json(bytes)": "encode_json",
 }
 
 
@@ -231,7 +235,7 @@ def measure(call: str, d: Dataset, peers: dict[str, Any], runs: int, errors: dic
             ok = read(fs[k]()) == want
         except Exception as e:  # noqa: BLE001 - a peer's failure is a cell
             shown[k] = "error"
-            errors.setdefault((k, d.name, type(e).__name__), []).append(f"`{call}` ({str(e)[:40]})")
+            errors.setdefault((k, d.name, type(e).__name__), []).append(f"{call} ({str(e)[:24]})")
             del fs[k]
             continue
         if not ok:
@@ -251,7 +255,7 @@ def ratio(shown: dict[str, float | str | None], peers: dict[str, Any]) -> str:
     ours = shown["toolwire"]
     assert isinstance(ours, float)
     times = [t for n, t in shown.items() if n in peers and isinstance(t, float)]
-    return f"{min(times) / ours:.2f}×" if times else "—"
+    return f"{min(times) / ours:.1f}" if times else "—"
 
 
 def main() -> int:
@@ -266,40 +270,47 @@ def main() -> int:
     errors: dict[Any, list[str]] = {}
     against: list[str] = []
     names = list(PEERS)
-    head = ["call", "rows", "toolwire"] + names + ["× fastest peer"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    sizes = sorted(int(r) for r in args.rows.split(","))
+    big, small = sizes[-1], sizes[:-1]
+    # One row per call and shape: every peer's times at the largest size, and toolwire
+    # against the fastest peer at each smaller size (the README's documents have a size
+    # budget). Each cell: the non-ASCII corpus / the ASCII one.
+    head = [sets_name(big), "toolwire"] + names + ["vs fastest ×"]
+    head += [f"{sets_name(n)}: vs fastest ×" for n in small]
+    lines = ["|".join(head), "|".join(["---"] * len(head))]
     print(lines[0], lines[1], sep="\n", flush=True)
-    sizes = [int(r) for r in args.rows.split(",")]
-    for rows in sizes:
-        for nested in (False, True):
-            # Each cell: the non-ASCII corpus / the ASCII one.
-            reference = rows == max(sizes) and not nested
-            sets = [Dataset(rows, nested, ascii, reference) for ascii in (False, True)]
-            for call in calls:
-                shown = [measure(call, d, peers, args.runs, errors) for d in sets]
-                pair = lambda col: " / ".join(cell(s.get(col)) for s in shown)  # noqa: E731
-                refs = [(s["toolwire"], s.get("toon_format")) for s in shown]
-                if all(isinstance(t, float) for _, t in refs):
-                    vs = "`dumps(json.loads(b))`" if call.startswith("encode") else "`dumps`"
-                    against.append(
-                        f"{LABELS[call]} {pair('toolwire')} vs {vs} {pair('toon_format')} ("
-                        + " / ".join(f"{t / ours:.0f}×" for ours, t in refs)  # type: ignore[operator]
-                        + ")"
-                    )
-                label = LABELS[call]
-                row = [label, sets[0].name, pair("toolwire")] + [pair(n) for n in names]
-                row += [" / ".join(ratio(s, peers) for s in shown)]
-                lines.append("| " + " | ".join(row) + " |")
-                print(lines[-1], flush=True)
-    versions = ", ".join(f"{n} {v}" for n, v in PEERS.items())
+    for nested in (False, True):
+        corpora = {
+            n: [Dataset(n, nested, ascii, n == big and not nested) for ascii in (False, True)]
+            for n in sizes
+        }
+        for call in calls:
+            shown = {n: [measure(call, d, peers, args.runs, errors) for d in corpora[n]] for n in sizes}
+            top = shown[big]
+            pair = lambda col: "/".join(cell(s.get(col)) for s in top)  # noqa: E731
+            refs = [(s["toolwire"], s.get("toon_format")) for s in top]
+            if all(isinstance(t, float) for _, t in refs):
+                against.append(
+                    f"{LABELS[call]} "
+                    + "/".join(f"{t / ours:.0f}" for ours, t in refs)  # type: ignore[operator]
+                    + "× slower"
+                )
+            row = [f"{LABELS[call]} {'nested' if nested else 'flat'}", pair("toolwire")]
+            row += [pair(n) for n in names]
+            row += ["/".join(ratio(s, peers) for s in shown[n]) for n in [big, *small]]
+            lines.append("|".join(row))
+            print(lines[-1], flush=True)
     footer = (
-        f"Milliseconds, best of {args.runs}; each cell: non-ASCII / ASCII names. {versions}; "
-        f"CPython {platform.python_version()}, {time.strftime('%Y-%m-%d')}."
+        f"ms, best of {args.runs}, cells non-ASCII/ASCII names; CPython "
+        f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}."
     )
     if against:
-        notes.append(f"toon_format 1.2, {sets_name(max(sizes))} flat: " + "; ".join(against) + ".")
-    for (peer, data, kind), where in errors.items():
-        notes.append(f"{peer} raised {kind} on {data} rows: " + ", ".join(dict.fromkeys(where)) + ".")
+        notes.append(f"toon_format 1.2 ({sets_name(big)} flat): " + ", ".join(against) + ".")
+    failed: dict[tuple[str, str], list[str]] = {}
+    for (peer, data, kind), _ in errors.items():
+        failed.setdefault((peer, kind), []).append(data)
+    for (peer, kind), data in failed.items():
+        notes.append(f"{peer}: {kind} on {', '.join(dict.fromkeys(data))}.")
     notes = [footer] + notes
     for n in notes:
         print(n)
