@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use toolwire::frame::{Id, Protocol, frame};
+use toolwire::frame::{Id, Protocol, write_frame};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::sink::ChunkedSink;
 use toolwire::test_hooks::*;
@@ -37,7 +37,7 @@ fn ours_windowed(json: &[u8], format: Format) -> Vec<u8> {
 
 fn framed_line(json: &[u8], r: &wire::ToolResponse<'_>) -> Vec<u8> {
     let mut out = Vec::with_capacity(json.len() + json.len() / 2);
-    frame(&Id::Number("1".into()), r, Protocol::default(), &mut out);
+    write_frame(&Id::Number("1".into()), r, Protocol::default(), &mut out);
     out
 }
 
@@ -136,7 +136,7 @@ fn framed(c: &mut Criterion, rows: usize, anchors: bool) {
         };
         let write_framed = |cap: usize| {
             let mut out = Vec::with_capacity(cap);
-            frame(&Id::Number("1".into()), &r, Protocol::default(), &mut out);
+            write_frame(&Id::Number("1".into()), &r, Protocol::default(), &mut out);
             out
         };
         let (text, line) = (write_unframed(0), write_framed(0));
@@ -170,7 +170,7 @@ fn stream_time(start: Instant, r: &wire::ToolResponse<'_>, want_first: bool) -> 
         first.get_or_insert_with(|| start.elapsed());
         true
     });
-    frame(&Id::Number("1".into()), r, Protocol::default(), &mut sink);
+    write_frame(&Id::Number("1".into()), r, Protocol::default(), &mut sink);
     sink.finish();
     let end = start.elapsed();
     if want_first {

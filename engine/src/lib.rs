@@ -5,36 +5,46 @@
 //! suggestions, errors), byte-compatible with the TypeScript framework that defined the
 //! format, safe where that framework is not, and built for collections of millions of rows.
 //!
-//! ```
-//! use toolwire::json::{parse, ParseOptions};
-//! use toolwire::toon::Delimiter;
-//! use toolwire::wire::{self, Format, Suggestion, ui};
+//! One tool call goes through [`call::ToolCall`]: read the handler's bytes, respond, write.
+//! It is the front door every interface uses (the CLI, `toolwire serve`, the Node and Python
+//! bindings), so each behaves exactly like the others.
 //!
-//! let rows = br#"[{"id":"INV-1","amount_cents":1250,"paid":true},
+//! ```
+//! use toolwire::call::{Framing, ToolCall};
+//! use toolwire::present::Presenter;
+//!
+//! let presenter = Presenter::from_json(br#"{
+//!     "name": "Invoice", "select": true, "format": "toon-pipe",
+//!     "schema": {"type": "object", "properties": {
+//!         "id": {"type": "string"}, "amount_cents": {"type": "integer"}, "paid": {"type": "boolean"}}},
+//!     "rules": ["amount_cents is in CENTS. Divide by 100."],
+//!     "suggest": {"collection": [{"tool": "billing.get", "reason": "View details"}]}
+//! }"#)?;
+//! let rows = br#"[{"id":"INV-1","amount_cents":1250,"paid":true,"card":"4111"},
 //!                 {"id":"INV-2","amount_cents":990,"paid":false}]"#;
-//! let doc = parse(rows, &ParseOptions::default())?;
-//! let response = wire::response(doc.root())
-//!     .format(Format::Toon(Delimiter::Pipe))
-//!     .ui_block(ui::summary("2 invoices"))
-//!     .system_rules(["amount_cents is in CENTS. Divide by 100."])
-//!     .system_hint([Suggestion { tool: "billing.get".into(), reason: "View details".into() }])
-//!     .build()?;
+//!
+//! let call = ToolCall::new().presenter(&presenter); // also .select(..), .format(..), .limit(..)
+//! let input = call.read(rows)?; // parsed as the presenter needs it; malformed JSON is an error
+//! let reply = call.respond(&input)?; // a bad `_select` or invalid row is an error *response*
 //! assert_eq!(
-//!     response.texts(),
+//!     reply.response().texts(),
 //!     [
 //!         "[2|]{id|amount_cents|paid}:\n  INV-1|1250|true\n  INV-2|990|false",
-//!         "<ui_passthrough type=\"summary\">\n📊 **Summary**: 2 invoices\n</ui_passthrough>",
 //!         "<domain_rules>\n- amount_cents is in CENTS. Divide by 100.\n</domain_rules>",
 //!         "<action_suggestions>\n- billing.get: View details\n</action_suggestions>",
 //!     ]
 //! );
-//!
-//! // On the wire: one JSON-RPC line, block texts escaped on their way into the frame.
+//! // On the wire: one CallToolResult line (or a JSON-RPC frame, `Framing::Frame`), written
+//! // in chunks as it is encoded, block texts escaped on their way in.
 //! let mut line = Vec::new();
-//! toolwire::frame::frame(&toolwire::frame::Id::number_or_string("1"), &response, Default::default(), &mut line);
-//! assert!(line.starts_with(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"[2|]"#));
-//! # Ok::<(), toolwire::Error>(())
+//! reply.write_io(&Framing::result(), &mut line)?;
+//! assert!(line.starts_with(br#"{"content":[{"type":"text","text":"[2|]{id|amount_cents|paid}:\n"#));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Paging a large collection under a byte cap and a token budget is [`call::Fit`]. Below the
+//! front door, [`wire::response`] builds the blocks by hand (the example of "JSON bytes of
+//! any size" below), and [`toon`] and [`json`] are the codecs.
 //!
 //! ## The map
 //!

@@ -336,7 +336,7 @@ pub fn frame(data: &[u8]) {
     };
     let id = Id::number_or_string(&String::from_utf8_lossy(&json[..json.len().min(8)]));
     let mut line = Vec::new();
-    toolwire::frame::frame(&id, &r, protocol, &mut line);
+    toolwire::frame::write_frame(&id, &r, protocol, &mut line);
     assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1, "one line");
     let v: serde_json::Value = match serde_json::from_slice(&line) {
         Ok(v) => v,
@@ -540,8 +540,8 @@ fn observe(r: toolwire::Result<wire::ToolResponse<'_>>) -> String {
         Ok(r) => {
             let mut framed = Vec::new();
             let id = Id::Number("1".into());
-            toolwire::frame::frame(&id, &r, Protocol::Before20260728, &mut framed);
-            toolwire::frame::frame(&id, &r, Protocol::Since20260728, &mut framed);
+            toolwire::frame::write_frame(&id, &r, Protocol::Before20260728, &mut framed);
+            toolwire::frame::write_frame(&id, &r, Protocol::Since20260728, &mut framed);
             format!(
                 "{:?}\n{:?}\n{}",
                 r.meta().format,

@@ -4,7 +4,7 @@
 //! inputs stay within a stated multiple of their size. Everything runs in one test function so
 //! no other test's allocations interleave with a measurement.
 
-use toolwire::frame::{Id, Protocol, frame};
+use toolwire::frame::{Id, Protocol, write_frame};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::sink::ChunkedSink;
 use toolwire::test_hooks::*;
@@ -75,7 +75,7 @@ fn stream(r: &wire::ToolResponse<'_>) -> usize {
         streamed += chunk.len();
         true // a consumer that writes each chunk out and drops it
     });
-    frame(&Id::Number("1".into()), r, Protocol::default(), &mut sink);
+    write_frame(&Id::Number("1".into()), r, Protocol::default(), &mut sink);
     sink.finish();
     streamed
 }
@@ -207,7 +207,7 @@ fn peak_heap_stays_within_the_contracts() {
         let read = call.read(&input).unwrap();
         let reply = call.respond(&read).unwrap();
         let mut out = Vec::new();
-        reply.write(&toolwire::call::Shape::result(), &mut out);
+        reply.write(&toolwire::call::Framing::result(), &mut out);
         out
     });
     eprintln!(
@@ -248,7 +248,7 @@ fn peak_heap_stays_within_the_contracts() {
                     .build()
                     .unwrap();
                 let mut sink = ChunkedSink::new(256 << 10, |_| true);
-                frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+                write_frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
                 sink.finish();
             }
         });

@@ -28,7 +28,7 @@ fn framed(bytes: &[u8], format: Format) -> Vec<u8> {
         .build()
         .unwrap();
     let mut out = Vec::new();
-    frame::frame(
+    frame::write_frame(
         &Id::number_or_string("1"),
         &r,
         Protocol::default(),
@@ -54,7 +54,7 @@ fn chunked_sink_output_equals_frame_for_any_chunking() {
                 chunks.push(c);
                 true
             });
-            frame::frame(
+            frame::write_frame(
                 &Id::number_or_string("1"),
                 &r,
                 Protocol::default(),
@@ -80,7 +80,7 @@ fn a_cancelled_consumer_stops_the_encoder() {
     for format in [Format::Pretty, Format::Toon(Delimiter::Pipe)] {
         let r = wire::response(doc.root()).format(format).build().unwrap();
         let mut full = CountingSink::new();
-        frame::frame(
+        frame::write_frame(
             &Id::number_or_string("1"),
             &r,
             Protocol::default(),
@@ -91,7 +91,7 @@ fn a_cancelled_consumer_stops_the_encoder() {
             offered += c.len();
             false // the reader is gone after the first chunk
         });
-        frame::frame(
+        frame::write_frame(
             &Id::number_or_string("1"),
             &r,
             Protocol::default(),
@@ -119,7 +119,7 @@ fn size_cap_is_exact_and_never_truncates() {
     let r = wire::response(doc.root()).build().unwrap();
     let id = Id::number_or_string("9");
     let mut whole = Vec::new();
-    frame::frame(&id, &r, Protocol::default(), &mut whole);
+    frame::write_frame(&id, &r, Protocol::default(), &mut whole);
     let exact = whole.len();
     let bound = framed_len_bound(&id, &r);
     assert!(bound >= exact);
@@ -175,7 +175,7 @@ proptest! {
         for format in [Format::Pretty, Format::Compact, Format::Toon(Delimiter::Comma), Format::Toon(Delimiter::Tab), Format::Toon(Delimiter::Pipe)] {
             let r = wire::response(doc.root()).format(format).llm_hint("h\n\"x\"").build().unwrap();
             let mut exact = CountingSink::new();
-            frame::frame(&id, &r, Protocol::Since20260728, &mut exact);
+            frame::write_frame(&id, &r, Protocol::Since20260728, &mut exact);
             prop_assert!(framed_len_bound(&id, &r) >= exact.written());
         }
     }
@@ -284,7 +284,7 @@ fn bound_covers_structured_content() {
     let r = wire::success_structured(doc.root()).unwrap();
     let id = Id::number_or_string("1");
     let mut line = Vec::new();
-    frame::frame(&id, &r, Protocol::default(), &mut line);
+    frame::write_frame(&id, &r, Protocol::default(), &mut line);
     assert!(
         framed_len_bound(&id, &r) >= line.len(),
         "{} < {}",

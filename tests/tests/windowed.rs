@@ -2,7 +2,7 @@
 //! framed, streamed and on error (`engine/src/wire/windowed.rs`).
 
 use proptest::prelude::*;
-use toolwire::frame::{Id, Protocol, frame};
+use toolwire::frame::{Id, Protocol, write_frame};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::sink::ChunkedSink;
 use toolwire::test_hooks::*;
@@ -23,13 +23,13 @@ fn observe(r: toolwire::Result<ToolResponse<'_>>) -> String {
         Err(e) => format!("error: {e}"),
         Ok(r) => {
             let mut framed = Vec::new();
-            frame(
+            write_frame(
                 &Id::Number("7".into()),
                 &r,
                 Protocol::default(),
                 &mut framed,
             );
-            frame(
+            write_frame(
                 &Id::String("x".into()),
                 &r,
                 Protocol::Since20260728,
@@ -183,7 +183,7 @@ fn large_inputs_stream_windowed_and_equal_the_whole_document() {
             .unwrap();
         assert_eq!(r.texts(), w.texts(), "{format:?}");
         let mut framed = Vec::new();
-        frame(
+        write_frame(
             &Id::Number("1".into()),
             &w,
             Protocol::default(),
@@ -196,7 +196,7 @@ fn large_inputs_stream_windowed_and_equal_the_whole_document() {
             chunks += 1;
             true
         });
-        frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+        write_frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
         assert!(sink.finish());
         assert!(chunks > 10, "{chunks} chunks");
         assert_eq!(streamed, framed, "{format:?} streamed");
@@ -211,8 +211,8 @@ fn large_inputs_stream_windowed_and_equal_the_whole_document() {
         let doc = parse(&json, &ParseOptions::default()).unwrap();
         let w = wire::success_structured(Data::Doc(doc)).unwrap();
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        frame(&Id::Number("2".into()), &r, protocol, &mut a);
-        frame(&Id::Number("2".into()), &w, protocol, &mut b);
+        write_frame(&Id::Number("2".into()), &r, protocol, &mut a);
+        write_frame(&Id::Number("2".into()), &w, protocol, &mut b);
         assert!(a == b, "structured output, {protocol:?}");
     }
     // The side door parses the whole input on demand.
@@ -238,7 +238,7 @@ fn size_bound_off_counts_exactly(json: &[u8], format: Format, framed: &[u8]) {
     assert_eq!(r.block_len_bound(0), usize::MAX, "{format:?}");
     assert_eq!(framed_len_bound(&id, &r), usize::MAX, "{format:?}");
     let mut out = Vec::new();
-    frame(&id, &r, Protocol::default(), &mut out);
+    write_frame(&id, &r, Protocol::default(), &mut out);
     assert!(
         out == framed,
         "{format:?}: the same bytes without the bound"
@@ -258,11 +258,11 @@ fn size_bound_off_counts_exactly(json: &[u8], format: Format, framed: &[u8]) {
 /// computes it (its cheap check passes without counting) and still cuts when over the cap.
 #[test]
 fn the_front_door_computes_the_size_bound_only_for_a_cap() {
-    use toolwire::call::{Shape, ToolCall};
+    use toolwire::call::{Framing, ToolCall};
     use toolwire::frame::framed_len_bound;
     let json = toolwire_benches::invoices_json(64_000, toolwire_benches::Shape::Flat);
     let id = Id::Number("1".into());
-    let shape = Shape::Frame {
+    let shape = Framing::Frame {
         id: id.clone(),
         protocol: Protocol::default(),
     };
@@ -303,7 +303,7 @@ fn dropping_the_consumer_stops_the_windowed_work() {
         got += 1;
         got < 3
     });
-    frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+    write_frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
     assert!(!sink.finish(), "the consumer went away");
     assert!(
         got < 40,
@@ -478,7 +478,7 @@ async fn stream_frame_of_windowed_json() {
     let doc = parse(&input, &ParseOptions::default()).unwrap();
     let whole = wire::response(Data::Doc(doc)).format(toon).build().unwrap();
     let mut expect = Vec::new();
-    frame(
+    write_frame(
         &Id::number_or_string("1"),
         &whole,
         Protocol::default(),
@@ -668,14 +668,14 @@ fn large_inputs_read_once_or_in_part_equal_the_whole_document() {
         streamed.extend_from_slice(&c);
         true
     });
-    frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+    write_frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
     assert!(sink.finish());
     let w = wire::response(Data::Doc(doc))
         .format(Format::Toon(Delimiter::Pipe))
         .build()
         .unwrap();
     let mut framed = Vec::new();
-    frame(
+    write_frame(
         &Id::Number("1".into()),
         &w,
         Protocol::default(),

@@ -742,7 +742,7 @@ fn large_plain_arrays_equal_the_whole_document() {
             .build()
             .unwrap();
         let mut expect = Vec::new();
-        toolwire::frame::frame(
+        toolwire::frame::write_frame(
             &toolwire::frame::Id::number_or_string("3"),
             &r,
             Default::default(),

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
-use toolwire::call::{Fit, Input, Problem as CallProblem, Reply, Shape, ToolCall};
+use toolwire::call::{Fit, Framing, Input, Problem as CallProblem, Reply, ToolCall};
 use toolwire::doc::Number;
 use toolwire::frame::{Id, Protocol};
 use toolwire::present::{ActionDescription, Overrides};
@@ -87,7 +87,7 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     hooks: &mut Hooks<'_>,
     out: &mut S,
 ) -> Outcome {
-    let shape = Shape::Frame {
+    let shape = Framing::Frame {
         id: id.clone(),
         protocol,
     };
@@ -98,7 +98,7 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     // The server's own error responses (validation, not found) fit the limits too.
     let write = |r: ToolResponse<'static>, out: &mut S| {
         let r = fit.fit_response(r, &shape);
-        toolwire::frame::frame(id, &r, protocol, out);
+        toolwire::frame::write_frame(id, &r, protocol, out);
         Outcome::Written {
             is_error: r.is_error() == Some(true),
         }

@@ -26,7 +26,7 @@ use napi::threadsafe_function::{
 };
 use napi::{Env, Error, JsString, Result, Status};
 use napi_derive::napi;
-use toolwire::call::{Input, Problem, Shape, ToolCall};
+use toolwire::call::{Framing, Input, Problem, ToolCall};
 use toolwire::frame::{Id, Protocol};
 use toolwire::json::{ParseOptions, to_vec_compact};
 use toolwire::present::{ActionDescription, Overrides, Presenter};
@@ -864,11 +864,11 @@ fn stream_frames(job: &StreamJob, gate: &FlowGate, send: &dyn Fn(StreamEvent)) -
         .map(Protocol::from_revision)
         .unwrap_or_default();
     let shape = match &job.id {
-        Some(id) => Shape::Frame {
+        Some(id) => Framing::Frame {
             id: id.clone(),
             protocol,
         },
-        None => Shape::Result { protocol },
+        None => Framing::Result { protocol },
     };
     let mut sink = toolwire::sink::ChunkedSink::new(toolwire::call::CHUNK_BYTES, |b| {
         if !gate.admit() {

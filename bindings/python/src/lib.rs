@@ -13,7 +13,7 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
-use toolwire::call::{Input, Shape, ToolCall};
+use toolwire::call::{Framing, Input, ToolCall};
 use toolwire::present::Overrides;
 use toolwire::toon::{DecodeOptions, Delimiter, EncodeOptions};
 use toolwire::wire::Format;
@@ -382,7 +382,7 @@ fn present<'py>(
                 let reply = call.respond(&input)?;
                 let mut bytes = Vec::new();
                 if line {
-                    reply.write(&Shape::result(), &mut bytes);
+                    reply.write(&Framing::result(), &mut bytes);
                 }
                 Ok((reply.response().texts(), reply.response().is_error(), bytes))
             })

@@ -16,11 +16,9 @@ pub(crate) mod windowed;
 pub use blocks::{
     FieldProblem, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, you_sent_string,
 };
+pub(crate) use estimate::AUTO_SAMPLE_ROWS;
 pub(crate) use estimate::write_format;
-pub use estimate::{
-    AUTO_SAMPLE_BYTES, AUTO_SAMPLE_ROWS, cheapest_format, choose_auto, estimate_format_tokens,
-    estimate_tokens,
-};
+pub use estimate::{cheapest_format, choose_auto, estimate_format_tokens, estimate_tokens};
 pub use format::{Format, UnknownFormat};
 pub(crate) use response::response_view;
 pub use response::{
