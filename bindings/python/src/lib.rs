@@ -469,7 +469,9 @@ fn failed_response(
     let r = toolwire::wire::handler_error(tool_action, message);
     let mut bytes = Vec::new();
     if line {
+        // As `Reply::write` with `Shape::result()`: the object on one line ending with LF.
         toolwire::frame::write_result(&r, toolwire::frame::Protocol::default(), &mut bytes);
+        bytes.push(b'\n');
     }
     (r.texts(), r.is_error(), bytes)
 }
