@@ -43,7 +43,7 @@ class _Slot:
 
 
 def _name_of(fn: Any) -> str:
-    return str(getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__)
+    return str(getattr(fn, "__name__", None) or type(fn).__name__)
 
 
 def _flatten(items: Iterable[Any]) -> list[Any]:
