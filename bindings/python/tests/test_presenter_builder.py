@@ -422,3 +422,13 @@ def test_builder_errors_name_the_file_path() -> None:
         Presenter("X").ui("markdown")
     with pytest.raises(TypeError, match="schema must be a pydantic model"):
         Presenter("X").schema("object")
+
+
+def test_a_str_given_as_a_presenter_is_file_text_never_a_name() -> None:
+    # Presenter("Invoice") builds; present(data, "invoice.json") is a file that is not JSON.
+    with pytest.raises(toolwire.PresenterError) as e:
+        toolwire.present([], "invoice.json")
+    assert e.value.line == 1
+    assert toolwire.present([{"a": 1}], '{"name": "X", "format": "compact"}').texts == ['[{"a":1}]']
+    line = toolwire.present_line([{"a": 1}], Presenter("X"), structured=True)
+    assert json.loads(line)["structuredContent"] == {"items": [{"a": 1}]}

@@ -20,7 +20,7 @@ from typing import Any
 
 from . import _native, ui
 from ._errors import PresenterError, ToolwireError, ToonDecodeError
-from ._presenter import Presenter, Suggestion
+from ._presenter import Presenter, Suggestion, as_presenter
 
 __all__ = [
     "FORMATS",
@@ -44,9 +44,7 @@ FORMATS: tuple[str, ...] = tuple(_native.format_names())
 def _presenter(p: Any) -> Any:
     if p is None:
         return None
-    if not isinstance(p, Presenter):
-        p = Presenter(p)
-    return p._native
+    return as_presenter(p)._native
 
 
 def _count(name: str, n: Any) -> int | None:
@@ -187,8 +185,10 @@ def present_line(
     limit: int | None = None,
     token_budget: int | None = None,
     action: str | None = None,
+    structured: bool = False,
 ) -> bytes:
     """Like :func:`present`, as the exact compact JSON line (ending with LF) of the
     ``CallToolResult`` that ``toolwire present`` prints: for servers that write the wire
     themselves."""
-    return _call(data, presenter, select, format, limit, token_budget, action, True)[3]  # type: ignore[no-any-return]
+    out = _call(data, presenter, select, format, limit, token_budget, action, True, structured)
+    return out[3]  # type: ignore[no-any-return]

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from . import _native
 from ._schema import is_model, model_schema
 
-__all__ = ["Presenter", "Suggestion"]
+__all__ = ["Presenter", "Suggestion", "as_presenter"]
 
 
 class Suggestion(NamedTuple):
@@ -468,6 +468,13 @@ class Presenter:
 
     def __repr__(self) -> str:
         return f"Presenter({self.name!r})"
+
+
+def as_presenter(p: Any) -> Presenter:
+    """``p`` as a :class:`Presenter`: one already, or a presenter file (a ``dict`` or its JSON
+    text). A ``str`` here is JSON text, never a name: a path or a name given by mistake is
+    the positioned error of a file that is not JSON."""
+    return p if isinstance(p, Presenter) else Presenter.from_file(p)
 
 
 _NOT_OPTIONS = frozenset({"from_file", "to_file", "check", "select_names", "select_property", "output_schema"})

@@ -29,7 +29,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("toolwire.fastmcp needs FastMCP 4: pip install 'toolwire[fastmcp]'") from exc
 
-from . import Presenter
+from . import as_presenter
 from . import mcp as _mcp
 
 __all__ = ["tool"]
@@ -54,7 +54,7 @@ def tool(
         **options: The other arguments of ``FunctionTool.from_function`` (``title``,
             ``description``, ``tags``, ``annotations``, ``timeout``, ``meta``, …).
     """
-    p = presenter if isinstance(presenter, Presenter) else Presenter(presenter)
+    p = as_presenter(presenter)
     prop = p.select_property()
     output_schema = p.output_schema(collection=True) if structured else None
 

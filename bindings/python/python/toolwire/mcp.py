@@ -39,7 +39,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from pydantic import Field, PrivateAttr, WithJsonSchema
 
 from . import ToolResult as _DictResult
-from . import Presenter, _native
+from . import Presenter, _native, as_presenter
 from . import present as _present
 
 __all__ = ["ToolResult", "present", "result", "tool", "tool_schema"]
@@ -114,7 +114,7 @@ def tool_schema(
     description — with ``actions`` (``{"name", "description", "required", "destructive"}``
     dicts), the TOON description of WIRE.md §6 (discriminator ``action``).
     """
-    p = presenter if isinstance(presenter, Presenter) else Presenter(presenter)
+    p = as_presenter(presenter)
     schema = json.loads(json.dumps(input_schema)) if input_schema else {"type": "object"}
     prop = p.select_property()
     if prop is not None:
@@ -186,7 +186,7 @@ def tool(
     ``structured``, a success also carries ``structuredContent`` (``{"items": [...]}``, as
     ``presenter.output_schema(collection=True)`` describes it).
     """
-    p = presenter if isinstance(presenter, Presenter) else Presenter(presenter)
+    p = as_presenter(presenter)
     prop = p.select_property()
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
