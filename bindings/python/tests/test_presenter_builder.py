@@ -432,3 +432,17 @@ def test_a_str_given_as_a_presenter_is_file_text_never_a_name() -> None:
     assert toolwire.present([{"a": 1}], '{"name": "X", "format": "compact"}').texts == ['[{"a":1}]']
     line = toolwire.present_line([{"a": 1}], Presenter("X"), structured=True)
     assert json.loads(line)["structuredContent"] == {"items": [{"a": 1}]}
+
+
+def test_reads_lets_json_bytes_skip_the_fields_no_stage_needs() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}, "c": {"type": "integer"}}, "additionalProperties": True}
+    data = b'[{"a": 1, "b": 2, "c": 3, "d": 4}]'
+    seen: list[Any] = []
+    declared = Presenter("X").schema(schema).select().collection_rules(seen.append, reads=["b"])
+    assert toolwire.present(data, declared, select=["c"], format="compact").texts == ['[{"c":3}]']
+    # Only the selected field and the one the callable declared were read.
+    assert seen == [[{"c": 3, "b": 2}]]
+    seen.clear()
+    everything = Presenter("X").schema(schema).select().collection_rules(seen.append)
+    toolwire.present(data, everything, select=["c"])
+    assert seen == [[{"a": 1, "c": 3, "b": 2, "d": 4}]]
