@@ -423,6 +423,12 @@ def test_builder_errors_name_the_file_path() -> None:
     with pytest.raises(TypeError, match="schema must be a pydantic model"):
         Presenter("X").schema("object")
 
+    async def fetch(_: Any) -> str:
+        return "rule"
+
+    with pytest.raises(TypeError, match="collection_rules: presenter callables are called synchronously, fetch is async"):
+        Presenter("X").collection_rules(fetch)
+
 
 def test_a_str_given_as_a_presenter_is_file_text_never_a_name() -> None:
     # Presenter("Invoice") builds; present(data, "invoice.json") is a file that is not JSON.

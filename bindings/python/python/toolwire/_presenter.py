@@ -12,6 +12,7 @@ stripped of undeclared fields and redacted.
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
@@ -269,6 +270,8 @@ class Presenter:
                 block = item
                 out.append(_Slot(kind, lambda _value, b=block: [b], self._label(method, item), _reads(reads or [])))
             elif callable(item) and not isinstance(item, (str, Mapping, Suggestion)):
+                if inspect.iscoroutinefunction(item):
+                    raise TypeError(f"{method}: presenter callables are called synchronously, {_name_of(item)} is async")
                 out.append(_Slot(kind, _normalised(kind, item), self._label(method, item), _reads(reads)))
             else:
                 out.append(static(item))
