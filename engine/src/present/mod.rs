@@ -120,7 +120,7 @@ mod view;
 use std::sync::Arc;
 
 pub use describe::{ActionDescription, plain_description, toon_description};
-pub use file::PresenterError;
+pub use file::{Callback, PresenterError};
 pub use fit::measure;
 pub(crate) use run::with_general_path;
 pub use schema::{EnumValue, Schema, Type};
