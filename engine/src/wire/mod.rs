@@ -7,6 +7,7 @@ pub mod escape;
 pub mod ui;
 
 mod blocks;
+mod bounds;
 mod estimate;
 mod format;
 mod response;

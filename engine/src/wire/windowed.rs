@@ -17,8 +17,8 @@
 
 use std::sync::OnceLock;
 
-use super::Format;
-use super::response::data_len_bound;
+use super::bounds::data_len_bound;
+use super::format::Format;
 use crate::doc::{Doc, DocBuilder};
 use crate::error::Result;
 use crate::json::windowed::{self, Facts, Kept, Reading};
