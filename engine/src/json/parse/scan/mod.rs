@@ -439,3 +439,29 @@ fn prefix_xor_of(kernel: Kernel, x: u64) -> u64 {
     let _ = kernel;
     fallback::prefix_xor(x)
 }
+
+thread_local! {
+    /// The kernel a test or bench forced on this thread (`Some(None)`: the bytewise path).
+    static FORCED: std::cell::Cell<Option<Option<Kernel>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with every parser on this thread using `kernel` (`None`: the bytewise path
+/// without block masks); `None` when this CPU cannot run `kernel`.
+pub(crate) fn with_kernel<T>(kernel: Option<Kernel>, f: impl FnOnce() -> T) -> Option<T> {
+    if kernel.is_some_and(|k| !k.is_available()) {
+        return None;
+    }
+    struct Restore(Option<Option<Kernel>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            FORCED.set(self.0);
+        }
+    }
+    let _restore = Restore(FORCED.replace(Some(kernel)));
+    Some(f())
+}
+
+/// The kernel parsers use on this thread (`None`: the bytewise path).
+pub(crate) fn kernel() -> Option<Kernel> {
+    FORCED.get().unwrap_or_else(|| Some(Kernel::detected()))
+}
