@@ -21,10 +21,9 @@
 //! control bytes, the end of the input) takes the bytewise lexer below, which finds its end
 //! 16 bytes at a time with SSE2 on x86_64 and 8 at a time with SWAR words elsewhere. Because
 //! those masks need no string context, a parser can start at any position (the windowed
-//! reader resumes one per window, the selection rereads members). The same kernels also build
-//! a simdjson-style structural index (escape runs, in-string mask, pseudo-structural
-//! characters), which the parser does not walk: building that index alone costs more
-//! instructions than this whole parse (docs/DECISIONS.md). The bytewise parser is kept
+//! reader resumes one per window, the selection rereads members). There is no
+//! simdjson-style structural index: building one alone cost more instructions than this
+//! whole parse (docs/DECISIONS.md). The bytewise parser is kept
 //! (`test_hooks::with_kernel(None, ..)`) as the oracle of the differential tests.
 //!
 //! # How it works
