@@ -13,6 +13,8 @@ pub use encode::{
     check, encode, prepare, to_string, to_vec,
 };
 
+use crate::json::WindowPlan;
+
 /// Encodes JSON text as TOON into `out`: exactly what [`encode`] writes for the parsed
 /// document (with [`ParseOptions`](crate::json::ParseOptions)' defaults), with the same errors
 /// (the input's first, then those of [`check`]), without holding the document: a root array
@@ -36,8 +38,7 @@ pub fn encode_json<W: crate::Sink + ?Sized>(
     opts: &EncodeOptions,
     out: &mut W,
 ) -> crate::Result<()> {
-    use crate::json::windowed::{KEEP_TAPE, WINDOW_BYTES, WINDOWED_ABOVE};
-    encode::encode_json_text(json, opts, WINDOWED_ABOVE, WINDOW_BYTES, KEEP_TAPE, out)
+    encode::encode_json_text(json, opts, &WindowPlan::default(), out)
 }
 
 /// [`encode_json`] for JSON bytes that are not on the heap (a memory-mapped file): the heap
@@ -80,9 +81,7 @@ pub fn encode_json_with_room<W: crate::Sink + ?Sized>(
     room: usize,
     out: &mut W,
 ) -> crate::Result<()> {
-    use crate::json::windowed::{KEEP_TAPE, WINDOW_BYTES, WINDOWED_ABOVE};
-    let keep = KEEP_TAPE.saturating_add(room);
-    encode::encode_json_text(json, opts, WINDOWED_ABOVE, WINDOW_BYTES, keep, out)
+    encode::encode_json_text(json, opts, &WindowPlan::default().with_room(room), out)
 }
 
 /// The most extra room ([`encode_json_with_room`]) the Node and Python bindings give the
@@ -105,8 +104,7 @@ pub(crate) fn encode_json_windows<W: crate::Sink + ?Sized>(
     keep: usize,
     out: &mut W,
 ) -> crate::Result<()> {
-    let window = window.max(1);
-    encode::encode_json_text(json, opts, window, window, keep, out)
+    encode::encode_json_text(json, opts, &WindowPlan::windows_of(window, keep), out)
 }
 
 /// The delimiter of TOON array rows and inline arrays (TOON spec §11). Declared in every

@@ -12,7 +12,7 @@ mod estimate;
 mod format;
 mod response;
 mod rows;
-pub(crate) mod windowed;
+mod windowed_block;
 
 pub use blocks::{
     FieldProblem, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, you_sent_string,

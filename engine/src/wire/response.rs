@@ -14,9 +14,10 @@ use super::blocks::{
 use super::bounds::{data_len_bound, escaped_len};
 use super::format::Format;
 use super::rows::RowBlock;
-use super::windowed::{KEEP_TAPE, WINDOW_BYTES, WINDOWED_ABOVE, Windowed};
+use super::windowed_block::{self, WindowedBlock};
 use crate::doc::{Doc, Value};
 use crate::error::Result;
+use crate::json::WindowPlan;
 use crate::sink::Sink;
 use crate::toon::Delimiter;
 
@@ -79,9 +80,7 @@ pub fn response<'d>(data: impl Into<Data<'d>>) -> ResponseBuilder<'d> {
         rules: Vec::new(),
         suggestions: Vec::new(),
         view: None,
-        window: WINDOW_BYTES,
-        windowed_above: WINDOWED_ABOVE,
-        keep_tape: KEEP_TAPE,
+        window_plan: WindowPlan::default(),
         input_off_heap: false,
         size_bound: true,
     }
@@ -166,12 +165,8 @@ pub struct ResponseBuilder<'d> {
     suggestions: Vec<Suggestion>,
     /// A presenter's row view: the data block instead of `data`.
     view: Option<Box<RowBlock<'d>>>,
-    /// Input bytes per window of [`Data::Json`].
-    window: usize,
-    /// [`Data::Json`] longer than this is read window by window.
-    windowed_above: usize,
-    /// The tape bytes a windowed reading keeps to read its input once.
-    keep_tape: usize,
+    /// How [`Data::Json`] is read: whole, or window by window keeping how much.
+    window_plan: WindowPlan,
     /// The bytes of [`Data::Json`] are not on the heap (a mapped file).
     input_off_heap: bool,
     /// Something will ask for the data block's size bound ([`ResponseBuilder::size_bound`]).
@@ -183,16 +178,14 @@ impl<'d> ResponseBuilder<'d> {
     /// of 1 MiB above 8 MiB): for tests that cut small inputs into many windows
     /// (`test_hooks`).
     pub(crate) fn set_window_bytes(mut self, n: usize) -> Self {
-        self.window = n.max(1);
-        self.windowed_above = self.window;
-        self.keep_tape = 0;
+        self.window_plan = WindowPlan::windows_of(n, 0);
         self
     }
 
     /// Keeps up to `n` bytes of window tapes to read [`Data::Json`] once (default: 11 MiB,
     /// or none after [`Self::set_window_bytes`]): for tests (`test_hooks`).
     pub(crate) fn set_keep_tape(mut self, n: usize) -> Self {
-        self.keep_tape = n;
+        self.window_plan.keep = n;
         self
     }
 
@@ -281,15 +274,10 @@ impl<'d> ResponseBuilder<'d> {
             return Ok(self.assemble(DataBlock::View(view, format), format));
         }
         if let Data::Json(src) = self.data {
-            if self.format != Format::Auto && src.len() > self.windowed_above {
-                let keep = if self.input_off_heap {
-                    self.keep_tape.saturating_add(src.len())
-                } else {
-                    self.keep_tape
-                };
-                let bound = self.size_bound;
-                if let Some(w) =
-                    super::windowed::analyse(src, self.format, self.window, keep, bound)?
+            if self.format != Format::Auto && self.window_plan.windowed(src.len()) {
+                let room = if self.input_off_heap { src.len() } else { 0 };
+                let plan = self.window_plan.with_room(room);
+                if let Some(w) = windowed_block::analyse(src, self.format, &plan, self.size_bound)?
                 {
                     let format = w.format();
                     return Ok(self.assemble(DataBlock::Windowed(Box::new(w)), format));
@@ -448,7 +436,7 @@ enum DataBlock<'d> {
     /// A presenter's row view.
     View(Box<RowBlock<'d>>, Format),
     /// JSON text read window by window (its format inside).
-    Windowed(Box<Windowed<'d>>),
+    Windowed(Box<WindowedBlock<'d>>),
 }
 
 /// The testing side door (WIRE.md §10): what the response's blocks were built from. Never
@@ -599,7 +587,7 @@ impl<'d> ToolResponse<'d> {
     }
 
     /// The windowed data block, if it is one (its `structuredContent` is written from it).
-    pub(crate) fn windowed(&self) -> Option<&Windowed<'d>> {
+    pub(crate) fn windowed(&self) -> Option<&WindowedBlock<'d>> {
         match &self.data {
             DataBlock::Windowed(w) => Some(w),
             _ => None,

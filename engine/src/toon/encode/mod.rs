@@ -68,23 +68,23 @@ use crate::sink::Sink;
 
 use super::Delimiter;
 
-mod json_text;
+mod from_json;
 mod quote;
+mod root_windows;
 mod rows;
 mod shape;
 #[cfg(test)]
 mod tests;
-mod windows;
 mod writer;
 
-pub(crate) use json_text::{ToonFacts, encode_json as encode_json_text, write_windows};
+pub(crate) use from_json::{ToonFacts, encode_json as encode_json_text, write_windows};
 use quote::*;
+pub(crate) use root_windows::{
+    RootAnalysis, RootForm, write_kept_windows, write_root_header, write_root_window,
+};
 use rows::*;
 pub(crate) use rows::{Cells, Item, TableRows, encode_list, encode_table, string_cell};
 use shape::*;
-pub(crate) use windows::{
-    RootAnalysis, RootForm, write_kept_windows, write_root_header, write_root_window,
-};
 use writer::*;
 
 /// The largest accepted [`EncodeOptions::max_depth`]; larger settings are clamped to it so the
