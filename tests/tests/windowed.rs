@@ -714,7 +714,8 @@ fn large_inputs_read_once_or_in_part_equal_the_whole_document() {
     }
     let mut once = Vec::new();
     let opts = toolwire::toon::EncodeOptions::new();
-    toolwire::toon::encode_json_off_heap(&json, &opts, &mut once).unwrap();
+    let off_heap = opts.clone().json_input(toolwire::toon::JsonInput::OffHeap);
+    toolwire::toon::encode_json(&json, &off_heap, &mut once).unwrap();
     assert!(once == toolwire::toon::to_vec(w.data().unwrap(), &opts).unwrap());
 }
 
