@@ -6,6 +6,9 @@
 //! * [`write_compact`] / [`write_pretty`]: byte-identical to `JSON.stringify(x)` and
 //!   `JSON.stringify(x, null, 2)` with the three deviations of WIRE.md §1.3.
 //! * String escaping as `JSON.stringify` does it is the bottom layer's [`crate::escape`].
+//! * Inside the crate, `windows`: a root array of any size read window by window, for
+//!   [`toon::encode_json`](crate::toon::encode_json) and
+//!   [`Data::Json`](crate::wire::Data::Json).
 
 mod parse;
 mod select;
