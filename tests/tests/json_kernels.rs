@@ -1,7 +1,8 @@
 //! The parser's block kernels against each other and against the bytewise parser they
 //! replaced: every kernel this CPU runs (portable, SSE2, AVX2 or NEON) classifies every block
-//! exactly as the byte-by-byte definitions do and parses to the same document or the same error (category, offset, message) as the bytewise path,
-//! through `parse` and `parse_selected`. Inputs: the JSONTestSuite files (also shifted
+//! exactly as the byte-by-byte definitions do, and parses to the same document or the same
+//! error (category, offset, message) as the bytewise path, through `parse` and
+//! `parse_selected`. Inputs: the JSONTestSuite files (also shifted
 //! across block boundaries) and generated documents and byte soups (backslash runs and
 //! quotes at 64-byte boundaries, invalid UTF-8, unterminated strings, whitespace runs), and
 //! collections whose rows repeat, then leave, the layout of the row before (the parser's row

@@ -15,7 +15,7 @@ pub use encode::{
 
 use crate::json::WindowPlan;
 
-/// Encodes JSON text as TOON into `out`: exactly what [`encode`] writes for the parsed
+/// Encodes JSON text as TOON into `out`: exactly what [`encode`](encode()) writes for the parsed
 /// document (with [`ParseOptions`](crate::json::ParseOptions)' defaults), with the same errors
 /// (the input's first, then those of [`check`]), without holding the document: a root array
 /// over 8 MiB is validated and analysed window by window, then encoded a window at a time,

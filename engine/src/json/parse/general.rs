@@ -10,11 +10,14 @@ use crate::error::Result;
 impl<'s, 'o> Parser<'s, 'o> {
     /// Lexes the key of member `count` and the `:` after it (as [`Parser::member_key`]) and
     /// pushes it (`EMIT`). While every key so far repeated the remembered one at its place
-    /// (`*repeated`, [`DocBuilder::remembered_key`](crate::doc::DocBuilder::remembered_key)), this one is first compared with that
+    /// (`*repeated`, [`DocBuilder::remembered_key`]), this one is first compared with that
     /// key's bytes: a repeat (the next row of a collection) needs no lexing, and once every key
-    /// repeated, the closed object no key comparison ([`DocBuilder::end_object_repeated`](crate::doc::DocBuilder::end_object_repeated)).
+    /// repeated, the closed object no key comparison ([`DocBuilder::end_object_repeated`]).
     /// Identical bytes of a key lexed before in this document set no new flags. Returns where
     /// the key is in the input when it is there as is (no escapes).
+    ///
+    /// [`DocBuilder::remembered_key`]: crate::doc::DocBuilder::remembered_key
+    /// [`DocBuilder::end_object_repeated`]: crate::doc::DocBuilder::end_object_repeated
     #[inline(always)]
     fn key<const EMIT: bool>(
         &mut self,

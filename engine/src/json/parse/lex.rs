@@ -35,8 +35,12 @@ pub(crate) enum StrTok {
         start: usize,
         len: usize,
     },
-    /// A plain string: [`Node::StrPlain`](crate::doc::Node::StrPlain), [`Node::StrBare`](crate::doc::Node::StrBare) or [`Node::StrQuoted`](crate::doc::Node::StrQuoted) by its
+    /// A plain string: [`Node::StrPlain`], [`Node::StrBare`] or [`Node::StrQuoted`] by its
     /// TOON bytes.
+    ///
+    /// [`Node::StrPlain`]: crate::doc::Node::StrPlain
+    /// [`Node::StrBare`]: crate::doc::Node::StrBare
+    /// [`Node::StrQuoted`]: crate::doc::Node::StrQuoted
     Plain {
         start: usize,
         len: usize,
@@ -61,9 +65,9 @@ pub(crate) struct Parser<'s, 'o> {
     /// The start of the block whose string masks are in `blk` (`usize::MAX`: none yet).
     pub(super) blk_at: usize,
     pub(super) blk: scan::Str,
-    /// Per nesting level (below [`ROW_LEVELS`](super::layout::ROW_LEVELS)), the row layout: the pieces ([`Sep`]) of
-    /// the last object the general loop parsed to its end there, its members' then its
-    /// closing one (empty: none). The next object at that level whose bytes repeat them
+    /// Per nesting level (below [`ROW_LEVELS`](super::layout::ROW_LEVELS)), the row layout:
+    /// the pieces ([`Sep`]) of the last object the general loop parsed to its end there, its
+    /// members' then its closing one (empty: none). The next object at that level whose bytes repeat them
     /// piece by piece (the next row of a collection, whatever its whitespace) needs no key
     /// lexed and no structural byte looked at: only its values ([`Parser::row_members`]).
     /// Layouts are made and walked alike when parsing and when only validating (the values

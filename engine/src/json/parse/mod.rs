@@ -36,7 +36,7 @@
 //!   Other numbers (`1.0`, `1e2`) are the nearest f64: Clinger's exact fast path when the
 //!   significand fits in 53 bits and the power of ten in ±22, otherwise Rust's correctly
 //!   rounded `str::parse::<f64>` (the same value `JSON.parse` gives). A non-integer that
-//!   overflows f64 (`1e400`) is a [`Category::Number`](crate::Category::Number) error; one that underflows
+//!   overflows f64 (`1e400`) is a [`Category::Number`] error; one that underflows
 //!   (`1e-400`) is `0`, as in `JSON.parse`.
 //! * Containers are tracked on an explicit stack (no recursion), so depth is limited only by
 //!   [`ParseOptions::max_depth`] and the parser runs on any thread stack.
@@ -49,13 +49,12 @@
 //!
 //! # Errors
 //!
-//! Every error carries a byte offset, line and column, and a [`Category`](crate::Category):
-//! [`Syntax`](crate::Category::Syntax), [`Eof`](crate::Category::Eof) (the input ended early; also an
-//! empty or all-whitespace input), [`Utf8`](crate::Category::Utf8), [`Number`](crate::Category::Number),
-//! [`Depth`](crate::Category::Depth), [`Limit`](crate::Category::Limit). When the input has several
-//! problems, the input size is checked first, then the first problem met scanning forward
-//! is reported (a string's length is checked at its closing quote). A UTF-8 byte order
-//! mark at the start is rejected (as `JSON.parse` and serde_json do).
+//! Every error carries a byte offset, line and column, and a [`Category`]: [`Syntax`],
+//! [`Eof`] (the input ended early; also an empty or all-whitespace input), [`Utf8`],
+//! [`Number`], [`Depth`], [`Limit`]. When the input has several problems, the input size is
+//! checked first, then the first problem met scanning forward is reported (a string's length
+//! is checked at its closing quote). A UTF-8 byte order mark at the start is rejected (as
+//! `JSON.parse` and serde_json do).
 //!
 //! # The files
 //!
@@ -111,6 +110,15 @@
 //! | `i_string_utf16LE_no_BOM` | reject (Syntax) | NUL byte after `[` |
 //! | `i_structure_500_nested_arrays` | reject (Depth) | deeper than the default limit 128 (accepted with `max_depth(500)`) |
 //! | `i_structure_UTF-8_BOM_empty_object` | reject (Syntax) | byte order mark, as `JSON.parse` |
+//!
+//! [`Category`]: crate::Category
+//! [`Category::Number`]: crate::Category::Number
+//! [`Syntax`]: crate::Category::Syntax
+//! [`Eof`]: crate::Category::Eof
+//! [`Utf8`]: crate::Category::Utf8
+//! [`Number`]: crate::Category::Number
+//! [`Depth`]: crate::Category::Depth
+//! [`Limit`]: crate::Category::Limit
 
 mod general;
 mod layout;
@@ -148,12 +156,20 @@ use crate::error::Result;
 ///
 /// # Errors
 ///
-/// A positioned [`Error`](crate::Error) for invalid JSON or an exceeded limit (see [`ParseOptions`]):
-/// [`Category::Syntax`](crate::Category::Syntax), [`Category::Eof`](crate::Category::Eof) (the input ended early; an empty or
+/// A positioned [`Error`] for invalid JSON or an exceeded limit (see [`ParseOptions`]):
+/// [`Category::Syntax`], [`Category::Eof`] (the input ended early; an empty or
 /// all-whitespace input is `Eof` too, message `empty input, expected a JSON value`),
-/// [`Category::Utf8`](crate::Category::Utf8), [`Category::Number`](crate::Category::Number) (a non-integer beyond f64), [`Category::Depth`](crate::Category::Depth),
-/// [`Category::Limit`](crate::Category::Limit). The input size is checked first; otherwise the first problem met
+/// [`Category::Utf8`], [`Category::Number`] (a non-integer beyond f64), [`Category::Depth`],
+/// [`Category::Limit`]. The input size is checked first; otherwise the first problem met
 /// scanning forward is reported (a string's length is checked at its closing quote).
+///
+/// [`Error`]: crate::Error
+/// [`Category::Syntax`]: crate::Category::Syntax
+/// [`Category::Eof`]: crate::Category::Eof
+/// [`Category::Utf8`]: crate::Category::Utf8
+/// [`Category::Number`]: crate::Category::Number
+/// [`Category::Depth`]: crate::Category::Depth
+/// [`Category::Limit`]: crate::Category::Limit
 pub fn parse<'s>(bytes: &'s [u8], opts: &ParseOptions) -> Result<Doc<'s>> {
     // About one node per 6 input bytes on row-shaped data (`"k":123,`); the vectors grow
     // if that is short. Capacity that is never touched costs no physical memory.

@@ -6,8 +6,8 @@ pub(super) const MAX_INPUT: usize = u32::MAX as usize;
 /// Limits for [`parse`](crate::json::parse()) and
 /// [`parse_selected`](crate::json::parse_selected).
 ///
-/// Every limit, when exceeded, is a positioned error: [`Category::Depth`](crate::Category::Depth) for the depth,
-/// [`Category::Limit`](crate::Category::Limit) for the others.
+/// Every limit, when exceeded, is a positioned error: [`Category::Depth`] for the depth,
+/// [`Category::Limit`] for the others.
 ///
 /// ```
 /// use toolwire::json::{ParseOptions, parse};
@@ -17,6 +17,9 @@ pub(super) const MAX_INPUT: usize = u32::MAX as usize;
 /// assert_eq!(err.classify(), toolwire::Category::Depth);
 /// assert_eq!(err.column(), 3);
 /// ```
+///
+/// [`Category::Depth`]: crate::Category::Depth
+/// [`Category::Limit`]: crate::Category::Limit
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseOptions {
     pub(crate) max_depth: usize,
@@ -58,8 +61,9 @@ impl ParseOptions {
         self
     }
 
-    /// Largest input in bytes. Values above 4 GiB − 1 (the most a [`Doc`](crate::Doc) can address)
-    /// are lowered to it. The error points at the first byte past the limit.
+    /// Largest input in bytes. Values above 4 GiB − 1 (the most a
+    /// [`Doc`](crate::Doc) can address) are lowered to it. The error points at the first
+    /// byte past the limit.
     pub const fn max_input_bytes(mut self, n: usize) -> Self {
         self.max_input_bytes = if n > MAX_INPUT { MAX_INPUT } else { n };
         self

@@ -1,9 +1,9 @@
 //! JSON text read window by window: a root array of any size validated, analysed and written
 //! while only a few windows' tapes are held (docs/DECISIONS.md, "Read once").
 //!
-//! * `reader.rs`: [`RowWindows`](reader::RowWindows) cuts a root array into windows of rows, each parsed into a
-//!   small [`Doc`](crate::Doc); together they are exactly the array
-//!   [`parse`](super::parse()) returns.
+//! * `reader.rs`: [`RowWindows`](reader::RowWindows) cuts a root array into windows of
+//!   rows, each parsed into a small [`Doc`](crate::Doc); together they are exactly the
+//!   array [`parse`](super::parse()) returns.
 //! * `readings.rs`: the [`first_reading`] validates every window and collects what a writer
 //!   needs before its first byte ([`Facts`]), keeping windows while their tapes fit in the
 //!   plan's budget ([`Kept`]); the [`second_reading`] hands each window's rows to the writer,

@@ -31,7 +31,8 @@ pub(crate) struct RowWindows<'s, 'o> {
 
 impl<'s, 'o> RowWindows<'s, 'o> {
     /// The windows of `src`, or `None` when its value is not an array (the caller parses
-    /// it whole; the input limit and an empty input are reported here as [`parse`](crate::json::parse()) would).
+    /// it whole; the input limit and an empty input are reported here as
+    /// [`parse`](crate::json::parse()) would).
     ///
     /// # Errors
     ///
