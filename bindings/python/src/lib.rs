@@ -188,14 +188,14 @@ fn encode_json<'py>(
     let bytes = text.bytes();
     let out = py
         .detach(|| {
-            // The engine's windowed reading with the bindings' room (`toon::BINDING_ROOM`):
+            // The engine's windowed reading with the bindings' room (`JsonInput::Binding`):
             // up to about 20 MB of rows read once, a larger input's tape never held whole.
             // Faster than a whole parse at every size measured (the same bytes, the engine
             // guarantees it): 100k flat rows 11.6 vs 16.3 ms, 300k 60.6 vs 78.6 ms, 100k
             // nested 77.4 vs 81.2 ms (docs/DECISIONS.md, "Read once in parallel").
             let mut out = Vec::with_capacity(bytes.len() / 2);
-            let room = bytes.len().min(toolwire::toon::BINDING_ROOM);
-            toolwire::toon::encode_json_with_room(bytes, &opts, room, &mut out).map(|()| out)
+            let opts = opts.json_input(toolwire::toon::JsonInput::Binding);
+            toolwire::toon::encode_json(bytes, &opts, &mut out).map(|()| out)
         })
         .map_err(|e| engine_error(py, &e))?;
     py_str(py, &out)

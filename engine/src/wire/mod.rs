@@ -7,11 +7,12 @@ pub mod escape;
 pub mod ui;
 
 mod blocks;
+mod bounds;
 mod estimate;
 mod format;
 mod response;
 mod rows;
-pub(crate) mod windowed;
+mod windowed_block;
 
 pub use blocks::{
     FieldProblem, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, you_sent_string,

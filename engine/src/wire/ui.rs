@@ -147,7 +147,7 @@ impl UiBlock {
     }
 
     /// Sets the width.
-    pub fn width(mut self, width: super::Width) -> UiBlock {
+    pub fn width(mut self, width: super::blocks::Width) -> UiBlock {
         self.meta.width = Some(width);
         self
     }
