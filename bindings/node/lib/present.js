@@ -113,7 +113,9 @@ function toResult(reply, redo) {
     get data() {
       if (!haveData) {
         const again = redo();
-        data = again.data === undefined || again.data === null ? undefined : JSON.parse(again.data);
+        // A builder of toolwire/presenter gives its data already parsed.
+        data = 'parsed' in again ? again.parsed
+          : again.data === undefined || again.data === null ? undefined : JSON.parse(again.data);
         haveData = true;
       }
       return data;
@@ -291,6 +293,8 @@ function wrap(handler, opts = {}) {
     try {
       value = await handler(rest, extra);
     } catch (e) {
+      // toolwire/presenter's PresenterValidationError carries the engine's response.
+      if (e !== null && typeof e === 'object' && isToolwireResult(e.response)) return e.response;
       const message = e instanceof Error ? e.message : String(e);
       if (!message.isWellFormed()) {
         const err = loneSurrogateError(message, 'wrap: the handler\'s error message');
@@ -300,6 +304,8 @@ function wrap(handler, opts = {}) {
       return toResult(native.handlerError(action, message), () => ({ data: null }));
     }
     if (isToolwireResult(value)) return value;
+    // A toolwire/presenter ResponseBuilder (WIRE.md §9: a builder is built).
+    if (value !== null && typeof value === 'object' && value.__brand === 'ToolwireResponseBuilder') return value.build();
     const callOpts = { format: opts.format, limit: opts.limit, tokenBudget: opts.tokenBudget, action };
     if (select !== undefined) callOpts.select = select;
     return present(value, p, callOpts);
@@ -308,6 +314,7 @@ function wrap(handler, opts = {}) {
 
 module.exports = {
   META,
+  toResult,
   compilePresenter,
   present,
   presentAsync,
