@@ -108,6 +108,7 @@
 
 mod check;
 mod describe;
+mod error;
 mod file;
 mod fit;
 mod redact;
@@ -120,7 +121,7 @@ mod view;
 use std::sync::Arc;
 
 pub use describe::{ActionDescription, plain_description, toon_description};
-pub use file::PresenterError;
+pub use error::{PresentError, PresenterError};
 pub use fit::measure;
 pub(crate) use run::with_general_path;
 pub use schema::{EnumValue, Schema, Type};
@@ -128,7 +129,7 @@ pub use select::{select_input_property, validate_select};
 pub use template::UiEntry;
 
 use crate::doc::Value;
-use crate::wire::{FieldProblem, Format, Suggestion, ToolError, ToolResponse, UiBlock};
+use crate::wire::{Format, Suggestion, UiBlock};
 
 /// A UI callback: blocks from an item (item UI) or from the kept collection (collection UI).
 pub type UiFn = dyn Fn(Value<'_>) -> Vec<UiBlock> + Send + Sync;
@@ -372,50 +373,6 @@ impl std::fmt::Debug for Presenter {
             .finish_non_exhaustive()
     }
 }
-
-/// Why [`Presenter::present`] did not produce a success response.
-#[derive(Debug)]
-pub enum PresentError {
-    /// The data does not match the schema: `OUTPUT_VALIDATION_FAILED` (WIRE.md §8).
-    Output(Box<ToolError>),
-    /// A `_select` name is not a field of the schema (WIRE.md §4).
-    Select(Vec<FieldProblem>),
-    /// The data cannot be encoded (for example nested deeper than the TOON depth limit).
-    Encode(crate::Error),
-}
-
-impl PresentError {
-    /// The error response: the `<tool_error>` for output problems and encoding failures, the
-    /// `<validation_error action="…">` for a bad `_select`.
-    pub fn into_response(self, action: &str) -> ToolResponse<'static> {
-        match self {
-            PresentError::Output(e) => e.into_response(),
-            PresentError::Select(p) => crate::wire::validation_error(action, &p),
-            PresentError::Encode(e) => crate::wire::error_with_code("INTERNAL_ERROR", e.message()),
-        }
-    }
-}
-
-impl std::fmt::Display for PresentError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PresentError::Output(e) => {
-                let mut v = Vec::new();
-                e.write(&mut v);
-                f.write_str(&String::from_utf8_lossy(&v))
-            }
-            PresentError::Select(p) => {
-                for x in p {
-                    write!(f, "{}: {} ", x.name, x.detail)?;
-                }
-                Ok(())
-            }
-            PresentError::Encode(e) => write!(f, "{}", e.message()),
-        }
-    }
-}
-
-impl std::error::Error for PresentError {}
 
 /// Builds a [`Presenter`]; see [`Presenter::builder`].
 pub struct PresenterBuilder {
