@@ -107,8 +107,10 @@
 //! ```
 
 mod check;
+mod derived;
 mod describe;
 mod error;
+mod fast_row;
 mod file;
 mod fit;
 mod redact;
@@ -117,6 +119,7 @@ mod schema;
 mod select;
 mod template;
 mod view;
+mod writer;
 
 use std::sync::Arc;
 
@@ -182,8 +185,8 @@ pub(crate) struct Plan {
     pub(crate) cfg: Arc<Config>,
     pub(crate) redact: redact::RNode,
     pub(crate) embeds: Vec<EmbedPlan>,
-    /// The row fast path, when the schema allows it (see [`run::FastRow`]).
-    pub(crate) fast: Option<Arc<run::FastRow>>,
+    /// The row fast path, when the schema allows it (see [`fast_row::FastRow`]).
+    pub(crate) fast: Option<Arc<fast_row::FastRow>>,
     /// Stages 4–7 may produce something for this plan or one embedded in it.
     pub(crate) derived: bool,
     /// Some censor of this plan or of one embedded in it holds a reserved tag sequence /
@@ -269,8 +272,8 @@ impl Plan {
                 )?,
             });
         }
-        let fast =
-            run::FastRow::compile(cfg.schema.as_ref(), &redact, &embeds, &cfg.censor).map(Arc::new);
+        let fast = fast_row::FastRow::compile(cfg.schema.as_ref(), &redact, &embeds, &cfg.censor)
+            .map(Arc::new);
         let c = &cfg;
         let own_derived = !(c.rules.is_empty()
             && c.item_rules.is_empty()
