@@ -52,7 +52,8 @@
 //! sink`, and every interface (CLI, MCP server, Node, Python) enters through [`call`]. The
 //! modules are layers that only point down: each may import only the modules its row names
 //! (`tests/tests/layers.rs` reads this table and the sources, and fails on an import the
-//! table does not allow or on any cycle).
+//! table does not allow, on any cycle, and on files of one module that import each other in
+//! a circle).
 //!
 //! | module | owns | may import |
 //! |---|---|---|
