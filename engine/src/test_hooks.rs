@@ -4,8 +4,11 @@
 //!
 //! The method hooks are traits, so `use toolwire::test_hooks::*;` brings them in scope.
 
+pub use crate::escape::{EscapingSink, surrogate_to_wtf8};
 pub use crate::json::scan::Kernel;
+pub use crate::num::write_f64;
 use crate::sink::Sink;
+pub use crate::tag::{RESERVED_TAGS, contains_reserved_tag, starts_reserved_tag};
 use crate::toon::EncodeOptions;
 use crate::wire::{ResponseBuilder, ToolResponse};
 

@@ -231,7 +231,7 @@ fn strings(data: &[u8]) -> Vec<String> {
 
 /// The tags a block written by the builder starts and ends with, by its first line.
 fn own_tags(block: &str) -> Vec<String> {
-    for name in toolwire::tag::RESERVED_TAGS {
+    for name in toolwire::test_hooks::RESERVED_TAGS {
         if block.starts_with(&format!("<{name}")) {
             return vec![format!("<{name}"), format!("</{name}")];
         }

@@ -17,6 +17,8 @@
 //! * `cursor`: the opaque `list` cursors (a position and the filter it belongs to, signed).
 //! * `message`: a JSON-RPC message read member by member (the id survives a bad member).
 //! * `args`: the arguments of a `tools/call`, checked into a typed call.
+//! * `scalar`: a `where` value or `get` id from the client, and when a row's value equals it
+//!   (the server's equality rules).
 //! * `filter`: `where` and `get` through an index per field, built on first use.
 //! * `respond`: a `tools/call` checked, its rows picked (`where`, `offset`, `get`'s key), the
 //!   rest through the engine's front door ([`toolwire::call`]: overrides, pages, the
@@ -47,6 +49,7 @@ mod http;
 mod message;
 mod respond;
 mod rpc;
+mod scalar;
 mod stdio;
 mod stream;
 

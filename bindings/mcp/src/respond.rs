@@ -10,38 +10,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
+use toolwire::Sink;
 use toolwire::call::{Fit, Framing, Input, Problem as CallProblem, Reply, ToolCall};
-use toolwire::doc::Number;
 use toolwire::frame::{Id, Protocol};
 use toolwire::present::{ActionDescription, Overrides};
 use toolwire::wire::{self, FieldProblem, Format, ToolError, ToolResponse};
-use toolwire::{Sink, ValueRef};
 
-use crate::args::{Action, Call, Problem, Scalar, Sent};
+use crate::args::{Action, Call, Problem, Sent, you_sent};
 use crate::collection::{Collection, DEFAULT_LIST_LIMIT, FORMATS, Server};
 use crate::cursor::{self, Position, Refused};
-
-/// The ` You sent: <value>` rendering of WIRE.md §8 for a JSON value from the client.
-pub(crate) fn you_sent(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => {
-            let s = n.to_string();
-            if s.chars().count() > 50 {
-                wire::you_sent_string(&s).trim_matches('\'').to_owned()
-            } else {
-                s
-            }
-        }
-        Value::String(s) => wire::you_sent_string(s),
-        Value::Array(a) => format!("array({})", a.len()),
-        Value::Object(_) => {
-            let s = serde_json::to_string(v).unwrap_or_default();
-            s.chars().take(50).collect()
-        }
-    }
-}
+use crate::scalar::{Scalar, field_equals, key_equals};
 
 /// Collections of at least this many rows report progress while a `where` filter scans them.
 const PROGRESS_SCAN_ROWS: usize = 10_000;
@@ -275,55 +253,6 @@ fn not_found(coll: &Collection, key: &Scalar) -> ToolResponse<'static> {
             coll.name, coll.key
         ))
         .into_response()
-}
-
-/// Does the row's field equal the client's scalar? Strings exactly, numbers by value
-/// (integer lexemes digit for digit, else as f64), booleans and null as themselves; a missing
-/// field equals nothing.
-pub(crate) fn field_equals(row: toolwire::Value<'_>, field: &str, want: &Scalar) -> bool {
-    let Some(v) = row.as_object().and_then(|o| o.get(field.as_bytes())) else {
-        return false;
-    };
-    match (v.get(), want) {
-        (ValueRef::Null, Scalar::Null) => true,
-        (ValueRef::Bool(a), Scalar::Bool(b)) => a == *b,
-        (ValueRef::String(s), Scalar::String(w)) => s.as_bytes() == w.as_bytes(),
-        (ValueRef::Number(n), Scalar::Number(w)) => number_equals(n, w),
-        _ => false,
-    }
-}
-
-pub(crate) fn is_integer_lexeme(s: &str) -> bool {
-    let d = s.strip_prefix('-').unwrap_or(s);
-    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) && (d == "0" || !d.starts_with('0'))
-}
-
-fn number_equals(n: Number<'_>, want: &str) -> bool {
-    if let Number::Int(lexeme) = n {
-        if is_integer_lexeme(want) {
-            let w = if want == "-0" { "0" } else { want };
-            return lexeme == w.as_bytes();
-        }
-    }
-    // By value, where both are finite (an integer too long for f64 equals only its digits).
-    want.parse::<f64>()
-        .is_ok_and(|w| w.is_finite() && n.as_f64() == w)
-}
-
-/// `get`'s key match: as `where`, plus a string id equal to an integer key's lexeme and an
-/// integer id equal to a string key's text (agents send ids either way).
-pub(crate) fn key_equals(row: toolwire::Value<'_>, key: &str, id: &Scalar) -> bool {
-    if field_equals(row, key, id) {
-        return true;
-    }
-    let Some(v) = row.as_object().and_then(|o| o.get(key.as_bytes())) else {
-        return false;
-    };
-    match (v.get(), id) {
-        (ValueRef::Number(Number::Int(l)), Scalar::String(s)) => l == s.as_bytes(),
-        (ValueRef::String(s), Scalar::Number(n)) => s.as_bytes() == n.as_bytes(),
-        _ => false,
-    }
 }
 
 /// `_select` as the engine applies it: duplicates collapse (WIRE.md §4), and a presenter
@@ -585,28 +514,4 @@ pub(crate) fn tool_json(coll: &Collection, structured: bool) -> String {
         }
     }
     serde_json::to_string(&tool).unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn integer_lexemes_compare_digit_for_digit() {
-        assert!(number_equals(
-            Number::Int(b"12345678901234567890123"),
-            "12345678901234567890123"
-        ));
-        assert!(!number_equals(
-            Number::Int(b"12345678901234567890123"),
-            "12345678901234567890124"
-        ));
-        assert!(number_equals(Number::Int(b"5"), "5.0"));
-        assert!(number_equals(Number::Float(2.5), "2.5"));
-        assert!(number_equals(Number::Int(b"0"), "-0"));
-        // An integer beyond f64 is not "infinity".
-        let huge = format!("1{}", "0".repeat(400));
-        assert!(number_equals(Number::Int(huge.as_bytes()), &huge));
-        assert!(!number_equals(Number::Int(huge.as_bytes()), "1e400"));
-    }
 }

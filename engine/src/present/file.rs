@@ -15,58 +15,11 @@
 use super::schema::{EnumValue, Schema, Type};
 use super::template::{CompiledEntry, UiEntry};
 use super::{
-    Presenter, PresenterBuilder, Reading, RulesFn, SuggestFn, SuggestSource, UiFn, UiSource,
+    Presenter, PresenterBuilder, PresenterError, Reading, RulesFn, SuggestFn, SuggestSource, UiFn,
+    UiSource,
 };
 use crate::doc::{Number, Object, Value, ValueRef};
 use crate::wire::{Format, UiMeta, Width};
-
-/// What is wrong with a presenter, read from a file ([`Presenter::from_json`]) or built
-/// ([`PresenterBuilder::build`](super::PresenterBuilder::build)): the key path (the file's, or
-/// the builder's equivalent such as `ui.item[0]`) and the problem, plus the line and column
-/// when a file is not JSON.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PresenterError {
-    path: String,
-    message: String,
-    position: Option<(usize, usize)>,
-}
-
-impl PresenterError {
-    pub(crate) fn new(path: &str, message: impl Into<String>) -> PresenterError {
-        PresenterError {
-            path: path.to_owned(),
-            message: message.into(),
-            position: None,
-        }
-    }
-
-    /// The key path (`ui.collection[0].table.columns`), empty for the whole file.
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// What is wrong.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-
-    /// `(line, column)` (1-based) when the file is not valid JSON.
-    pub fn position(&self) -> Option<(usize, usize)> {
-        self.position
-    }
-}
-
-impl std::fmt::Display for PresenterError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (self.position, self.path.is_empty()) {
-            (Some((l, c)), _) => write!(f, "{l}:{c}: {}", self.message),
-            (None, true) => f.write_str(&self.message),
-            (None, false) => write!(f, "{}: {}", self.path, self.message),
-        }
-    }
-}
-
-impl std::error::Error for PresenterError {}
 
 type R<T> = Result<T, PresenterError>;
 
