@@ -8,7 +8,7 @@
 // response side (ResponseBuilder, ui, the envelopes), lib/schema.js zod and JSON Schema.
 
 const native = require('./lib/native');
-const { encodeError } = require('./lib/errors');
+const { encodeError, wellFormed } = require('./lib/errors');
 const { fastText } = require('./lib/text');
 const { toResult } = require('./lib/present');
 const R = require('./lib/response');
@@ -54,8 +54,8 @@ function flatten(kind, answer) {
   const out = [];
   for (const x of list) {
     if (x === null || x === undefined || x === false) continue;
-    if (kind === 'rules') out.push(String(x));
-    else if (kind === 'suggest') out.push(String(x.tool), String(x.reason));
+    if (kind === 'rules') out.push(wellFormed(String(x), 'a rule'));
+    else if (kind === 'suggest') out.push(wellFormed(String(x.tool), 'a suggestion\'s tool'), wellFormed(String(x.reason), 'a suggestion\'s reason'));
     else R.pushBlock(out, x);
   }
   return out;

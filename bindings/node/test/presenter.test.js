@@ -305,3 +305,39 @@ test('wrap: a returned ResponseBuilder is built; a PresenterValidationError answ
   assert.equal(bad.isError, true);
   assert.match(bad.content[0].text, /^<tool_error code="OUTPUT_VALIDATION_FAILED"/);
 });
+
+test('re-entrant: a callback may make another response, even through the same presenter', () => {
+  const Inner = createPresenter('Inner').systemRules((x) => [`inner ${x.n}`]);
+  let depth = 0;
+  const Outer = createPresenter('Outer').systemRules((x) => {
+    const nested = Inner.make({ n: x.n + 1 }).build().content[1].text;
+    depth += 1;
+    const again = depth < 2 ? Outer.make({ n: 10 }).build().content.at(-1).text : 'stop';
+    return [nested, again];
+  });
+  // Each level's text is escaped once more by the level that quotes it.
+  assert.deepEqual(texts(Outer.make({ n: 1 }).build()), ['{\n  "n": 1\n}',
+    '<domain_rules>\n- &lt;domain_rules>\n  - inner 2\n  &lt;/domain_rules>\n- &lt;domain_rules>\n  - &amp;lt;domain_rules>\n    - inner 11\n    &amp;lt;/domain_rules>\n  - stop\n  &lt;/domain_rules>\n</domain_rules>']);
+  // A failure inside a nested make stays in that response.
+  const Bad = createPresenter('Bad').systemRules(() => { throw new Error('inner'); });
+  const Host = createPresenter('Host').systemRules(() => [Bad.make({}).build().isError ? 'inner failed' : 'no']);
+  assert.deepEqual(texts(Host.make({}).build()), ['{}', '<domain_rules>\n- inner failed\n</domain_rules>']);
+});
+
+test('hostile answers from callbacks are errors of that response, never a crash', () => {
+  const cases = [
+    () => ['\ud800'], // a lone surrogate
+    () => [{ toString() { throw new Error('no string'); } }],
+  ];
+  for (const f of cases) {
+    const r = createPresenter('H').systemRules(f).make({}).build();
+    assert.equal(r.isError, true);
+    assert.match(r.content[0].text, /^<tool_error code="INTERNAL_ERROR"/);
+  }
+  const ui1 = createPresenter('U').uiBlocks(() => [{ type: 'x' }]).make({}).build();
+  assert.match(ui1.content[0].text, /a UI block is an object/);
+  const s1 = createPresenter('S').suggestActions(() => [{ tool: 'a' }]).make({}).build();
+  assert.deepEqual(texts(s1), ['{}', '<action_suggestions>\n- a: undefined\n</action_suggestions>']);
+  // Bad data: the engine's message as an exception.
+  assert.throws(() => createPresenter('D').make(Buffer.from('{"a":')), /expected a value/);
+});
