@@ -198,7 +198,8 @@ export interface ToolSchema {
 }
 
 /** What a tool registers: inputSchema (with `_select`), outputSchema, the TOON description. */
-export declare function toolSchema(presenter: PresenterLike, options?: ToolSchemaOptions): ToolSchema;
+/** `presenter` may also be a toolwire/presenter `Presenter` (its schemas; callbacks are not run). */
+export declare function toolSchema(presenter: PresenterLike | { readonly __brand: 'ToolwirePresenter' }, options?: ToolSchemaOptions): ToolSchema;
 
 export interface WrapOptions {
   presenter?: PresenterLike | null;

@@ -127,6 +127,7 @@ interface ZodLike<O = unknown> {
 type Infer<S> = S extends ZodLike<infer O> ? O : S extends { [k: string]: ZodLike } ? { [K in keyof S]: S[K]['_output'] } : any;
 
 export declare class Presenter<T = unknown> {
+  readonly __brand: 'ToolwirePresenter';
   readonly name: string;
   /** A zod schema, a shape of zod types (`{ id: t.string }`), a `{ schema }` model, or JSON Schema. */
   schema<S>(schema: S): Presenter<Infer<S>>;

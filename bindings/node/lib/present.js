@@ -252,7 +252,9 @@ function frameId(id) {
  * merged into `opts.inputSchema`), `outputSchema` and the TOON `description` (WIRE.md §6).
  */
 function toolSchema(presenter, opts = {}) {
-  const p = compilePresenter(presenter);
+  // A toolwire/presenter Presenter: its compiled presenter file (the schemas need no callback).
+  const p = presenter !== null && typeof presenter === 'object' && presenter.__brand === 'ToolwirePresenter'
+    ? presenter._native(false).p : compilePresenter(presenter);
   if (!p) throw new TypeError('toolSchema needs a presenter');
   const base = opts.inputSchema ?? { type: 'object', properties: {} };
   const inputSchema = { ...base, properties: { ...(base.properties ?? {}) } };

@@ -341,3 +341,15 @@ test('hostile answers from callbacks are errors of that response, never a crash'
   // Bad data: the engine's message as an exception.
   assert.throws(() => createPresenter('D').make(Buffer.from('{"a":')), /expected a value/);
 });
+
+test('toolSchema takes a toolwire/presenter Presenter: _select, outputSchema, description', () => {
+  const { toolSchema } = require('..');
+  const p = createPresenter('Invoice').schema(invoiceSchema).systemRules((x) => [x.id]);
+  const s = toolSchema(p, { name: 'invoices', description: 'List invoices' });
+  assert.deepEqual(s.inputSchema.properties._select.items.enum, ['amount_cents', 'email', 'id', 'status']);
+  assert.equal(s.outputSchema.type, 'object');
+  assert.match(s.description, /^List invoices\. Select operation via the `action` parameter\./);
+  const { item_rules: callbacks, ...file } = p.toPresenterFile();
+  assert.deepEqual(callbacks, [{ callback: 0 }]);
+  assert.deepEqual(s, toolSchema(file, { name: 'invoices', description: 'List invoices' }));
+});

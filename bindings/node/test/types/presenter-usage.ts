@@ -1,6 +1,7 @@
 // toolwire/presenter's types, compiled strictly (test/types.test.js).
 import { createPresenter, definePresenter, response, ui, suggest, toolError, success, MVA_META_SYMBOL, META, PresenterValidationError } from 'toolwire/presenter';
 import type { ToolResponse, UiBlock } from 'toolwire/presenter';
+import { toolSchema } from 'toolwire';
 
 interface Invoice { id: string; amount_cents: number }
 const schema = { type: 'object', properties: { id: { type: 'string' }, amount_cents: { type: 'integer' } } };
@@ -20,4 +21,5 @@ const e: ToolResponse = toolError('NOT_FOUND', { message: 'm', retryAfter: 3 });
 const s: ToolResponse = response('ok').uiBlock(block).build();
 const ok = success({ a: 1 });
 const err: PresenterValidationError | null = null;
-void [texts, rules, format, d, e, s, ok, err];
+const selectEnum: unknown = toolSchema(p, { name: 'invoices' }).inputSchema;
+void [selectEnum, texts, rules, format, d, e, s, ok, err];
