@@ -27,7 +27,7 @@ export declare class NativePresenter {
   static withCallbacks(json: string, kinds: Array<string>): NativePresenter
   /**
    * [`NativePresenter::present`] with the presenter's callbacks answered by `dispatch`
-   * (`(n, json) => strings`), called on this thread during this call only.
+   * (`(n, json, items) => strings`), called on this thread during this call only.
    */
   presentWith(data: SyncText | undefined | null, args: CallArgs, dispatch: Dispatch): NativeReply
 }

@@ -61,12 +61,36 @@ function flatten(kind, answer) {
   return out;
 }
 
+// A collection of this many kept rows or more reaches a callback as an array parsed on first
+// use: its length is known without parsing, so a callback that only counts (a summary) does
+// not pay for JSON.parse of every row.
+const LAZY_ITEMS = 1024;
+
+function lazyArray(json, items) {
+  const target = new Array(items);
+  let filled = false;
+  const fill = () => {
+    if (filled) return;
+    filled = true;
+    const rows = JSON.parse(json);
+    for (let i = 0; i < rows.length; i++) target[i] = rows[i];
+  };
+  const traps = {};
+  for (const k of ['get', 'set', 'has', 'deleteProperty', 'ownKeys', 'getOwnPropertyDescriptor', 'defineProperty']) {
+    traps[k] = (t, ...rest) => {
+      if (!(k === 'get' && rest[0] === 'length')) fill();
+      return Reflect[k](t, ...rest);
+    };
+  }
+  return new Proxy(target, traps);
+}
+
 function dispatcher(slots, ctx, state) {
-  return (n, json) => {
+  return (n, json, items) => {
     const slot = slots[n];
     if (state.failure) return null;
     try {
-      const value = slot.raw ? json : JSON.parse(json);
+      const value = slot.raw ? json : items >= LAZY_ITEMS ? lazyArray(json, items) : JSON.parse(json);
       const answer = slot.fn(value, ctx, state);
       const flat = flatten(slot.kind, answer);
       if (slot.own && slot.kind === 'ui') state.ownUi += flat.length / 6;

@@ -28,7 +28,9 @@ use crate::{
     sync_bytes, usage,
 };
 
-type Dispatch<'a> = Function<'a, FnArgs<(u32, String)>, Option<Vec<String>>>;
+/// `(n, json, items)`: callback `n`, its value as compact JSON text, and the number of items
+/// when the value is an array (-1 otherwise), so the JS side can defer parsing a collection.
+type Dispatch<'a> = Function<'a, FnArgs<(u32, String, i64)>, Option<Vec<String>>>;
 
 thread_local! {
     /// The dispatcher of the innermost `present_with` running on this thread.
@@ -49,7 +51,8 @@ fn dispatch(n: u32, v: Value<'_>) -> Vec<String> {
     // (the thread-local is only set for the duration of that synchronous call, in its handle
     // scope), so both are live handles of the current JS call.
     let func = unsafe { Dispatch::from_napi_value(env, f) };
-    let out = func.and_then(|func| func.call((n, to_string_compact(v)).into()));
+    let items = v.as_array().map_or(-1, |a| a.len() as i64);
+    let out = func.and_then(|func| func.call((n, to_string_compact(v), items).into()));
     match out {
         Ok(answer) => answer.unwrap_or_default(),
         Err(e) => {
@@ -166,7 +169,7 @@ impl NativePresenter {
     }
 
     /// [`NativePresenter::present`] with the presenter's callbacks answered by `dispatch`
-    /// (`(n, json) => strings`), called on this thread during this call only.
+    /// (`(n, json, items) => strings`), called on this thread during this call only.
     #[napi(catch_unwind)]
     pub fn present_with(
         &self,

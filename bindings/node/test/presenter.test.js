@@ -353,3 +353,23 @@ test('toolSchema takes a toolwire/presenter Presenter: _select, outputSchema, de
   assert.deepEqual(callbacks, [{ callback: 0 }]);
   assert.deepEqual(s, toolSchema(file, { name: 'invoices', description: 'List invoices' }));
 });
+
+test('a large collection reaches a callback as a real array, parsed on first use', () => {
+  const many = Array.from({ length: 3000 }, (_, i) => ({ id: `r${i}`, n: i, drop: true }));
+  const seen = {};
+  const p = createPresenter('Big').schema({ type: 'object', properties: { id: { type: 'string' }, n: { type: 'integer' } } })
+    .collectionRules((rows) => {
+      seen.length = rows.length;
+      seen.isArray = Array.isArray(rows);
+      seen.first = rows[0];
+      seen.sum = rows.reduce((a, r) => a + r.n, 0);
+      seen.ids = [...rows].slice(-1).map((r) => r.id);
+      seen.json = JSON.stringify(rows).length;
+      seen.keys = Object.keys(rows).length;
+      rows.push({ id: 'mine' });
+      seen.after = rows.length;
+      return [`${rows.length - 1} rows`];
+    });
+  assert.deepEqual(texts(p.make(many).build()).at(-1), '<domain_rules>\n- 3000 rows\n</domain_rules>');
+  assert.deepEqual(seen, { length: 3000, isArray: true, first: { id: 'r0', n: 0 }, sum: 4498500, ids: ['r2999'], json: JSON.stringify(many.map(({ id, n }) => ({ id, n }))).length, keys: 3000, after: 3001 });
+});
