@@ -96,7 +96,8 @@ export declare function encodeJsonAsync(json: JsonText, options?: Omit<EncodeOpt
 
 /** A presenter file (CLI.md "Presenter file"), its JSON text, or a compiled presenter. */
 export type PresenterFile = { name: string; [key: string]: unknown };
-export type PresenterLike = PresenterFile | string | Uint8Array | CompiledPresenter;
+/** A toolwire/presenter `Presenter` too (its callbacks run on the JS thread; not for presentStream). */
+export type PresenterLike = PresenterFile | string | Uint8Array | CompiledPresenter | { readonly __brand: 'ToolwirePresenter' };
 
 /** A compiled presenter (opaque). */
 export interface CompiledPresenter {
@@ -198,8 +199,7 @@ export interface ToolSchema {
 }
 
 /** What a tool registers: inputSchema (with `_select`), outputSchema, the TOON description. */
-/** `presenter` may also be a toolwire/presenter `Presenter` (its schemas; callbacks are not run). */
-export declare function toolSchema(presenter: PresenterLike | { readonly __brand: 'ToolwirePresenter' }, options?: ToolSchemaOptions): ToolSchema;
+export declare function toolSchema(presenter: PresenterLike, options?: ToolSchemaOptions): ToolSchema;
 
 export interface WrapOptions {
   presenter?: PresenterLike | null;

@@ -148,6 +148,7 @@ function uiBlock(b) {
  * `presenter` (optional) and returns the CallToolResult a registerTool callback returns as is.
  */
 function present(data, presenter, opts) {
+  if (isJsPresenter(presenter)) return viaMake(data, presenter, opts);
   const p = compilePresenter(presenter);
   const text = dataText(data, 'present');
   const args = callArgs(opts, false);
@@ -160,6 +161,8 @@ function present(data, presenter, opts) {
  * before the call returns, so the caller may reuse, transfer or detach its buffer at once.
  */
 async function presentAsync(data, presenter, opts) {
+  // Its callbacks run on the JS thread: the synchronous path (DECISIONS.md).
+  if (isJsPresenter(presenter)) return viaMake(data, presenter, opts);
   const p = compilePresenter(presenter);
   const text = ownedDataText(data, 'presentAsync');
   const args = callArgs(opts, false);
@@ -183,6 +186,9 @@ async function presentAsync(data, presenter, opts) {
  * stream's 'error' event, before any data). The data is copied before the call returns.
  */
 function presentStream(data, presenter, opts, frame = {}) {
+  if (isJsPresenter(presenter)) {
+    throw new TypeError('presentStream takes a presenter file; a toolwire/presenter Presenter answers with make(data).build()');
+  }
   const { Readable } = require('node:stream');
   const p = compilePresenter(presenter);
   const args = callArgs(opts, false);
@@ -271,6 +277,21 @@ function toolSchema(presenter, opts = {}) {
   return { inputSchema, outputSchema, description };
 }
 
+/** A toolwire/presenter Presenter (its callbacks need make(); see presenter.js). */
+function isJsPresenter(v) {
+  return v !== null && typeof v === 'object' && v.__brand === 'ToolwirePresenter';
+}
+
+/** present() of a toolwire/presenter Presenter: make(data, undefined, select).build(). */
+function viaMake(data, presenter, opts = {}) {
+  for (const k of ['format', 'limit', 'tokenBudget']) {
+    if (opts[k] !== undefined && opts[k] !== null) {
+      throw new TypeError(`${k} is not an option of a toolwire/presenter Presenter (set it on the presenter)`);
+    }
+  }
+  return presenter.make(data, undefined, opts.select).build();
+}
+
 function isToolwireResult(v) {
   return v !== null && typeof v === 'object' && Object.prototype.hasOwnProperty.call(v, META);
 }
@@ -283,7 +304,7 @@ function isToolwireResult(v) {
  */
 function wrap(handler, opts = {}) {
   if (typeof handler !== 'function') throw new TypeError('wrap expects a handler function');
-  const p = compilePresenter(opts.presenter);
+  const p = isJsPresenter(opts.presenter) ? opts.presenter : compilePresenter(opts.presenter);
   const action = wellFormed(String(opts.action ?? `${p ? p.name : 'tool'}/present`), 'wrap: action');
   return async function toolwireHandler(args, extra) {
     let select;

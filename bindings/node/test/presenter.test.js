@@ -373,3 +373,14 @@ test('a large collection reaches a callback as a real array, parsed on first use
   assert.deepEqual(texts(p.make(many).build()).at(-1), '<domain_rules>\n- 3000 rows\n</domain_rules>');
   assert.deepEqual(seen, { length: 3000, isArray: true, first: { id: 'r0', n: 0 }, sum: 4498500, ids: ['r2999'], json: JSON.stringify(many.map(({ id, n }) => ({ id, n }))).length, keys: 3000, after: 3001 });
 });
+
+test('present, presentAsync and wrap take a toolwire/presenter Presenter (the sync path)', async () => {
+  const { presentAsync, presentStream, wrap } = require('..');
+  const p = createPresenter('Invoice').schema(invoiceSchema).collectionRules((l) => [`${l.length} rows`]);
+  const want = texts(p.make(rows, undefined, ['id']).build());
+  assert.deepEqual(texts(present(rows, p, { select: ['id'] })), want);
+  assert.deepEqual(texts(await presentAsync(rows, p, { select: ['id'] })), want);
+  assert.deepEqual(texts(await wrap(async () => rows, { presenter: p })({ _select: ['id'] })), want);
+  assert.throws(() => present(rows, p, { format: 'toon' }), /format is not an option of a toolwire\/presenter Presenter/);
+  assert.throws(() => presentStream(rows, p), TypeError);
+});

@@ -1,7 +1,7 @@
 // toolwire/presenter's types, compiled strictly (test/types.test.js).
 import { createPresenter, definePresenter, response, ui, suggest, toolError, success, MVA_META_SYMBOL, META, PresenterValidationError } from 'toolwire/presenter';
 import type { ToolResponse, UiBlock } from 'toolwire/presenter';
-import { toolSchema } from 'toolwire';
+import { present, toolSchema, wrap } from 'toolwire';
 
 interface Invoice { id: string; amount_cents: number }
 const schema = { type: 'object', properties: { id: { type: 'string' }, amount_cents: { type: 'integer' } } };
@@ -22,4 +22,6 @@ const s: ToolResponse = response('ok').uiBlock(block).build();
 const ok = success({ a: 1 });
 const err: PresenterValidationError | null = null;
 const selectEnum: unknown = toolSchema(p, { name: 'invoices' }).inputSchema;
-void [selectEnum, texts, rules, format, d, e, s, ok, err];
+const viaPresent = present([{ id: 'A', amount_cents: 1 }], p, { select: ['id'] });
+const handler = wrap(async () => [], { presenter: p });
+void [viaPresent, handler, selectEnum, texts, rules, format, d, e, s, ok, err];
