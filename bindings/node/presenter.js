@@ -32,9 +32,6 @@ class PresenterValidationError extends Error {
   }
 }
 
-// The callbacks of the innermost make() on this thread, with its context.
-let current = null;
-
 function label(kind, fn, name) {
   return `${kind} callback${fn && fn.name ? ` '${fn.name}'` : ''} of ${name}`;
 }
