@@ -5,6 +5,7 @@
 // In your project, import from 'toolwire/presenter' instead of '../presenter.mjs'.
 import { FastMCP } from 'fastmcp';
 import { z } from 'zod';
+import { toolSchema } from '../index.mjs';
 import { createPresenter, suggest, toolError, ui } from '../presenter.mjs';
 import { invoices } from './server.mjs';
 
@@ -24,9 +25,9 @@ export const InvoicePresenter = createPresenter('Invoice')
   .collectionUiBlocks((rows) => [ui.summary(`${rows.length} invoices shown`)])
   .suggestActions((inv) => (inv.status === 'overdue' ? [suggest('invoices_get', `Remind ${inv.client.name}`)] : []));
 
-/** The `_select` parameter: the presenter's root fields. */
-const select = z.array(z.enum(InvoicePresenter.getSchemaKeys())).optional()
-  .describe('Select only the response fields you need. Omit to receive all fields.');
+/** The `_select` parameter as the engine publishes it (WIRE.md §4), as a zod schema. */
+const { _select: selectSchema } = toolSchema(InvoicePresenter).inputSchema.properties;
+const select = z.array(z.enum(selectSchema.items.enum)).optional().describe(selectSchema.description);
 
 export function createFastServer({ rows = invoices(200) } = {}) {
   const server = new FastMCP({ name: 'toolwire-invoices-fastmcp', version: '0.1.0' });

@@ -17,7 +17,8 @@ const plain = (r) => JSON.parse(JSON.stringify(r));
 async function check(client) {
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name), ['invoices_list', 'invoices_get']);
-  assert.deepEqual(tools[0].inputSchema.properties._select.items.enum, ['id', 'amount_cents', 'status', 'client']);
+  assert.deepEqual(tools[0].inputSchema.properties._select.items.enum, ['amount_cents', 'client', 'id', 'status']);
+  assert.match(tools[0].inputSchema.properties._select.description, /^⚡ Context optimization: select only the response fields you need\./);
 
   const all = await client.callTool({ name: 'invoices_list', arguments: {} });
   assert.deepEqual(all, plain(InvoicePresenter.make(rows).build()));
