@@ -25,3 +25,10 @@ const selectEnum: unknown = toolSchema(p, { name: 'invoices' }).inputSchema;
 const viaPresent = present([{ id: 'A', amount_cents: 1 }], p, { select: ['id'] });
 const handler = wrap(async () => [], { presenter: p });
 void [viaPresent, handler, selectEnum, texts, rules, format, d, e, s, ok, err];
+
+// A zod schema types the callbacks.
+import { z } from 'zod';
+const typed = createPresenter('Typed').schema(z.object({ id: z.string(), n: z.number() }))
+  .systemRules((row) => [row.id.toUpperCase(), row.n.toFixed(0)])
+  .collectionRules((rows) => [`${rows.length}`]);
+void typed;
