@@ -1,8 +1,9 @@
-//! Peak heap, measured with a counting global allocator (this test binary only).
+//! Peak heap, measured with the counting global allocator of the `isolated` test binary.
 //!
 //! ARCHITECTURE.md: peak heap for a framed response ≤ input + output + 16 MiB. Pathological
-//! inputs stay within a stated multiple of their size. Everything runs in one test function so
-//! no other test's allocations interleave with a measurement.
+//! inputs stay within a stated multiple of their size. Everything runs in one test function,
+//! holding the process alone (`isolated.rs`), so no other test's allocations interleave with
+//! a measurement.
 
 use toolwire::frame::{Id, Protocol, frame};
 use toolwire::json::{ParseOptions, parse};
@@ -10,9 +11,6 @@ use toolwire::sink::ChunkedSink;
 use toolwire::test_hooks::*;
 use toolwire::toon::Delimiter;
 use toolwire::wire::{self, Format};
-
-#[global_allocator]
-static GLOBAL: toolwire_oracles::alloc::Counting = toolwire_oracles::alloc::Counting;
 
 /// Peak heap above the level at the start of `f`, and `f`'s result. The spare tapes earlier
 /// steps left are given back first, so the tapes `f` takes count in its peak (a spare taken
@@ -82,6 +80,7 @@ fn stream(r: &wire::ToolResponse<'_>) -> usize {
 
 #[test]
 fn peak_heap_stays_within_the_contracts() {
+    let _alone = crate::alone();
     // Flat invoices as JSON bytes → a framed TOON response, streamed (300k rows, 41 MB; set
     // TOOLWIRE_MEMORY_ROWS=1000000 for the 1M-row figure of issue #4). The input is allocated
     // before the measurement, so the contract "input + output + 16 MiB" becomes "measured peak

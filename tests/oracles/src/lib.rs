@@ -6,7 +6,7 @@
 //! * [`rows_in_first_order`]: the key order TOON tables give their rows.
 //! * [`project`]: `_select` as WIRE.md §4 defines it, on a `serde_json::Value`.
 //! * [`reserved_tags`]: every reserved tag sequence of a text (WIRE.md §2).
-//! * [`alloc::Counting`]: a counting global allocator for memory tests.
+//! * [`alloc`]: counting global allocators for memory tests.
 
 pub mod alloc;
 
