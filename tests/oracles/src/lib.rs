@@ -7,9 +7,18 @@
 //! * [`project`]: `_select` as WIRE.md §4 defines it, on a `serde_json::Value`.
 //! * [`reserved_tags`]: every reserved tag sequence of a text (WIRE.md §2).
 //! * [`alloc`]: counting global allocators for memory tests.
+//! * [`invoices`]: the deterministic invoice corpus of the benches and the tests.
+//!
+//! # Crate features
+//!
+//! * `json` (default): the oracles over `serde_json::Value` ([`model_eq`],
+//!   [`rows_in_first_order`], [`project`]). Without it the crate needs no serde_json (the
+//!   benches use only [`invoices`]).
 
 pub mod alloc;
+pub mod invoices;
 
+#[cfg(feature = "json")]
 use serde_json::{Map, Value as V};
 
 /// JSON-model equality as the TOON fixtures define it: numbers by value (as f64, and integers
@@ -21,6 +30,7 @@ use serde_json::{Map, Value as V};
 /// assert!(toolwire_oracles::model_eq(&json!({"a": 1.0, "b": [2]}), &json!({"a": 1, "b": [2]})));
 /// assert!(!toolwire_oracles::model_eq(&json!({"a": 1, "b": 2}), &json!({"b": 2, "a": 1})));
 /// ```
+#[cfg(feature = "json")]
 pub fn model_eq(a: &V, b: &V) -> bool {
     match (a, b) {
         (V::Null, V::Null) => true,
@@ -44,6 +54,7 @@ pub fn model_eq(a: &V, b: &V) -> bool {
 
 /// A number as JavaScript reads it (`-0` is `0`). With `arbitrary_precision` the lexeme is
 /// kept; an unreadable one is NaN, which equals nothing.
+#[cfg(feature = "json")]
 fn number_f64(n: &serde_json::Number) -> f64 {
     let x: f64 = n.to_string().parse().unwrap_or(f64::NAN);
     if x == 0.0 { 0.0 } else { x }
@@ -61,6 +72,7 @@ fn number_f64(n: &serde_json::Number) -> f64 {
 /// toolwire_oracles::rows_in_first_order(&mut v);
 /// assert_eq!(v.to_string(), r#"[{"a":1,"b":2},{"a":4,"b":3}]"#);
 /// ```
+#[cfg(feature = "json")]
 pub fn rows_in_first_order(v: &mut V) {
     match v {
         V::Array(items) => {
@@ -96,6 +108,7 @@ pub fn rows_in_first_order(v: &mut V) {
 /// let p = toolwire_oracles::project(&v, &["c", "a", "c", "x"]);
 /// assert_eq!(p.to_string(), r#"[{"c":3,"a":1},7]"#);
 /// ```
+#[cfg(feature = "json")]
 pub fn project(v: &V, names: &[&str]) -> V {
     let pick = |o: &Map<String, V>| {
         let mut out = Map::new();
@@ -150,7 +163,7 @@ fn memchr_lt(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
         .map(|(i, _)| i)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "json"))]
 mod tests {
     use super::*;
 
