@@ -8,15 +8,20 @@
 //! * [`reserved_tags`]: every reserved tag sequence of a text (WIRE.md §2).
 //! * [`alloc`]: counting global allocators for memory tests.
 //! * [`invoices`]: the deterministic invoice corpus of the benches and the tests.
+//! * `values` (feature `values`): the generator of arbitrary JSON values of the property
+//!   tests.
 //!
 //! # Crate features
 //!
 //! * `json` (default): the oracles over `serde_json::Value` ([`model_eq`],
 //!   [`rows_in_first_order`]). Without it the crate needs no serde_json (the benches use only
 //!   [`invoices`]).
+//! * `values`: the module `values`, the generator of arbitrary JSON values (proptest).
 
 pub mod alloc;
 pub mod invoices;
+#[cfg(feature = "values")]
+pub mod values;
 
 #[cfg(feature = "json")]
 use serde_json::Value as V;
