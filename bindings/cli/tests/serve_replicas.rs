@@ -8,18 +8,16 @@
 //! temporary directory. Without nginx the test says plainly that it did not run, unless
 //! `TOOLWIRE_REQUIRE_EXTERNAL=1` (CI) makes that a failure.
 
-mod serve_common;
-
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::serve_common::*;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
-use serve_common::*;
 
 const CONF: &str = include_str!("../../mcp/deploy/nginx.conf");
 
