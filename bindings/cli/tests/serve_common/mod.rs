@@ -353,3 +353,19 @@ fn dechunk(head: &str, mut body: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// An SQLite file in a fresh temporary directory, made by the SQL `setup` (the tests of
+/// database sources serve it).
+pub fn sqlite_file(setup: &str) -> std::path::PathBuf {
+    let p = temp_file("t.db", b"");
+    std::fs::remove_file(&p).unwrap();
+    let db = rusqlite::Connection::open(&p).unwrap();
+    db.execute_batch(setup).unwrap();
+    p
+}
+
+/// The data block of a `tools/call` result as JSON (the call asked for `format: compact`).
+pub fn data_json(response: &Value) -> Value {
+    let t = &texts(&response["result"])[0];
+    serde_json::from_str(t).unwrap_or_else(|e| panic!("{e}: {t}"))
+}
