@@ -8,8 +8,7 @@
 //!   database table, which TOON encodes in tabular form.
 //! * [`Shape::Nested`]: the same plus `lines`: three order lines `{sku, qty, unit_cents}`.
 
-use toolwire::escape::write_json_string;
-use toolwire::num::write_u64;
+use toolwire::json::write_json_string;
 
 /// Which variant of the corpus to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,6 +116,12 @@ fn itoa_buf(x: u64) -> Vec<u8> {
     let mut v = Vec::new();
     write_u64(&mut v, x);
     v
+}
+
+/// `x` in decimal digits.
+fn write_u64(out: &mut Vec<u8>, x: u64) {
+    use std::io::Write;
+    write!(out, "{x}").expect("writing to a Vec cannot fail");
 }
 
 #[cfg(test)]

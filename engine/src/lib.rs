@@ -58,11 +58,11 @@
 //! | module | owns | may import |
 //! |---|---|---|
 //! | [`error`] | [`Error`], one small positioned, classified error type | — |
-//! | [`tag`] | the reserved block tags untrusted text must never forge | — |
+//! | `tag` | the reserved block tags untrusted text must never forge | — |
 //! | [`sink`] | [`Sink`], where every encoder writes; chunked and counting sinks | — |
 //! | `tokens` | token counts, `o200k_base`/`cl100k_base` (feature `tokenizer`) | — |
-//! | [`escape`] | JSON string escaping as `JSON.stringify` does it; the escaping sink of framing | `sink` `tag` |
-//! | [`num`] | numbers exactly as WIRE.md §1.3 prints them | `sink` |
+//! | `escape` | JSON string escaping as `JSON.stringify` does it; the escaping sink of framing | `sink` `tag` |
+//! | `num` | numbers exactly as WIRE.md §1.3 prints them | `sink` |
 //! | [`doc`] | [`Doc`], the flat tape of 8-byte nodes, its views and its builder | `escape` `num` `tag` |
 //! | [`json`] | parsing with select pushdown, the window reader, writers byte-identical to `JSON.stringify` | `doc` `error` `escape` `num` `sink` `tag` |
 //! | `ser` | any `serde::Serialize` value as a [`Doc`] (feature `serde`) | `doc` `error` `num` |
@@ -121,15 +121,15 @@
 pub mod call;
 pub mod doc;
 pub mod error;
-pub mod escape;
+mod escape;
 pub mod frame;
 pub mod json;
-pub mod num;
+mod num;
 pub mod present;
 #[cfg(feature = "serde")]
 pub mod ser;
 pub mod sink;
-pub mod tag;
+mod tag;
 #[doc(hidden)]
 pub mod test_hooks;
 #[cfg(feature = "tokenizer")]

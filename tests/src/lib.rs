@@ -70,7 +70,7 @@ fn push_serde(b: &mut toolwire::DocBuilder<'_>, v: &serde_json::Value) {
         V::Bool(x) => b.bool(*x),
         V::Number(n) => {
             let lex = n.to_string();
-            if toolwire::num::is_int_lexeme(lex.as_bytes()) {
+            if toolwire::json::is_int_lexeme(lex.as_bytes()) {
                 b.int_lexeme(lex.as_bytes());
             } else {
                 b.float(
@@ -114,7 +114,7 @@ pub fn doc_to_serde(v: toolwire::Value<'_>) -> serde_json::Value {
         ),
         R::Number(toolwire::doc::Number::Float(x)) => {
             let mut buf = Vec::new();
-            toolwire::num::write_f64(&mut buf, x);
+            toolwire::test_hooks::write_f64(&mut buf, x);
             serde_json::from_slice(&buf).expect("ECMAScript number form is JSON")
         }
         R::String(s) => V::String(String::from_utf8_lossy(s.as_bytes()).into_owned()),
@@ -155,7 +155,7 @@ pub fn with_tag_deviation(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut last = 0;
     for (i, _) in s.match_indices('<') {
-        if toolwire::tag::starts_reserved_tag(s.as_bytes(), i) {
+        if toolwire::test_hooks::starts_reserved_tag(s.as_bytes(), i) {
             out.push_str(&s[last..i]);
             out.push_str("\\u003c");
             last = i + 1;

@@ -157,7 +157,7 @@ fn text() -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn j_has_tag(j: &J) -> bool {
-    let tag = |s: &str| toolwire::tag::contains_reserved_tag(s.as_bytes());
+    let tag = |s: &str| toolwire::test_hooks::contains_reserved_tag(s.as_bytes());
     match j {
         J::Str(s, _) => tag(s),
         J::Arr(a) => a.iter().any(j_has_tag),
@@ -276,11 +276,11 @@ fn check_against_serde(src: &[u8]) -> Result<(), TestCaseError> {
 fn has_tag(v: &serde_json::Value) -> bool {
     use serde_json::Value as V;
     match v {
-        V::String(s) => toolwire::tag::contains_reserved_tag(s.as_bytes()),
+        V::String(s) => toolwire::test_hooks::contains_reserved_tag(s.as_bytes()),
         V::Array(a) => a.iter().any(has_tag),
         V::Object(o) => o
             .iter()
-            .any(|(k, x)| toolwire::tag::contains_reserved_tag(k.as_bytes()) || has_tag(x)),
+            .any(|(k, x)| toolwire::test_hooks::contains_reserved_tag(k.as_bytes()) || has_tag(x)),
         _ => false,
     }
 }

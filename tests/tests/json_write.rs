@@ -3,10 +3,10 @@
 
 use proptest::prelude::*;
 use toolwire::DocBuilder;
-use toolwire::escape::surrogate_to_wtf8;
 use toolwire::json::{
     to_string_compact, to_string_pretty, to_vec_compact, to_vec_pretty, write_compact, write_pretty,
 };
+use toolwire::test_hooks::surrogate_to_wtf8;
 use toolwire_tests::{doc_from_serde, json_model_eq};
 
 /// Compact and pretty output of the JSON text `json` (read by serde_json, arbitrary precision).

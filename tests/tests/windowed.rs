@@ -633,7 +633,7 @@ fn large_inputs_read_once_or_in_part_equal_the_whole_document() {
             assert!(ranges.is_sorted() && ranges.windows(2).all(|w| w[0].1 <= w[1].0));
             // Rows after the last kept window (whether the second half's reading kept some
             // of its start too, leaving a gap in the middle, depends on the threads' timing:
-            // `json::windowed`'s unit tests keep gaps on purpose).
+            // the unit tests of `json/windows/readings.rs` keep gaps on purpose).
             gap |= ranges.last().is_some_and(|r| r.1 < json.len());
             counts.push(ranges.len());
         }
@@ -714,7 +714,8 @@ fn large_inputs_read_once_or_in_part_equal_the_whole_document() {
     }
     let mut once = Vec::new();
     let opts = toolwire::toon::EncodeOptions::new();
-    toolwire::toon::encode_json_off_heap(&json, &opts, &mut once).unwrap();
+    let off_heap = opts.clone().json_input(toolwire::toon::JsonInput::OffHeap);
+    toolwire::toon::encode_json(&json, &off_heap, &mut once).unwrap();
     assert!(once == toolwire::toon::to_vec(w.data().unwrap(), &opts).unwrap());
 }
 

@@ -6,8 +6,8 @@
 //! schema); a call's `limit` and `format` are overrides at the engine's front door.
 
 use toolwire::Doc;
-use toolwire::escape::write_json_string;
 use toolwire::json::ParseOptions;
+use toolwire::json::write_json_string;
 use toolwire::present::{Presenter, PresenterError};
 use toolwire::toon::Delimiter;
 use toolwire::wire::Format;

@@ -105,7 +105,7 @@ pub fn invoices(rows: usize) -> Vec<u8> {
         out.extend_from_slice(
             format!("{{\"id\":\"INV-{:07}\",\"client\":{{\"name\":", i + 1).as_bytes(),
         );
-        toolwire::escape::write_json_string(&mut out, name.as_bytes());
+        toolwire::json::write_json_string(&mut out, name.as_bytes());
         let day = rng.below(365);
         out.extend_from_slice(
             format!(

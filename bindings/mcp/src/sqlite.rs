@@ -411,8 +411,11 @@ fn add_functions(db: &Connection) -> rusqlite::Result<()> {
             if !x.is_finite() {
                 return Ok("null".to_owned());
             }
-            let mut buf = ryu_js::Buffer::new();
-            Ok(toolwire::num::format_f64(&mut buf, x).to_owned())
+            if x == 0.0 {
+                // Both zeros: WIRE.md §1.3 prints `-0` as `0`.
+                return Ok("0".to_owned());
+            }
+            Ok(ryu_js::Buffer::new().format_finite(x).to_owned())
         },
     )
 }

@@ -103,15 +103,15 @@ fn encode_options(delimiter: &str, indent: u32) -> Result<EncodeOptions> {
 }
 
 /// The engine's `encode_json` with the bindings' extra room for the reading of a large input
-/// (`toon::BINDING_ROOM`): the contract here is a peak under twice the input, so a Buffer of
-/// up to about 20 MB of rows is read once.
+/// (`toon::JsonInput::Binding`): the contract here is a peak under twice the input, so a
+/// Buffer of up to about 20 MB of rows is read once.
 fn encode_json_into<W: toolwire::Sink + ?Sized>(
     json: &[u8],
     opts: &EncodeOptions,
     out: &mut W,
 ) -> toolwire::Result<()> {
-    let room = json.len().min(toon::BINDING_ROOM);
-    toon::encode_json_with_room(json, opts, room, out)
+    let opts = opts.clone().json_input(toon::JsonInput::Binding);
+    toon::encode_json(json, &opts, out)
 }
 
 fn encode_json_bytes(json: &[u8], opts: &EncodeOptions) -> Result<String> {

@@ -334,7 +334,7 @@ impl<'py> Walker<'py> {
             return Ok(());
         }
         let text: String = text.extract()?;
-        if toolwire::num::is_int_lexeme(text.as_bytes()) {
+        if toolwire::json::is_int_lexeme(text.as_bytes()) {
             self.b.int_lexeme(text.as_bytes());
             return Ok(());
         }
@@ -342,7 +342,7 @@ impl<'py> Walker<'py> {
             .parse()
             .map_err(|_| PyValueError::new_err(format!("not a number: {text}")))?;
         let mut buf = ryu_js::Buffer::new();
-        if self.mode == Mode::Json || toolwire::num::format_f64(&mut buf, x) == text {
+        if self.mode == Mode::Json || toolwire::json::format_f64(&mut buf, x) == text {
             self.float(x);
             return Ok(());
         }
@@ -398,5 +398,5 @@ fn format_float_key(x: f64) -> String {
         return buf.format(x as i128).to_owned();
     }
     let mut buf = ryu_js::Buffer::new();
-    toolwire::num::format_f64(&mut buf, x).to_owned()
+    toolwire::json::format_f64(&mut buf, x).to_owned()
 }

@@ -125,6 +125,7 @@ use std::sync::Arc;
 
 pub use describe::{ActionDescription, plain_description, toon_description};
 pub use error::{PresentError, PresenterError};
+pub use file::Callback;
 pub use fit::measure;
 pub(crate) use run::with_general_path;
 pub use schema::{EnumValue, Schema, Type};

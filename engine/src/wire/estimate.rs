@@ -24,7 +24,7 @@
 //! The estimator no longer decides `token_budget` (which measures the data block as written,
 //! `present::fit`); it is what [`choose_auto`] compares without feature `tokenizer`.
 
-use super::Format;
+use super::format::Format;
 use crate::doc::Value;
 use crate::toon::{Delimiter, EncodeOptions};
 

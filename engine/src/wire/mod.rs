@@ -1,17 +1,18 @@
 //! The wire: block texts, tag safety and error envelopes (WIRE.md §1–3, §8).
 //!
-//! Every untrusted string passes through [`escape`]; the block writers in this module are the
+//! Every untrusted string passes through `tag_safe`; the block writers in this module are the
 //! only code that writes block tags.
 
-pub mod escape;
+mod tag_safe;
 pub mod ui;
 
 mod blocks;
+mod bounds;
 mod estimate;
 mod format;
 mod response;
 mod rows;
-pub(crate) mod windowed;
+mod windowed_block;
 
 pub use blocks::{
     FieldProblem, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, you_sent_string,

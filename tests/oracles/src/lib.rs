@@ -131,7 +131,7 @@ pub fn project(v: &V, names: &[&str]) -> V {
 pub fn reserved_tags(text: &str) -> Vec<String> {
     let b = text.as_bytes();
     memchr_lt(b)
-        .filter(|&i| toolwire::tag::starts_reserved_tag(b, i))
+        .filter(|&i| toolwire::test_hooks::starts_reserved_tag(b, i))
         .map(|i| {
             let end = b[i + 1..]
                 .iter()
