@@ -273,6 +273,16 @@ fn table_collection(
             })
             .map_err(Failure::data)?,
         ),
+        crate::source::Spec::Postgres { url, table } => Box::new(
+            crate::postgres::PgTable::open(crate::postgres::Options {
+                url,
+                table,
+                key: explicit_key.as_deref(),
+                pool: args.max_concurrent,
+                statement_timeout: std::time::Duration::from_millis(args.statement_timeout_ms),
+            })
+            .map_err(Failure::data)?,
+        ),
     };
     let key = table.key().to_owned();
     let describe = table.describe().to_owned();

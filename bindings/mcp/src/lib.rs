@@ -21,7 +21,7 @@
 //!   (the server's equality rules).
 //! * `filter`: `where` and `get` through an index per field, built on first use.
 //! * `source`: what a collection served from a database table asks of its database
-//!   (`Backend`); `sqlite` answers it for SQLite files.
+//!   (`Backend`); `sqlite` answers it for SQLite files, `postgres` for PostgreSQL.
 //! * `respond`: a `tools/call` checked, its rows picked (`where`, `offset`, `get`'s key), the
 //!   rest through the engine's front door ([`toolwire::call`]: overrides, pages, the
 //!   next-call directive, `structuredContent`, the message cap, framing).
@@ -49,6 +49,7 @@ mod fuzz_http;
 mod fuzzing;
 mod http;
 mod message;
+mod postgres;
 mod respond;
 mod rpc;
 mod scalar;
@@ -74,7 +75,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
     /// A collection: SOURCE is a FILE holding a JSON array of objects or JSON Lines, or a
-    /// database table (`sqlite://PATH#TABLE`); NAME is its tool name.
+    /// database table (`sqlite://PATH#TABLE`, `postgres://USER@HOST:PORT/DB#TABLE`); NAME is
+    /// its tool name.
     #[arg(long = "collection", value_name = "NAME=SOURCE")]
     pub collections: Vec<String>,
     /// The presenter file of collection NAME (CLI.md, plus the optional key `"key"`).

@@ -101,11 +101,21 @@ pub(crate) trait Backend: Send + Sync {
 /// `NAME=SOURCE` when SOURCE names a database table: the scheme, the location and the table.
 pub(crate) enum Spec<'a> {
     Sqlite { path: &'a str, table: &'a str },
+    Postgres { url: &'a str, table: &'a str },
 }
 
 /// The database table SOURCE names, `None` for a file. A database URL without `#TABLE` is
 /// an error.
 pub(crate) fn parse_spec(source: &str) -> Result<Option<Spec<'_>>, String> {
+    if source.starts_with("postgres://") || source.starts_with("postgresql://") {
+        let shown = crate::postgres::without_password(source);
+        return match source.rsplit_once('#') {
+            Some((url, table)) if !table.is_empty() => Ok(Some(Spec::Postgres { url, table })),
+            _ => Err(format!(
+                "{shown}: expected postgres://USER@HOST:PORT/DB#TABLE"
+            )),
+        };
+    }
     let Some(rest) = source.strip_prefix("sqlite://") else {
         return Ok(None);
     };

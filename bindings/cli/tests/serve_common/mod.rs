@@ -33,9 +33,20 @@ impl Raw {
 
     /// Starts the server without reading its stdout until [`Raw::resume`]: its pipe fills.
     pub fn start_paused(args: &[&str]) -> Raw {
-        let mut child = Command::new(BIN)
-            .arg("serve")
-            .args(args)
+        let mut c = Command::new(BIN);
+        c.arg("serve").args(args);
+        Raw::spawn_paused(c)
+    }
+
+    /// Starts `command` (a `toolwire serve` with its own environment) and reads its stdout.
+    pub fn start_with(command: Command) -> Raw {
+        let mut r = Raw::spawn_paused(command);
+        r.resume();
+        r
+    }
+
+    fn spawn_paused(mut command: Command) -> Raw {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -369,3 +380,5 @@ pub fn data_json(response: &Value) -> Value {
     let t = &texts(&response["result"])[0];
     serde_json::from_str(t).unwrap_or_else(|e| panic!("{e}: {t}"))
 }
+
+pub mod postgres;
