@@ -381,4 +381,5 @@ pub fn data_json(response: &Value) -> Value {
     serde_json::from_str(t).unwrap_or_else(|e| panic!("{e}: {t}"))
 }
 
+pub mod nginx;
 pub mod postgres;
