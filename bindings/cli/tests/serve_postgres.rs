@@ -235,3 +235,56 @@ fn cursors_while_rows_change_and_a_database_that_goes_away() {
     assert_eq!(texts(&r["result"])[0], r#"[{"id":0,"grp":"a"}]"#);
     assert!(stderr_lines(&s).iter().all(|l| !l.contains(PASSWORD)));
 }
+
+#[test]
+fn statements_and_counts_under_time_limits() {
+    let pg = Postgres::start();
+    pg.sql(
+        "CREATE TABLE t (id int PRIMARY KEY);
+         INSERT INTO t SELECT generate_series(1, 40);
+         CREATE VIEW slow AS SELECT id, pg_sleep(0.02)::text AS s FROM t;",
+    );
+    let presenter = temp_file(
+        "p.json",
+        br#"{"name": "Slow", "key": "id", "format": "compact"}"#,
+    );
+    let spec = format!("t={}#slow", pg.url());
+    let p = format!("t={}", presenter.display());
+    // A page of 3 rows sleeps 80 ms (LIMIT 4) and is answered; counting all 40 rows would
+    // take 800 ms, past the 300 ms given: rows remain, without a number.
+    let mut s = Raw::start(&[
+        "--collection",
+        &spec,
+        "--presenter",
+        &p,
+        "--count-timeout-ms",
+        "300",
+    ]);
+    let r = s.call(call(1, "t", json!({"action": "list", "limit": 3})));
+    let t = texts(&r["result"]);
+    assert_eq!(t[0], r#"[{"id":1,"s":""},{"id":2,"s":""},{"id":3,"s":""}]"#);
+    assert!(t[1].contains("3 shown, more hidden."), "{}", t[1]);
+    assert!(
+        t[2].contains("3 matching rows shown; more remain. Next page"),
+        "{}",
+        t[2]
+    );
+    // A statement past its limit: TIMEOUT, and the server goes on.
+    let mut s = Raw::start(&[
+        "--collection",
+        &spec,
+        "--presenter",
+        &p,
+        "--statement-timeout-ms",
+        "50",
+    ]);
+    let r = s.call(call(1, "t", json!({"action": "list", "limit": 10})));
+    let t = texts(&r["result"]);
+    assert!(
+        t[0].starts_with("<tool_error code=\"TIMEOUT\" "),
+        "{}",
+        t[0]
+    );
+    let r = s.call(call(2, "t", json!({"action": "get", "id": 5})));
+    assert_eq!(texts(&r["result"])[0], r#"{"id":5,"s":""}"#);
+}
