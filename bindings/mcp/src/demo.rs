@@ -126,8 +126,9 @@ pub fn invoices(rows: usize) -> Vec<u8> {
 }
 
 /// Writes `rows` invoices (the rows of [`invoices`]) into the SQLite file `path` as the table
-/// `invoices` (key `id`; `client` a JSON column; an index on `status`), replacing a table of
-/// that name; creates the file when missing. `toolwire serve --collection
+/// `invoices` (key `id`; `client` a JSON column), replacing a table of that name; creates the
+/// file when missing. The index on `(status, id)` walks a status's rows in key order, so a
+/// filtered page (`ORDER BY id LIMIT n+1`) stops at its last row instead of sorting them all. `toolwire serve --collection
 /// invoices=sqlite://PATH#invoices` then serves it. SQLite reads the JSON itself
 /// (`json_each`), one statement for all rows.
 ///
@@ -148,7 +149,7 @@ pub fn write_sqlite(path: &str, rows: usize) -> Result<(), String> {
              status TEXT NOT NULL,
              issued_at TEXT
          );
-         CREATE INDEX invoices_status ON invoices (status);",
+         CREATE INDEX invoices_status ON invoices (status, id);",
     )
     .map_err(|e| format!("{path}: {e}"))?;
     tx.execute(
