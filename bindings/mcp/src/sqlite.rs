@@ -325,19 +325,27 @@ impl Backend for SqliteTable {
 
     fn get(&self, id: &Scalar) -> Result<Option<Vec<u8>>, SourceError> {
         let key = quote_ident(&self.key);
-        let mut params = vec![bind(id)];
         // As `scalar::key_equals`: equal by the `where` rules, or a string id equal to an
-        // integer key's digits, or an integer id equal to a text key.
-        let cond = match id {
-            Scalar::String(_) => format!(
-                "(typeof({key}) = 'text' AND {key} = ?1 COLLATE BINARY) OR (typeof({key}) = 'integer' AND CAST({key} AS TEXT) = ?1)"
-            ),
-            Scalar::Number(n) => {
-                params.push(Sql::Text(n.clone()));
-                format!(
-                    "(typeof({key}) IN ('integer', 'real') AND {key} = ?1) OR (typeof({key}) = 'text' AND {key} = ?2 COLLATE BINARY)"
-                )
+        // integer key's digits, or an integer id equal to a text key. Each branch is an
+        // equality on the key, so SQLite looks it up in the key's index (a `CAST` of the
+        // key would scan the table).
+        let (params, cond) = match id {
+            Scalar::String(s) => {
+                let text = format!("({key} = ?1 COLLATE BINARY AND typeof({key}) = 'text')");
+                match s.parse::<i64>() {
+                    Ok(n) if is_integer_lexeme(s) => (
+                        vec![Sql::Text(s.clone()), Sql::Integer(n)],
+                        format!("{text} OR ({key} = ?2 AND typeof({key}) = 'integer')"),
+                    ),
+                    _ => (vec![Sql::Text(s.clone())], text),
+                }
             }
+            Scalar::Number(n) => (
+                vec![bind(id), Sql::Text(n.clone())],
+                format!(
+                    "({key} = ?1 AND typeof({key}) IN ('integer', 'real')) OR ({key} = ?2 COLLATE BINARY AND typeof({key}) = 'text')"
+                ),
+            ),
             Scalar::Null | Scalar::Bool(_) => return Ok(None),
         };
         let sql = format!(
