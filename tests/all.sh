@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as README.md gives it: the Rust workspace (with the nginx replicas
 # test when nginx is installed), `toolwire serve` with the official TypeScript SDK client, the
-# Node binding, the Python binding, then `toolwire serve` with the official Python SDK client.
+# Node binding (and README's quick start from its packed tarball), the Python binding, then
+# `toolwire serve` with the official Python SDK client.
 # Needs cargo, node + npm and python3 (with venv); installs the rest from the registries (npm
 # ci from the committed lock files; a venv of its own for pip).
 #
@@ -37,6 +38,16 @@ step "node binding (npm ci, napi build from source, node --test)"
 npm ci --prefix bindings/node --no-audit --no-fund
 npm run build --prefix bindings/node
 npm test --prefix bindings/node
+
+step "node quick start (README) from the npm pack tarball, in an empty project"
+# As a user: the tarball `npm pack` makes (the addon just built inside), installed into a new
+# project with nothing else, then README's Node quick start with require, with import, and
+# type-checked by tsc against the package's own .d.ts files.
+qs_node=$(mktemp -d)
+tarball=$(cd bindings/node && npm pack --silent --pack-destination "$qs_node" | tail -1)
+(cd "$qs_node" && npm init -y >/dev/null && npm install --no-audit --no-fund "./$tarball")
+node bindings/node/scripts/quickstart.js "$qs_node"
+rm -rf "$qs_node"
 
 step "python binding (maturin build --release: the abi3 wheel; pytest against it)"
 # Its own venv, everything from the registries. The release build of the extension is the

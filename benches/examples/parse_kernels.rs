@@ -11,7 +11,7 @@
 
 use toolwire::json::{ParseOptions, Selector, parse, parse_selected};
 use toolwire::test_hooks::{Kernel, with_kernel};
-use toolwire_benches::{Shape, invoices_json};
+use toolwire_oracles::invoices::{self, Shape};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -26,7 +26,7 @@ fn main() {
     } else {
         Shape::Flat
     };
-    let json = invoices_json(rows, shape);
+    let json = invoices::json(rows, shape);
     let opts = ParseOptions::new();
     let sel = (args.get(4).map(String::as_str) == Some("select"))
         .then(|| Selector::new(["id", "amount_cents"]));

@@ -8,7 +8,8 @@
 //! * [`json_kernels`]: every block kernel of the parser (portable, SSE2, AVX2, NEON) gives
 //!   the byte-by-byte masks, and the bytewise parser's result.
 //! * [`json_select`]: `parse_selected` accepts exactly what `parse` accepts and equals the
-//!   projection of the full parse (requested keys in request order).
+//!   projection of the full parse (`toolwire_oracles::project`: requested keys in request
+//!   order).
 //! * [`toon_roundtrip`]: any parsed JSON value encodes (when `check` allows) identically in
 //!   sequential and parallel mode, decodes back to the same value (up to the field order of
 //!   tabular rows, which is the header's), and encodes again to the same text, for every
@@ -106,7 +107,7 @@ pub fn json_select(data: &[u8]) {
         (Ok(full), Ok(selected)) => {
             assert_eq!(full.has_reserved_tag(), selected.has_reserved_tag());
             assert_eq!(full.has_lone_surrogate(), selected.has_lone_surrogate());
-            let want = project(full, &sel);
+            let want = toolwire_oracles::project(full.root(), &keys);
             assert_eq!(
                 to_vec_compact(selected.root()),
                 to_vec_compact(want.root()),
@@ -125,38 +126,6 @@ pub fn json_select(data: &[u8]) {
             String::from_utf8_lossy(json)
         ),
     }
-}
-
-/// The projection oracle: the requested keys in request order, of a root object or of each
-/// object element of a root array.
-fn project<'s>(doc: &Doc<'s>, sel: &Selector) -> Doc<'s> {
-    let mut b = DocBuilder::new(doc.src());
-    let pick = |b: &mut DocBuilder<'s>, v: toolwire::Value<'_>| match v.as_object() {
-        Some(o) => {
-            let m = b.begin_object();
-            let mut n = 0;
-            for k in sel.keys() {
-                if let Some(x) = o.get(k.as_bytes()) {
-                    b.string(k.as_bytes());
-                    b.copy_value(x);
-                    n += 1;
-                }
-            }
-            b.end_object(m, n);
-        }
-        None => b.copy_value(v),
-    };
-    match doc.root().as_array() {
-        Some(a) => {
-            let m = b.begin_array();
-            for x in a.iter() {
-                pick(&mut b, x);
-            }
-            b.end_array(m, a.len());
-        }
-        None => pick(&mut b, doc.root()),
-    }
-    b.finish()
 }
 
 /// JSON in, TOON out and back: see the module docs.

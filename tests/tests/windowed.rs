@@ -168,7 +168,7 @@ fn auto_and_small_inputs_are_parsed_whole() {
 /// (parallel chunks inside windows), streamed in chunks, structured output in both protocols.
 #[test]
 fn large_inputs_stream_windowed_and_equal_the_whole_document() {
-    let json = toolwire_benches::invoices_json(64_000, toolwire_benches::Shape::Flat);
+    let json = toolwire_oracles::invoices::json(64_000, toolwire_oracles::invoices::Shape::Flat);
     assert!(json.len() > 8 << 20, "windowed by default");
     for format in FORMATS {
         let r = wire::response(Data::Json(&json))
@@ -260,7 +260,7 @@ fn size_bound_off_counts_exactly(json: &[u8], format: Format, framed: &[u8]) {
 fn the_front_door_computes_the_size_bound_only_for_a_cap() {
     use toolwire::call::{Framing, ToolCall};
     use toolwire::frame::framed_len_bound;
-    let json = toolwire_benches::invoices_json(64_000, toolwire_benches::Shape::Flat);
+    let json = toolwire_oracles::invoices::json(64_000, toolwire_oracles::invoices::Shape::Flat);
     let id = Id::Number("1".into());
     let shape = Framing::Frame {
         id: id.clone(),
@@ -293,7 +293,7 @@ fn the_front_door_computes_the_size_bound_only_for_a_cap() {
 
 #[test]
 fn dropping_the_consumer_stops_the_windowed_work() {
-    let json = toolwire_benches::invoices_json(30_000, toolwire_benches::Shape::Flat);
+    let json = toolwire_oracles::invoices::json(30_000, toolwire_oracles::invoices::Shape::Flat);
     let r = wire::response(Data::Json(&json))
         .format(Format::Toon(Delimiter::Pipe))
         .build()
@@ -473,7 +473,7 @@ async fn stream_frame_of_windowed_json() {
     use futures_util::StreamExt;
     use toolwire::frame::{StreamOptions, stream_frame};
 
-    let input = toolwire_benches::invoices_json(5_000, toolwire_benches::Shape::Flat);
+    let input = toolwire_oracles::invoices::json(5_000, toolwire_oracles::invoices::Shape::Flat);
     let toon = Format::Toon(Delimiter::Pipe);
     let doc = parse(&input, &ParseOptions::default()).unwrap();
     let whole = wire::response(Data::Doc(doc)).format(toon).build().unwrap();
@@ -605,7 +605,7 @@ fn toon_kept(
 
 #[test]
 fn large_inputs_read_once_or_in_part_equal_the_whole_document() {
-    let json = toolwire_benches::invoices_json(20_000, toolwire_benches::Shape::Nested);
+    let json = toolwire_oracles::invoices::json(20_000, toolwire_oracles::invoices::Shape::Nested);
     let doc = parse(&json, &ParseOptions::default()).unwrap();
     for format in FORMATS {
         let expect = whole(&json, format);
@@ -616,7 +616,7 @@ fn large_inputs_read_once_or_in_part_equal_the_whole_document() {
     }
     // Every budget, from none to all: the same bytes; more budget keeps more windows; a
     // budget below the tape keeps some and parses the rest again.
-    let flat = toolwire_benches::invoices_json(40_000, toolwire_benches::Shape::Flat);
+    let flat = toolwire_oracles::invoices::json(40_000, toolwire_oracles::invoices::Shape::Flat);
     let budgets = [0, 100 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, usize::MAX];
     let mut gap = false;
     for (json, format) in [
@@ -686,7 +686,7 @@ fn large_inputs_read_once_or_in_part_equal_the_whole_document() {
     // 8-byte nodes, within the default budget: read once, on the heap and off it. Off the
     // heap the input's size is added to the budget: with 2 MiB of budget the table is read
     // once off the heap and twice on it.
-    let json = toolwire_benches::invoices_json(75_000, toolwire_benches::Shape::Flat);
+    let json = toolwire_oracles::invoices::json(75_000, toolwire_oracles::invoices::Shape::Flat);
     assert!(json.len() > 8 << 20);
     let w = wire::response(Data::Doc(parse(&json, &ParseOptions::default()).unwrap()))
         .format(Format::Toon(Delimiter::Comma))

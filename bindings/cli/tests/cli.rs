@@ -12,7 +12,7 @@ use toolwire::wire::Format;
 use toolwire::wire::estimate_format_tokens;
 
 fn toolwire(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolwire"))
+    let mut child = Command::new(crate::BIN)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -1,11 +1,9 @@
 //! `toolwire serve` from PostgreSQL tables (SERVE.md §7): a PostgreSQL server started by the
 //! test itself (`serve_common::postgres`), served by the real binary over stdio.
 
-mod serve_common;
-
+use crate::serve_common::postgres::{PASSWORD, Postgres};
+use crate::serve_common::*;
 use serde_json::{Value, json};
-use serve_common::postgres::{PASSWORD, Postgres};
-use serve_common::*;
 
 const TYPES: &str = r#"
 CREATE TABLE t (

@@ -8,16 +8,14 @@
 //! temporary directory. Without nginx the test says plainly that it did not run, unless
 //! `TOOLWIRE_REQUIRE_EXTERNAL=1` (CI) makes that a failure.
 
-mod serve_common;
-
 use std::time::{Duration, Instant};
 
+use crate::serve_common::nginx::*;
+use crate::serve_common::*;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
-use serve_common::nginx::*;
-use serve_common::*;
 
 /// A `list` page through nginx, checked against the rows: ids `offset..offset+limit`.
 fn checked_page(port: u16, id: u64, offset: usize, limit: usize, total: usize) {

@@ -2,14 +2,12 @@
 //! one PostgreSQL table (SERVE.md §6, §7): paging by cursor through nginx, each page answered
 //! by whichever replica nginx picks, returns every row once, and both replicas served.
 
-mod serve_common;
-
 use std::time::{Duration, Instant};
 
+use crate::serve_common::nginx::*;
+use crate::serve_common::postgres::Postgres;
+use crate::serve_common::*;
 use serde_json::{Value, json};
-use serve_common::nginx::*;
-use serve_common::postgres::Postgres;
-use serve_common::*;
 
 #[test]
 fn two_replicas_share_one_postgres_behind_nginx() {

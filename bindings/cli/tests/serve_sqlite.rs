@@ -1,13 +1,11 @@
 //! `toolwire serve` from SQLite tables (SERVE.md §7): a real file written by the test, served
 //! by the real binary over stdio, with raw JSON-RPC lines and rmcp's client.
 
-mod serve_common;
-
+use crate::serve_common::*;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::{Value, json};
-use serve_common::*;
 
 /// A table of every kind of column the server maps.
 const TYPES: &str = r#"

@@ -113,7 +113,9 @@ function toResult(reply, redo) {
     get data() {
       if (!haveData) {
         const again = redo();
-        data = again.data === undefined || again.data === null ? undefined : JSON.parse(again.data);
+        // A builder of toolwire/presenter gives its data already parsed.
+        data = 'parsed' in again ? again.parsed
+          : again.data === undefined || again.data === null ? undefined : JSON.parse(again.data);
         haveData = true;
       }
       return data;
@@ -146,6 +148,7 @@ function uiBlock(b) {
  * `presenter` (optional) and returns the CallToolResult a registerTool callback returns as is.
  */
 function present(data, presenter, opts) {
+  if (isJsPresenter(presenter)) return viaMake(data, presenter, opts);
   const p = compilePresenter(presenter);
   const text = dataText(data, 'present');
   const args = callArgs(opts, false);
@@ -158,6 +161,8 @@ function present(data, presenter, opts) {
  * before the call returns, so the caller may reuse, transfer or detach its buffer at once.
  */
 async function presentAsync(data, presenter, opts) {
+  // Its callbacks run on the JS thread: the synchronous path (DECISIONS.md).
+  if (isJsPresenter(presenter)) return viaMake(data, presenter, opts);
   const p = compilePresenter(presenter);
   const text = ownedDataText(data, 'presentAsync');
   const args = callArgs(opts, false);
@@ -181,6 +186,9 @@ async function presentAsync(data, presenter, opts) {
  * stream's 'error' event, before any data). The data is copied before the call returns.
  */
 function presentStream(data, presenter, opts, frame = {}) {
+  if (isJsPresenter(presenter)) {
+    throw new TypeError('presentStream takes a presenter file; a toolwire/presenter Presenter answers with make(data).build()');
+  }
   const { Readable } = require('node:stream');
   const p = compilePresenter(presenter);
   const args = callArgs(opts, false);
@@ -250,7 +258,9 @@ function frameId(id) {
  * merged into `opts.inputSchema`), `outputSchema` and the TOON `description` (WIRE.md §6).
  */
 function toolSchema(presenter, opts = {}) {
-  const p = compilePresenter(presenter);
+  // A toolwire/presenter Presenter: its compiled presenter file (the schemas need no callback).
+  const p = presenter !== null && typeof presenter === 'object' && presenter.__brand === 'ToolwirePresenter'
+    ? presenter._native(false).p : compilePresenter(presenter);
   if (!p) throw new TypeError('toolSchema needs a presenter');
   const base = opts.inputSchema ?? { type: 'object', properties: {} };
   const inputSchema = { ...base, properties: { ...(base.properties ?? {}) } };
@@ -267,6 +277,21 @@ function toolSchema(presenter, opts = {}) {
   return { inputSchema, outputSchema, description };
 }
 
+/** A toolwire/presenter Presenter (its callbacks need make(); see presenter.js). */
+function isJsPresenter(v) {
+  return v !== null && typeof v === 'object' && v.__brand === 'ToolwirePresenter';
+}
+
+/** present() of a toolwire/presenter Presenter: make(data, undefined, select).build(). */
+function viaMake(data, presenter, opts = {}) {
+  for (const k of ['format', 'limit', 'tokenBudget']) {
+    if (opts[k] !== undefined && opts[k] !== null) {
+      throw new TypeError(`${k} is not an option of a toolwire/presenter Presenter (set it on the presenter)`);
+    }
+  }
+  return presenter.make(data, undefined, opts.select).build();
+}
+
 function isToolwireResult(v) {
   return v !== null && typeof v === 'object' && Object.prototype.hasOwnProperty.call(v, META);
 }
@@ -279,7 +304,7 @@ function isToolwireResult(v) {
  */
 function wrap(handler, opts = {}) {
   if (typeof handler !== 'function') throw new TypeError('wrap expects a handler function');
-  const p = compilePresenter(opts.presenter);
+  const p = isJsPresenter(opts.presenter) ? opts.presenter : compilePresenter(opts.presenter);
   const action = wellFormed(String(opts.action ?? `${p ? p.name : 'tool'}/present`), 'wrap: action');
   return async function toolwireHandler(args, extra) {
     let select;
@@ -291,6 +316,8 @@ function wrap(handler, opts = {}) {
     try {
       value = await handler(rest, extra);
     } catch (e) {
+      // toolwire/presenter's PresenterValidationError carries the engine's response.
+      if (e !== null && typeof e === 'object' && isToolwireResult(e.response)) return e.response;
       const message = e instanceof Error ? e.message : String(e);
       if (!message.isWellFormed()) {
         const err = loneSurrogateError(message, 'wrap: the handler\'s error message');
@@ -300,6 +327,8 @@ function wrap(handler, opts = {}) {
       return toResult(native.handlerError(action, message), () => ({ data: null }));
     }
     if (isToolwireResult(value)) return value;
+    // A toolwire/presenter ResponseBuilder (WIRE.md §9: a builder is built).
+    if (value !== null && typeof value === 'object' && value.__brand === 'ToolwireResponseBuilder') return value.build();
     const callOpts = { format: opts.format, limit: opts.limit, tokenBudget: opts.tokenBudget, action };
     if (select !== undefined) callOpts.select = select;
     return present(value, p, callOpts);
@@ -308,6 +337,7 @@ function wrap(handler, opts = {}) {
 
 module.exports = {
   META,
+  toResult,
   compilePresenter,
   present,
   presentAsync,

@@ -507,9 +507,23 @@ fn respond(
         None => Input::nothing(),
     };
     let reply = call.respond(&input).map_err(|e| engine_error(&e))?;
-    let r = reply.response();
+    let mut out = native_reply(reply.response(), args.want_data.unwrap_or(false))?;
+    out.problem = reply.problem().map(|p| {
+        match p {
+            Problem::Select(_) => "select",
+            Problem::Output => "output",
+            Problem::Encode(_) => "encode",
+            _ => "other",
+        }
+        .to_owned()
+    });
+    out.select_ignored = reply.select_ignored();
+    Ok(out)
+}
+
+/// A built response as the JS layer reads it (no problem recorded).
+fn native_reply(r: &toolwire::wire::ToolResponse<'_>, want_data: bool) -> Result<NativeReply> {
     let meta = r.meta();
-    let want_data = args.want_data.unwrap_or(false);
     Ok(NativeReply {
         texts: r.texts(),
         is_error: r.is_error(),
@@ -540,16 +554,8 @@ fn respond(
         } else {
             None
         },
-        problem: reply.problem().map(|p| {
-            match p {
-                Problem::Select(_) => "select",
-                Problem::Output => "output",
-                Problem::Encode(_) => "encode",
-                _ => "other",
-            }
-            .to_owned()
-        }),
-        select_ignored: reply.select_ignored(),
+        problem: None,
+        select_ignored: false,
     })
 }
 
@@ -623,18 +629,8 @@ pub fn toon_description(
 #[napi]
 pub fn handler_error(action: String, message: String) -> NativeReply {
     let r = toolwire::wire::handler_error(&action, &message);
-    NativeReply {
-        texts: r.texts(),
-        is_error: r.is_error(),
-        format: r.meta().format.to_string(),
-        rules: Vec::new(),
-        hints: Vec::new(),
-        ui_blocks: Vec::new(),
-        suggestions: Vec::new(),
-        data: None,
-        problem: None,
-        select_ignored: false,
-    }
+    // An error response has no data to write: it cannot fail.
+    native_reply(&r, false).unwrap_or_else(|_| unreachable!("an error response is UTF-8"))
 }
 
 /// In-flight chunks a stream's worker may have handed to the JS thread and not yet seen
@@ -934,3 +930,6 @@ impl NativePresenter {
         start_stream(job, on_event)
     }
 }
+
+// After `NativePresenter`: napi-derive must have seen the struct before an `impl` of it.
+pub mod builder;

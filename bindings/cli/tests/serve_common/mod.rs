@@ -1,6 +1,5 @@
 //! Helpers of the `serve_*` tests: the real `toolwire` binary, driven over real stdio and
 //! loopback HTTP, by rmcp's client and by raw JSON-RPC lines.
-#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -9,10 +8,15 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_toolwire");
+pub(crate) use crate::BIN;
 
 /// How long any single wait in these tests may take.
 pub const WAIT: Duration = Duration::from_secs(20);
+
+/// A tool call's arguments for rmcp's client: the members of the object `v`.
+pub fn args(v: Value) -> serde_json::Map<String, Value> {
+    v.as_object().unwrap().clone()
+}
 
 /// A `toolwire serve` child spoken to with raw lines on stdin/stdout.
 pub struct Raw {
@@ -109,10 +113,6 @@ impl Raw {
     /// The next line of stdout, LF included.
     pub fn line(&mut self) -> Vec<u8> {
         self.lines.recv_timeout(WAIT).expect("a line on stdout")
-    }
-
-    pub fn try_line(&mut self, t: Duration) -> Option<Vec<u8>> {
-        self.lines.recv_timeout(t).ok()
     }
 
     pub fn json(&mut self) -> Value {
