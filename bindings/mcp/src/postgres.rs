@@ -23,7 +23,7 @@ use tokio_postgres::NoTls;
 
 use crate::scalar::{Scalar, is_integer_lexeme};
 use crate::source::{
-    Backend, Column, Kind, Page, PageQuery, SourceError, quote_ident, split_table,
+    Backend, Column, Kind, Page, PageQuery, SourceError, quote_ident, split_table, without_password,
 };
 
 /// How a column compares and is written.
@@ -67,24 +67,6 @@ pub(crate) struct Options<'a> {
     pub(crate) key: Option<&'a str>,
     pub(crate) pool: usize,
     pub(crate) statement_timeout: Duration,
-}
-
-/// `url` without its password (`USER:PASSWORD@` → `USER@`).
-pub(crate) fn without_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let (auth, host) = match rest.rsplit_once('@') {
-        Some((a, h)) => (Some(a), h),
-        None => (None, rest),
-    };
-    match auth {
-        Some(a) => {
-            let user = a.split_once(':').map_or(a, |(u, _)| u);
-            format!("{scheme}://{user}@{host}")
-        }
-        None => format!("{scheme}://{host}"),
-    }
 }
 
 fn classify(e: &tokio_postgres::Error) -> SourceError {
@@ -484,27 +466,5 @@ impl Backend for PgTable {
             Err(QueryError::Data) => Ok(Some(0)),
             Err(QueryError::Source(e)) => Err(e),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn urls_lose_their_password() {
-        assert_eq!(
-            without_password("postgres://u:s3cret@127.0.0.1:5432/db"),
-            "postgres://u@127.0.0.1:5432/db"
-        );
-        assert_eq!(
-            without_password("postgresql://u@h/db"),
-            "postgresql://u@h/db"
-        );
-        assert_eq!(without_password("postgres://h/db"), "postgres://h/db");
-        assert_eq!(
-            without_password("postgres://u:p@ss@h/db"),
-            "postgres://u@h/db"
-        );
     }
 }

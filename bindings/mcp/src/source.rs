@@ -108,7 +108,7 @@ pub(crate) enum Spec<'a> {
 /// an error.
 pub(crate) fn parse_spec(source: &str) -> Result<Option<Spec<'_>>, String> {
     if source.starts_with("postgres://") || source.starts_with("postgresql://") {
-        let shown = crate::postgres::without_password(source);
+        let shown = without_password(source);
         return match source.rsplit_once('#') {
             Some((url, table)) if !table.is_empty() => Ok(Some(Spec::Postgres { url, table })),
             _ => Err(format!(
@@ -126,6 +126,24 @@ pub(crate) fn parse_spec(source: &str) -> Result<Option<Spec<'_>>, String> {
         return Err(format!("{source}: expected sqlite://PATH#TABLE"));
     }
     Ok(Some(Spec::Sqlite { path, table }))
+}
+
+/// `url` without its password (`USER:PASSWORD@` → `USER@`).
+pub(crate) fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let (auth, host) = match rest.rsplit_once('@') {
+        Some((a, h)) => (Some(a), h),
+        None => (None, rest),
+    };
+    match auth {
+        Some(a) => {
+            let user = a.split_once(':').map_or(a, |(u, _)| u);
+            format!("{scheme}://{user}@{host}")
+        }
+        None => format!("{scheme}://{host}"),
+    }
 }
 
 /// `schema.table` or `table` as its two parts.
@@ -160,6 +178,23 @@ mod tests {
         assert_eq!(
             quote_ident(r#"x"; DROP TABLE t; --"#),
             r#""x""; DROP TABLE t; --""#
+        );
+    }
+
+    #[test]
+    fn urls_lose_their_password() {
+        assert_eq!(
+            without_password("postgres://u:s3cret@127.0.0.1:5432/db"),
+            "postgres://u@127.0.0.1:5432/db"
+        );
+        assert_eq!(
+            without_password("postgresql://u@h/db"),
+            "postgresql://u@h/db"
+        );
+        assert_eq!(without_password("postgres://h/db"), "postgres://h/db");
+        assert_eq!(
+            without_password("postgres://u:p@ss@h/db"),
+            "postgres://u@h/db"
         );
     }
 
