@@ -71,7 +71,7 @@
 //! | [`present`] | presenters: files, schema, truncation and budgets, redaction, UI, rules, suggestions, embeds, `_select`, tool descriptions | `doc` `error` `escape` `json` `num` `sink` `tag` `tokens` `toon` `wire` |
 //! | [`frame`] | JSON-RPC 2.0 framing and the size cap, over `ToolResponse`'s public API | `error` `escape` `json` `sink` `wire` |
 //! | [`call`] | the front door: one tool call → its response bytes, fitted to a cap and a token budget | `doc` `error` `frame` `json` `present` `sink` `tokens` `wire` |
-//! | `test_hooks` | hidden hooks for the project's own tests, benches and fuzz targets | `doc` `json` `present` `sink` `tokens` `toon` `wire` |
+//! | `test_hooks` | hidden hooks for the project's own tests, benches and fuzz targets | `doc` `escape` `json` `num` `present` `sink` `tag` `tokens` `toon` `wire` |
 //!
 //! ## JSON bytes of any size
 //!

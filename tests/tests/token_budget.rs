@@ -450,7 +450,7 @@ fn auto_never_writes_an_empty_block() {
 }
 
 /// The cost of fitting a budget, for docs/DECISIONS.md: `cargo test --release -p
-/// toolwire-tests --test token_budget -- --ignored --nocapture`.
+/// toolwire-tests --test suite token_budget::measure -- --ignored --nocapture`.
 #[test]
 #[ignore = "a measurement, run in release"]
 fn measure_the_cost_of_a_budget_on_the_invoice_corpus() {
