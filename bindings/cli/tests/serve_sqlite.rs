@@ -406,3 +406,25 @@ async fn rmcp_client_on_an_sqlite_table() {
     assert_eq!(text, r#"[{"name":"Acme"},{"name":"株式会社サンプル"}]"#);
     client.cancel().await.unwrap();
 }
+
+#[test]
+fn get_matches_ids_across_number_and_text_keys() {
+    let db = sqlite_file(
+        "CREATE TABLE k (id TEXT PRIMARY KEY, n INTEGER);
+         INSERT INTO k VALUES ('7', 1), ('x', 2), ('07', 3);",
+    );
+    let mut s = serve(&db, "k", &[]);
+    let get = |s: &mut Raw, id: Value| {
+        let r = s.call(call(
+            1,
+            "t",
+            json!({"action": "get", "id": id, "format": "compact"}),
+        ));
+        texts(&r["result"])[0].clone()
+    };
+    // A number id equals a text key with its digits, exactly (not '07').
+    assert_eq!(get(&mut s, json!(7)), r#"{"id":"7","n":1}"#);
+    assert_eq!(get(&mut s, json!("7")), r#"{"id":"7","n":1}"#);
+    assert_eq!(get(&mut s, json!("07")), r#"{"id":"07","n":3}"#);
+    assert!(get(&mut s, json!(8)).starts_with("<tool_error code=\"NOT_FOUND\" "));
+}
