@@ -52,6 +52,9 @@ mod page;
 
 pub use page::Fit;
 
+#[doc(inline)]
+pub use crate::present::UNCOUNTED;
+
 use crate::doc::{Doc, Value};
 use crate::error::{Category, Error, Result};
 use crate::frame::{self, Id, Protocol};

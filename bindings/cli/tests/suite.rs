@@ -21,5 +21,8 @@ mod readme;
 mod serve_common;
 mod serve_http;
 mod serve_http_limits;
+mod serve_postgres;
 mod serve_replicas;
+mod serve_replicas_postgres;
+mod serve_sqlite;
 mod serve_stdio;

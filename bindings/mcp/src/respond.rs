@@ -107,6 +107,18 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
             front = front.select_value(doc.root());
         }
     }
+    if let Some(table) = &coll.table {
+        let t = TableCall {
+            server,
+            coll,
+            table: table.as_ref(),
+            call: &call,
+            id,
+            protocol,
+            fit,
+        };
+        return t.respond(front, hooks, out);
+    }
     let Some(all) = coll.doc.root().as_array() else {
         return write(internal("the collection is not an array"), out);
     };
@@ -211,6 +223,202 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     reply.write(&shape, out);
     Outcome::Written {
         is_error: reply.is_error(),
+    }
+}
+
+/// A call of a collection served from a database table (SERVE.md §7): the page read from
+/// the database as JSON text, into the engine's JSON-bytes path.
+struct TableCall<'a> {
+    server: &'a Server,
+    coll: &'a Collection,
+    table: &'a dyn crate::source::Backend,
+    call: &'a Call,
+    id: &'a Id,
+    protocol: Protocol,
+    fit: Fit,
+}
+
+impl TableCall<'_> {
+    fn write<S: Sink + ?Sized>(&self, r: ToolResponse<'static>, out: &mut S) -> Outcome {
+        let shape = Framing::Frame {
+            id: self.id.clone(),
+            protocol: self.protocol,
+        };
+        let r = self.fit.fit_response(r, &shape);
+        toolwire::frame::write_frame(self.id, &r, self.protocol, out);
+        Outcome::Written {
+            is_error: r.is_error() == Some(true),
+        }
+    }
+
+    fn respond<S: Sink + ?Sized>(
+        &self,
+        front: ToolCall,
+        hooks: &mut Hooks<'_>,
+        out: &mut S,
+    ) -> Outcome {
+        let coll = self.coll;
+        let shape = Framing::Frame {
+            id: self.id.clone(),
+            protocol: self.protocol,
+        };
+        let bytes: Vec<u8>;
+        let (front, doc, total, skip) = match &self.call.action {
+            Action::Get { id: key } => match self.table.get(key) {
+                Ok(Some(row)) => {
+                    bytes = row;
+                    let doc = match toolwire::json::parse(&bytes, &Default::default()) {
+                        Ok(d) => d,
+                        Err(e) => return self.write(internal(&e.to_string()), out),
+                    };
+                    (front, doc, None, None)
+                }
+                Ok(None) => return self.write(not_found(coll, key), out),
+                Err(e) => return self.write(self.unavailable(&e), out),
+            },
+            Action::List {
+                filter,
+                offset,
+                limit,
+                cursor,
+            } => {
+                let select = effective_select(coll, self.call);
+                let fp = list_fingerprint(coll, filter, select.as_ref());
+                let (after, offset) = match cursor
+                    .as_deref()
+                    .map(|c| cursor::decode(&coll.cursor_key, fp, c))
+                {
+                    None => (None, *offset),
+                    Some(Ok(Position::After(k))) => {
+                        match serde_json::from_str::<Value>(&k)
+                            .ok()
+                            .as_ref()
+                            .and_then(Scalar::from_json)
+                        {
+                            Some(s) => (Some(s), 0),
+                            None => return self.write(bad_cursor(coll, Refused::Malformed), out),
+                        }
+                    }
+                    Some(Ok(Position::Offset(n))) => {
+                        (None, usize::try_from(n).unwrap_or(usize::MAX))
+                    }
+                    Some(Err(why)) => return self.write(bad_cursor(coll, why), out),
+                };
+                let limit_of_call = limit
+                    .unwrap_or(coll.limit.unwrap_or(DEFAULT_LIST_LIMIT))
+                    .min(coll.limit.unwrap_or(usize::MAX));
+                // `_select` in the select list (the key always: the cursor needs it).
+                let columns: Option<Vec<String>> = select
+                    .as_ref()
+                    .filter(|_| coll.pushdown)
+                    .and_then(Value::as_array)
+                    .filter(|names| !names.is_empty())
+                    .map(|names| {
+                        names
+                            .iter()
+                            .filter_map(|n| n.as_str().map(str::to_owned))
+                            .collect()
+                    });
+                let page = match self.table.page(&crate::source::PageQuery {
+                    filter,
+                    columns: columns.as_deref(),
+                    after: after.as_ref(),
+                    offset,
+                    limit: limit_of_call,
+                }) {
+                    Ok(p) => p,
+                    Err(e) => return self.write(self.unavailable(&e), out),
+                };
+                if hooks.cancelled() {
+                    return Outcome::Cancelled;
+                }
+                let total = if page.more {
+                    match self
+                        .table
+                        .count(filter, after.as_ref(), self.server.count_timeout)
+                    {
+                        Ok(Some(n)) => Some(
+                            usize::try_from(n)
+                                .unwrap_or(usize::MAX)
+                                .saturating_sub(offset)
+                                .max(page.keys.len() + 1),
+                        ),
+                        Ok(None) => Some(toolwire::call::UNCOUNTED),
+                        Err(e) => return self.write(self.unavailable(&e), out),
+                    }
+                } else {
+                    Some(page.keys.len())
+                };
+                bytes = page.json;
+                let doc = match toolwire::json::parse(&bytes, &Default::default()) {
+                    Ok(d) => d,
+                    Err(e) => return self.write(internal(&e.to_string()), out),
+                };
+                let next = NextCall::new(coll, self.call, filter, *limit, select, fp);
+                let keys = page.keys;
+                let front = front
+                    .overrides(Overrides {
+                        limit: Some(limit_of_call),
+                        ..Overrides::default()
+                    })
+                    .paging(next.clone().keyset_hint(keys.clone()));
+                (front, doc, total, Some((next, keys)))
+            }
+        };
+        let input = match total {
+            Some(total) => match doc.root().as_array() {
+                Some(rows) => Input::page(rows.iter(), total),
+                None => return self.write(internal("the page is not an array"), out),
+            },
+            None => Input::value(doc.root()),
+        };
+        if hooks.cancelled() {
+            return Outcome::Cancelled;
+        }
+        let reply = match front.respond_fitted(&input, &shape, self.fit) {
+            Ok(r) => r,
+            Err(_) if hooks.cancelled() => return Outcome::Cancelled,
+            Err(e) => return self.write(internal(&e.to_string()), out),
+        };
+        if hooks.cancelled() {
+            return Outcome::Cancelled;
+        }
+        if let Some((next, keys)) = skip.filter(|_| reply.item_too_large()) {
+            // The page's first row alone is over the limits: the call past it.
+            return self.write(next.skip_key(keys.first(), reply.problem()), out);
+        }
+        reply.write(&shape, out);
+        Outcome::Written {
+            is_error: reply.is_error(),
+        }
+    }
+
+    /// `<tool_error code="UNAVAILABLE">`: the database did not answer (`TIMEOUT`: the
+    /// statement ran past its time limit). The detail goes to the log; the response names
+    /// the tool, never the database's location or password.
+    fn unavailable(&self, e: &crate::source::SourceError) -> ToolResponse<'static> {
+        eprintln!(
+            "toolwire: {} ({}): {}",
+            self.coll.name,
+            self.table.describe(),
+            e.message()
+        );
+        let (code, message, retry) = match e {
+            crate::source::SourceError::Timeout => (
+                "TIMEOUT",
+                format!("The {} query ran past its time limit.", self.coll.name),
+                "Narrow the call with a where filter on an indexed column, or a smaller limit.",
+            ),
+            crate::source::SourceError::Unavailable(_) => (
+                "UNAVAILABLE",
+                format!("The database of {} is unavailable.", self.coll.name),
+                "This may be a transient error. Retry the same call in a few seconds.",
+            ),
+        };
+        ToolError::new(code)
+            .message(message)
+            .recovery(retry)
+            .into_response()
     }
 }
 
@@ -343,6 +551,10 @@ impl NextCall {
 
     /// The arguments, as copyable JSON, of the call whose page starts at `position`.
     fn args(&self, position: usize) -> String {
+        self.args_at(&Position::Offset(position as u64))
+    }
+
+    fn args_at(&self, at: &Position) -> String {
         let mut args = serde_json::Map::new();
         args.insert("action".into(), "list".into());
         if let Some(w) = &self.filter {
@@ -357,10 +569,9 @@ impl NextCall {
         if let Some(s) = &self.select {
             args.insert("_select".into(), s.clone());
         }
-        let at = Position::Offset(position as u64);
         args.insert(
             "cursor".into(),
-            cursor::encode(&self.key, self.fp, &at).into(),
+            cursor::encode(&self.key, self.fp, at).into(),
         );
         copyable_json(&Value::Object(args))
     }
@@ -376,6 +587,67 @@ impl NextCall {
                 self.args(offset.saturating_add(shown))
             )
         }
+    }
+
+    /// The arguments of the call whose page starts after the row whose key has the JSON
+    /// text `key` (keyset paging).
+    fn args_after(&self, key: &str) -> String {
+        self.args_at(&Position::After(key.to_owned()))
+    }
+
+    /// The directive naming the next page of a keyset page whose rows have `keys`.
+    fn keyset_hint(
+        self,
+        keys: Vec<String>,
+    ) -> impl Fn(usize, usize) -> String + Send + Sync + 'static {
+        move |shown, remaining| {
+            let Some(last) = shown.checked_sub(1).and_then(|i| keys.get(i)) else {
+                return String::new();
+            };
+            let count = if remaining == toolwire::call::UNCOUNTED {
+                format!("{shown} matching rows shown; more remain")
+            } else {
+                format!(
+                    "{shown} of {remaining} matching rows shown; {} more",
+                    remaining - shown
+                )
+            };
+            format!(
+                "{count}. Next page: call {} with {}",
+                self.name,
+                self.args_after(last)
+            )
+        }
+    }
+
+    /// The `TOO_LARGE` of a keyset page whose first row (key `first`) is alone over the
+    /// limits: the call that skips it.
+    fn skip_key(
+        &self,
+        first: Option<&String>,
+        problem: Option<&CallProblem>,
+    ) -> ToolResponse<'static> {
+        let limit = problem
+            .and_then(CallProblem::limit)
+            .unwrap_or_else(|| "the limits".into());
+        let (message, recovery) = match first {
+            Some(k) => (
+                format!("The {} row {k} is alone larger than {limit}.", self.name),
+                format!(
+                    "Skip it: call {} with {}. Or ask for fewer fields with _select, or a more compact format.",
+                    self.name,
+                    self.args_after(k)
+                ),
+            ),
+            None => (
+                format!("A {} row is alone larger than {limit}.", self.name),
+                "Ask for fewer fields with _select, or a more compact format.".to_owned(),
+            ),
+        };
+        ToolError::new("TOO_LARGE")
+            .message(message)
+            .recovery(recovery)
+            .into_response()
     }
 
     /// The `TOO_LARGE` of a page whose first row, at `offset` of `matching`, is alone over
@@ -449,12 +721,11 @@ pub(crate) fn tool_json(coll: &Collection, structured: bool) -> String {
             destructive: false,
         },
     ];
-    let description = toolwire::present::toon_description(
-        &coll.name,
-        &format!("Query the {} collection ({} rows)", coll.name, coll.len()),
-        "action",
-        &actions,
-    );
+    let what = match &coll.table {
+        Some(_) => format!("Query the {} table", coll.name),
+        None => format!("Query the {} collection ({} rows)", coll.name, coll.len()),
+    };
+    let description = toolwire::present::toon_description(&coll.name, &what, "action", &actions);
     let mut props = serde_json::Map::new();
     props.insert(
         "action".into(),

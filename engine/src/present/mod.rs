@@ -130,7 +130,7 @@ pub use fit::measure;
 pub(crate) use run::with_general_path;
 pub use schema::{EnumValue, Schema, Type};
 pub use select::{select_input_property, validate_select};
-pub use template::UiEntry;
+pub use template::{UNCOUNTED, UiEntry};
 
 use crate::doc::Value;
 use crate::wire::{Format, Suggestion, UiBlock};

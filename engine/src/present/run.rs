@@ -277,6 +277,11 @@ fn build_with(
 }
 
 fn truncation_notice(kept: usize, total: usize) -> UiBlock {
+    if total == super::UNCOUNTED {
+        return ui::summary(&format!(
+            "⚠️ Dataset truncated. {kept} shown, more hidden. Use filters to narrow results."
+        ));
+    }
     ui::summary(&format!(
         "⚠️ Dataset truncated. {kept} shown, {} hidden. Use filters to narrow results.",
         total - kept

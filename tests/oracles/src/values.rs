@@ -99,7 +99,9 @@ impl Text {
         for u in &self.0 {
             match u {
                 Unit::Char(c) => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
-                Unit::Lone(s) => out.extend_from_slice(&toolwire::test_hooks::surrogate_to_wtf8(*s)),
+                Unit::Lone(s) => {
+                    out.extend_from_slice(&toolwire::test_hooks::surrogate_to_wtf8(*s))
+                }
             }
         }
         out

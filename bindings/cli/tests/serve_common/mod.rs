@@ -37,9 +37,20 @@ impl Raw {
 
     /// Starts the server without reading its stdout until [`Raw::resume`]: its pipe fills.
     pub fn start_paused(args: &[&str]) -> Raw {
-        let mut child = Command::new(BIN)
-            .arg("serve")
-            .args(args)
+        let mut c = Command::new(BIN);
+        c.arg("serve").args(args);
+        Raw::spawn_paused(c)
+    }
+
+    /// Starts `command` (a `toolwire serve` with its own environment) and reads its stdout.
+    pub fn start_with(command: Command) -> Raw {
+        let mut r = Raw::spawn_paused(command);
+        r.resume();
+        r
+    }
+
+    fn spawn_paused(mut command: Command) -> Raw {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -353,3 +364,22 @@ fn dechunk(head: &str, mut body: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// An SQLite file in a fresh temporary directory, made by the SQL `setup` (the tests of
+/// database sources serve it).
+pub fn sqlite_file(setup: &str) -> std::path::PathBuf {
+    let p = temp_file("t.db", b"");
+    std::fs::remove_file(&p).unwrap();
+    let db = rusqlite::Connection::open(&p).unwrap();
+    db.execute_batch(setup).unwrap();
+    p
+}
+
+/// The data block of a `tools/call` result as JSON (the call asked for `format: compact`).
+pub fn data_json(response: &Value) -> Value {
+    let t = &texts(&response["result"])[0];
+    serde_json::from_str(t).unwrap_or_else(|e| panic!("{e}: {t}"))
+}
+
+pub mod nginx;
+pub mod postgres;
