@@ -43,6 +43,7 @@ fi
 # Starts a server in the background; sets PID and URL (from its first stderr line).
 start() {
   local log=$WORK/server.$RANDOM.err
+  : >"$log"
   "$@" 2>"$log" >/dev/null &
   PID=$!
   PIDS+=("$PID")
@@ -111,7 +112,8 @@ measure() {
 
 # The output goes to the terminal and to a log the README table is made from.
 measure > >(tee "$WORK/out.log")
-wait $!
+# tee may have ended (and been reaped) already: then `wait` has nothing to wait for.
+wait $! 2>/dev/null || true
 
 if [ "${README:-0}" = 1 ]; then
   python3 - "$WORK/out.log" "$SECONDS_PER_RUN" "$(git -C "$ROOT" rev-parse --short HEAD)" <<'PY' | python3 "$ROOT/benches/readme_table.py" serve-bench
