@@ -1,129 +1,291 @@
-"""toolwire vs what Python MCP servers run today, in one process (BINDINGS.md "Both").
+"""toolwire against the native TOON libraries on PyPI, in one process: ONE table.
 
-Every pair is checked equal before it is timed. Run:
-``python bindings/python/bench/bench.py [--rows 10000,100000] [--check]``. ``--check`` fails
-unless the 100k-flat targets hold: ``encode_json(b)`` >= 50x
-``toon_format.dumps(json.loads(b))``, ``dumps(rows)`` >= 10x ``toon_format.dumps(rows)`` and
-no slower than ``json.dumps(rows)``.
+Install the peers (pinned) into a venv with toolwire, then run::
+
+    python -m venv /tmp/twbench
+    /tmp/twbench/bin/pip install ./bindings/python -r bindings/python/bench/requirements.txt
+    /tmp/twbench/bin/python bindings/python/bench/bench.py [--rows 10000,100000] [--readme README.md]
+
+Rows: ``dumps(rows)``, ``loads(text)``, ``present(rows)`` of dicts, of pydantic v2 models
+and of dataclasses, and ``encode_json(bytes)``, on the invoice corpus (``corpus.py``) flat
+and nested, 10k and 100k rows, with and without non-ASCII names. What each peer runs for a
+row is what its user writes: ``dumps`` of the objects; for models and dataclasses the
+conversion its documentation gives first (``TypeAdapter(list[M]).dump_python(mode="json")``,
+``dataclasses.asdict``), except that etoon encodes dataclasses itself; a ``present`` row
+wraps the text in a ``CallToolResult`` dict, as ``toolwire.present(..., format="toon-comma")``
+returns it. ``encode_json`` is timed against ``ctoon.json_to_toon``, ``etoon.dumps(bytes)``
+and ``toony.from_json``, and against ``toon_format.dumps(json.loads(b))``; ``dumps`` against
+``toon_format.dumps``.
+
+Every output is checked first: equal to ``toon_format`` 1.2's text (``loads``: equal to the
+data). A peer whose output differs is shown as ``differs``, one that raises as ``error``, and
+neither is timed. Times are the best of 7 runs, each after ``gc.collect()``, the contenders
+of a row taking turns; the result is freed after the clock stops. ``--readme`` writes the
+table into README.md between ``<!-- python-bench:start -->`` and ``<!-- python-bench:end -->``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
+import importlib
 import json
+import pathlib
+import platform
+import re
 import sys
-import threading
 import time
 from typing import Any, Callable
 
+import pydantic
 import toon_format
 
 import toolwire
 from toolwire import toon
 
-sys.path.insert(0, __file__.rsplit("/", 1)[0])
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from corpus import invoices_json  # noqa: E402
 
-
-def best(f: Callable[[], Any], budget: float = 1.5, most: int = 7) -> float:
-    """Best wall time of a few runs (at least one; more while under `budget` seconds)."""
-    times: list[float] = []
-    spent = 0.0
-    while len(times) < most and (not times or spent < budget):
-        gc.collect()
-        t = time.perf_counter()
-        f()
-        dt = time.perf_counter() - t
-        times.append(dt)
-        spent += dt
-    return min(times)
+PEERS = {"toons": "0.9.0", "ctoon": "0.9.0", "etoon": "0.8.0", "toony": "0.1.0rc3"}
+RUNS = 7
+START, END = "<!-- python-bench:start -->", "<!-- python-bench:end -->"
 
 
-def call_tool_result(text: str) -> dict[str, Any]:
+def load_peers() -> tuple[dict[str, Any], list[str]]:
+    mods, notes = {}, []
+    for name, version in PEERS.items():
+        try:
+            mod = importlib.import_module(name)
+        except ImportError as e:
+            notes.append(f"{name} {version}: not installed ({e})")
+            continue
+        have = getattr(mod, "__version__", None)
+        if have is None:
+            from importlib.metadata import version as dist_version
+
+            have = dist_version(name)
+        if have != version:
+            notes.append(f"{name}: {have} installed, the table's column is for {version}")
+        mods[name] = mod
+    return mods, notes
+
+
+# The corpus as models and dataclasses (the same fields, `lines` in nested rows).
+class Line(pydantic.BaseModel):
+    sku: str
+    qty: int
+    unit_cents: int
+
+
+class FlatInvoice(pydantic.BaseModel):
+    id: str
+    customer: str
+    amount_cents: int
+    currency: str
+    paid: bool
+    issued_at: str
+
+
+class Invoice(FlatInvoice):
+    lines: list[Line]
+
+
+@dataclasses.dataclass
+class LineD:
+    sku: str
+    qty: int
+    unit_cents: int
+
+
+@dataclasses.dataclass
+class FlatInvoiceD:
+    id: str
+    customer: str
+    amount_cents: int
+    currency: str
+    paid: bool
+    issued_at: str
+
+
+@dataclasses.dataclass
+class InvoiceD(FlatInvoiceD):
+    lines: list[LineD]
+
+
+def as_dataclass(row: dict[str, Any]) -> Any:
+    if "lines" in row:
+        return InvoiceD(**{**row, "lines": [LineD(**x) for x in row["lines"]]})
+    return FlatInvoiceD(**row)
+
+
+def result(text: str) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}]}
+
+
+class Dataset:
+    def __init__(self, rows: int, nested: bool, ascii: bool) -> None:
+        self.rows, self.nested, self.ascii = rows, nested, ascii
+        self.name = f"{rows // 1000}k {'nested' if nested else 'flat'}"
+        self.bytes = invoices_json(rows, nested, ascii)
+        self.data = json.loads(self.bytes)
+        self.text = toon_format.dumps(self.data)
+        model = Invoice if nested else FlatInvoice
+        self.adapter = pydantic.TypeAdapter(list[model])
+        self.models = self.adapter.validate_python(self.data)
+        self.dataclasses = [as_dataclass(r) for r in self.data]
+
+
+def contenders(call: str, d: Dataset, peers: dict[str, Any]) -> tuple[dict[str, Callable[[], Any]], Any, Callable[[Any], Any]]:
+    """The functions of a row by column, the expected output, and how to read a result."""
+    text, data = d.text, d.data
+    fs: dict[str, Callable[[], Any]] = {}
+    if call == "dumps(rows)":
+        fs["toolwire"] = lambda: toon.dumps(data)
+        for name, m in peers.items():
+            fs[name] = lambda m=m: m.dumps(data)
+        fs["toon_format"] = lambda: toon_format.dumps(data)
+        return fs, text, lambda r: r
+    if call == "loads(text)":
+        fs["toolwire"] = lambda: toon.loads(text)
+        for name, m in peers.items():
+            if hasattr(m, "loads"):
+                fs[name] = lambda m=m: m.loads(text)
+        return fs, data, lambda r: r
+    if call == "encode_json(bytes)":
+        b = d.bytes
+        fs["toolwire"] = lambda: toon.encode_json(b)
+        if "ctoon" in peers:
+            fs["ctoon"] = lambda: peers["ctoon"].json_to_toon(b)
+        if "etoon" in peers:
+            fs["etoon"] = lambda: peers["etoon"].dumps(b)
+        if "toony" in peers:
+            fs["toony"] = lambda: peers["toony"].from_json(b)
+        fs["toon_format"] = lambda: toon_format.dumps(json.loads(b))
+        return fs, text, lambda r: r
+    read = lambda r: r["content"][0]["text"]  # noqa: E731
+    if call == "present(dicts)":
+        fs["toolwire"] = lambda: toolwire.present(data, format="toon-comma")
+        for name, m in peers.items():
+            fs[name] = lambda m=m: result(m.dumps(data))
+    elif call == "present(pydantic)":
+        models, adapter = d.models, d.adapter
+        fs["toolwire"] = lambda: toolwire.present(models, format="toon-comma")
+        for name, m in peers.items():
+            fs[name] = lambda m=m: result(m.dumps(adapter.dump_python(models, mode="json")))
+    elif call == "present(dataclasses)":
+        dcs = d.dataclasses
+        fs["toolwire"] = lambda: toolwire.present(dcs, format="toon-comma")
+        for name, m in peers.items():
+            if name == "etoon":  # encodes dataclasses itself (orjson)
+                fs[name] = lambda m=m: result(m.dumps(dcs))
+            else:
+                fs[name] = lambda m=m: result(m.dumps([dataclasses.asdict(x) for x in dcs]))
+    return fs, text, read
+
+
+def timed(fs: dict[str, Callable[[], Any]], runs: int) -> dict[str, float]:
+    """Best wall time of each function over `runs` rounds, the functions taking turns."""
+    best = {k: float("inf") for k in fs}
+    for _ in range(runs):
+        for k, f in fs.items():
+            gc.collect()
+            t = time.perf_counter()
+            r = f()
+            dt = time.perf_counter() - t
+            del r
+            best[k] = min(best[k], dt)
+    return best
+
+
+def cell(t: float | str | None) -> str:
+    if t is None:
+        return "—"
+    if isinstance(t, str):
+        return t
+    ms = t * 1e3
+    return f"{ms:.3g}" if ms < 100 else f"{ms:.0f}"
+
+
+CALLS = ["dumps(rows)", "loads(text)", "present(dicts)", "present(pydantic)", "present(dataclasses)", "encode_json(bytes)"]
+
+
+def measure(call: str, d: Dataset, peers: dict[str, Any], runs: int, errors: dict[Any, list[str]]) -> dict[str, float | str | None]:
+    """One row's cells by column: times (s), or why a contender was not timed."""
+    fs, want, read = contenders(call, d, peers)
+    shown: dict[str, float | str | None] = {}
+    for k in list(fs):
+        try:
+            ok = read(fs[k]()) == want
+        except Exception as e:  # noqa: BLE001 - a peer's failure is a cell
+            shown[k] = "error"
+            errors.setdefault((k, d.name, type(e).__name__), []).append(f"`{call}` ({str(e)[:40]})")
+            del fs[k]
+            continue
+        if not ok:
+            shown[k] = "differs"
+            del fs[k]
+    if "toolwire" not in fs:
+        raise SystemExit(f"toolwire's output of {call} on {d.name} is not toon_format's")
+    shown.update(timed(fs, runs))
+    return shown
+
+
+def ratio(shown: dict[str, float | str | None], peers: dict[str, Any]) -> str:
+    ours = shown["toolwire"]
+    assert isinstance(ours, float)
+    times = [t for n, t in shown.items() if n in peers and isinstance(t, float)]
+    return f"{min(times) / ours:.2f}×" if times else "—"
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", default="10000,100000")
-    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--calls", default=",".join(CALLS), help="comma-separated subset of: " + ", ".join(CALLS))
+    ap.add_argument("--runs", type=int, default=RUNS)
+    ap.add_argument("--readme", type=pathlib.Path, help="write the table into this README")
     args = ap.parse_args()
-    ratios: dict[tuple[int, str], dict[str, float]] = {}
-    print(f"{'corpus':<14}{'case':<48}{'toolwire':>12}{'baseline':>12}{'ratio':>9}")
+    calls = [c for c in CALLS if c in args.calls.split(",")]
+    peers, notes = load_peers()
+    errors: dict[Any, list[str]] = {}
+    names = list(PEERS)
+    head = ["call", "rows", "toolwire"] + [f"{n} {PEERS[n]}" for n in names]
+    head += ["toolwire vs fastest peer", "toon_format 1.2"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    print(lines[0], lines[1], sep="\n", flush=True)
     for rows in [int(r) for r in args.rows.split(",")]:
         for nested in (False, True):
-            name = f"{rows // 1000}k {'nested' if nested else 'flat'}"
-            b = invoices_json(rows, nested)
-            data = json.loads(b)
-            # Outputs first: equal everywhere.
-            assert toon.encode_json(b) == toon_format.dumps(json.loads(b))
-            assert toon.dumps(data) == toon_format.dumps(data)
-            pretty = json.dumps(data, indent=2, ensure_ascii=False)
-            assert toolwire.present(data) == call_tool_result(pretty)
-            assert toolwire.present(b) == call_tool_result(pretty)
-            cases = [
-                ("encode_json(b) vs toon_format.dumps(json.loads(b))",
-                 lambda: toon.encode_json(b), lambda: toon_format.dumps(json.loads(b))),
-                ("dumps(rows) vs toon_format.dumps(rows)",
-                 lambda: toon.dumps(data), lambda: toon_format.dumps(data)),
-                ("dumps(rows) vs json.dumps(rows)",
-                 lambda: toon.dumps(data), lambda: json.dumps(data)),
-                ("present(rows) vs json.dumps(rows, indent=2) result",
-                 lambda: toolwire.present(data),
-                 lambda: call_tool_result(json.dumps(data, indent=2, ensure_ascii=False))),
-                ("present(b) vs json.dumps(json.loads(b), indent=2)",
-                 lambda: toolwire.present(b),
-                 lambda: call_tool_result(json.dumps(json.loads(b), indent=2, ensure_ascii=False))),
-                ("present(rows, format='toon-comma') vs toon_format",
-                 lambda: toolwire.present(data, format="toon-comma"),
-                 lambda: call_tool_result(toon_format.dumps(data))),
-            ]
-            for label, ours, theirs in cases:
-                t_ours, t_theirs = best(ours), best(theirs)
-                ratio = t_theirs / t_ours
-                ratios.setdefault((rows, name), {})[label] = ratio
-                print(f"{name:<14}{label:<48}{t_ours * 1e3:>10.1f}ms{t_theirs * 1e3:>10.1f}ms{ratio:>8.1f}x")
-            if not nested:
-                # The GIL is released while the engine works: two threads encoding at once vs the
-                # same two calls one after the other (tests/test_threads.py proves the release;
-                # the speed-up is measured here). List-form rows are encoded on one thread each,
-                # so the gain is the two Python threads running at once.
-                lists = json.dumps(
-                    [{"id": i, f"k{i % 7}": "x" * (i % 13), "v": [i, i + 1]} for i in range(rows)]
-                ).encode()
-                want = toon.encode_json(lists)
-
-                def concurrently() -> None:
-                    outs: list[str] = []
-                    threads = [
-                        threading.Thread(target=lambda: outs.append(toon.encode_json(lists)))
-                        for _ in range(2)
-                    ]
-                    for th in threads:
-                        th.start()
-                    for th in threads:
-                        th.join()
-                    assert outs == [want, want]
-
-                t_conc = best(concurrently)
-                t_seq = best(lambda: (toon.encode_json(lists), toon.encode_json(lists)))
-                label = "2 threads encode_json at once vs one after the other"
-                print(f"{name:<14}{label:<48}{t_conc * 1e3:>10.1f}ms{t_seq * 1e3:>10.1f}ms{t_seq / t_conc:>8.1f}x")
-            per_row = best(lambda: toon_format.dumps(data)) / rows * 1e9
-            print(f"{name:<14}{'toon_format.dumps per row':<48}{per_row:>10.0f}ns")
-    if args.check:
-        r = ratios.get((100000, "100k flat"))
-        if r is None:
-            print("--check needs --rows with 100000")
-            return 2
-        ok = (
-            r["encode_json(b) vs toon_format.dumps(json.loads(b))"] >= 50
-            and r["dumps(rows) vs toon_format.dumps(rows)"] >= 10
-            and r["dumps(rows) vs json.dumps(rows)"] >= 1
-        )
-        print("targets:", "met" if ok else "NOT met")
-        return 0 if ok else 1
+            # Each cell: the non-ASCII corpus / the ASCII one.
+            sets = [Dataset(rows, nested, ascii) for ascii in (False, True)]
+            for call in calls:
+                shown = [measure(call, d, peers, args.runs, errors) for d in sets]
+                pair = lambda col: " / ".join(cell(s.get(col)) for s in shown)  # noqa: E731
+                ref = ["—", "—"]
+                for i, s in enumerate(shown):
+                    t, ours = s.get("toon_format"), s["toolwire"]
+                    if isinstance(t, float) and isinstance(ours, float):
+                        ref[i] = f"{cell(t)} ({t / ours:.0f}×)"
+                row = [f"`{call}`", sets[0].name, pair("toolwire")] + [pair(n) for n in names]
+                row += [" / ".join(ratio(s, peers) for s in shown), " / ".join(ref) if ref != ["—", "—"] else "—"]
+                lines.append("| " + " | ".join(row) + " |")
+                print(lines[-1], flush=True)
+    footer = (
+        f"Milliseconds, best of {args.runs}, non-ASCII / ASCII names (CPython "
+        f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}); `error`: the peer raised."
+    )
+    for (peer, data, kind), where in errors.items():
+        notes.append(f"{peer} raised {kind} on {data} rows: " + ", ".join(dict.fromkeys(where)) + ".")
+    notes = [footer] + notes
+    for n in notes:
+        print(n)
+    if args.readme:
+        block = "\n".join([START, *lines, "", *notes, END])
+        readme = args.readme.read_text()
+        if START not in readme or END not in readme:
+            raise SystemExit(f"{args.readme} has no {START} … {END} markers")
+        new = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _: block, readme, flags=re.S)
+        args.readme.write_text(new)
+        print(f"wrote the table into {args.readme}")
     return 0
 
 

@@ -6,12 +6,23 @@
 //! `toolwire._convert.convert`, which says what the value stands for (a replacement value, a
 //! mapping or sequence to walk, a decimal's canonical text, or `default(value)`) and raises
 //! `TypeError` for what has no representation.
+//!
+//! The walk reads objects through the C API with borrowed references (no reference count
+//! traffic per value, no method call per value: docs/DECISIONS.md "Python binding: where the
+//! time goes"). What keeps a borrowed object alive: its container, which the walk holds a
+//! strong reference to while it walks it ([`Walker::stack`]); before Python code runs (only
+//! in [`Walker::other`]), the object it is about is held too.
 
 use std::collections::HashSet;
 
+use pyo3::Borrowed;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple};
+use std::cell::Cell;
+
+use toolwire::doc::{HeapStr, KeysToken, Mark};
 use toolwire::{Doc, DocBuilder};
 
 /// Nesting beyond this many containers is refused (`toon_format` meets Python's recursion
@@ -30,12 +41,20 @@ pub enum Mode {
     Json,
 }
 
+/// A list of at least `RESERVE_MIN` items has room made for all of them after its first
+/// `RESERVE_AFTER` ([`DocBuilder::reserve`]; once a walk).
+const RESERVE_AFTER: usize = 64;
+const RESERVE_MIN: usize = 1024;
+
 /// What `_convert.convert` answered (its first tuple element).
 const K_VALUE: u8 = 0;
 const K_DECIMAL: u8 = 1;
 const K_MAPPING: u8 = 2;
 const K_SEQUENCE: u8 = 3;
 const K_CONVERTED: u8 = 4;
+
+/// The message of a container that Python code run by the walk changed under it.
+const CHANGED: &str = "a container changed while it was being encoded";
 
 /// The walker's state for one call.
 pub struct Walker<'py> {
@@ -45,13 +64,190 @@ pub struct Walker<'py> {
     default: Option<Bound<'py, PyAny>>,
     sort_keys: bool,
     convert: Option<Bound<'py, PyAny>>,
-    /// `id()` of the containers (and converted originals) being walked: a cycle is an error.
-    active: HashSet<usize>,
-    depth: usize,
+    /// The containers (and converted originals) being walked, outermost first, each held
+    /// by a strong reference: Python code run by the walk cannot free one while it is
+    /// walked, and a reference cycle shows as an object twice in it once the walk is
+    /// [`MAX_DEPTH`] deep (so no set of the objects on the way is kept: a cycle always gets
+    /// that deep).
+    stack: Vec<Frame<'py>>,
+    /// How many frames of `stack` are [`Frame::unchecked`].
+    unchecked: usize,
+    /// The frame a dict is walked again from, its keys converted ([`Walker::bad_frame`]).
+    redo: Option<usize>,
+    /// How many times the walk ran Python code: a container walked with the same count
+    /// before and after was not changed by the walk.
+    calls: u64,
+    /// Per level of `stack`, the keys of the dicts walked there: the next dict at a level
+    /// (the next row) usually has the very same key objects, whose text is then not read
+    /// again.
+    keys: Vec<LevelKeys<'py>>,
+    /// The last [`KeysToken`] number given out.
+    tokens: u64,
+    /// Per type `other` met in this call (held, so its address is not reused), what the
+    /// walk does with its objects itself (`_convert.plan`); `None`: `_convert.convert`.
+    plans: Vec<(Bound<'py, PyAny>, Option<Plan<'py>>)>,
+    /// `_convert.plan`, once imported.
+    plan_fn: Option<Bound<'py, PyAny>>,
+    /// How many pydantic models are being walked natively (see [`Walker::model`]): inside
+    /// one, any value but a plain one abandons the outermost for `model_dump`.
+    strict: u32,
+    /// Set when a model walked natively is abandoned (the error unwinding to it).
+    abort: bool,
+    /// Whether room was made for a long list ([`RESERVE_MIN`]).
+    reserved: bool,
+    /// A model type met inside a model walked natively before its plan was known: planned
+    /// once that model has been abandoned (no Python code runs inside one).
+    pending: Option<Bound<'py, PyAny>>,
     /// Decimal lexemes that no f64 prints exactly: written as placeholder strings and
     /// substituted in the TOON text afterwards (see [`Walker::finish`]).
     pub lexemes: Vec<String>,
     nonce: u64,
+}
+
+/// A container being walked.
+struct Frame<'py> {
+    obj: Bound<'py, PyAny>,
+    /// A dict walked before all its keys were seen to be exact `str` without a lone
+    /// surrogate: `toon_format` converts a dict's keys before it looks at any value (a bad
+    /// key fails first; keys such as `1` are converted), so the keys of such a dict are
+    /// checked before the walk runs Python code or fails ([`Walker::bad_frame`]); one that
+    /// is not all plain `str` is then walked again from its start ([`Walker::pairs`]).
+    /// Until then nothing the walk did could be seen, so walking again is exact; and a row
+    /// is not read twice in the common case.
+    unchecked: bool,
+}
+
+/// The keys of the dicts walked at a level of the stack.
+#[derive(Default)]
+struct LevelKeys<'py> {
+    /// The keys met at each position (the first `len` of them: the last dict's).
+    keys: Vec<CachedKey<'py>>,
+    /// How many keys the last dict walked at this level had.
+    len: usize,
+    /// The [`KeysToken`] number of the last dict's keys: dicts closed with the same number
+    /// have the same key objects in the same order (the engine then compares no key of
+    /// theirs when it looks for a table).
+    token: u64,
+}
+
+/// What the walk does itself with the objects of a type (`_convert.plan`).
+struct Plan<'py> {
+    /// A pydantic model (its fields read from `__dict__`, values plain only), else a
+    /// dataclass or attrs class (its fields read with `getattr`).
+    model: bool,
+    /// The fields, in order.
+    names: Vec<CachedKey<'py>>,
+    /// The [`KeysToken`] number of its objects.
+    token: u64,
+}
+
+/// What `_convert.plan` answers for a pydantic model (`FIELDS` is 0).
+const PLAN_MODEL: u8 = 1;
+
+/// The minter of the walk's [`KeysToken`]s: an address no other minter has.
+static TOKEN_OWNER: u8 = 0;
+
+/// A key of a dict walked at a level: its object (held, so its address is not
+/// reused by another string while cached) and its UTF-8 (owned by the object).
+struct CachedKey<'py> {
+    obj: Bound<'py, PyAny>,
+    ptr: *const u8,
+    len: usize,
+    /// Where the builder holds the key's bytes once pushed: pushed again without a copy.
+    heap: Cell<Option<HeapStr>>,
+    /// Whether the key holds a reserved tag sequence (JSON mode).
+    tag: bool,
+}
+
+/// Pushes key `k` (and the flag of a reserved tag in it): its bytes the first time, a node
+/// on the same bytes after.
+#[inline(always)]
+fn push_key(b: &mut DocBuilder<'static>, k: &CachedKey<'_>) {
+    if k.tag {
+        b.mark_reserved_tag();
+    }
+    match k.heap.get() {
+        Some(h) => b.str_heap_again(h),
+        None => {
+            // SAFETY: the UTF-8 of the key object `k` holds (alive as long as `k`).
+            let bytes = unsafe { std::slice::from_raw_parts(k.ptr, k.len) };
+            k.heap.set(Some(b.str_heap_kept(bytes)));
+        }
+    }
+}
+
+/// The error that unwinds to the frame to walk again ([`Walker::redo`]).
+fn redo_signal() -> PyErr {
+    PyRuntimeError::new_err("toolwire: a dict is walked again")
+}
+
+/// The type of `obj`.
+#[inline(always)]
+fn type_of(obj: Borrowed<'_, '_, PyAny>) -> *mut ffi::PyTypeObject {
+    // SAFETY: `obj` is a live object (a `Borrowed` is one); reading its type does not touch
+    // its reference count.
+    unsafe { ffi::Py_TYPE(obj.as_ptr()) }
+}
+
+/// Whether `t` is the exact type `ty` (a static type object of the interpreter).
+macro_rules! is_type {
+    ($t:expr, $ty:ident) => {
+        // `&raw const` takes the address of the interpreter's type object without reading
+        // it (no `unsafe` needed for that).
+        std::ptr::eq($t.cast_const(), &raw const ffi::$ty)
+    };
+}
+
+/// The UTF-8 of an exact `str`, borrowed from the object (CPython keeps it: zero-copy for an
+/// ASCII string, computed once for others); `None` for a string with a lone surrogate (no
+/// error is left set).
+#[inline(always)]
+pub fn utf8_of<'a>(s: Borrowed<'a, '_, PyAny>) -> Option<&'a [u8]> {
+    let mut len: ffi::Py_ssize_t = 0;
+    // SAFETY: `s` is a live `str` (the callers checked its type); the GIL is held (a
+    // `Borrowed` carries the token). The result points into the object (or its UTF-8 cache),
+    // valid for as long as the object lives and is not changed (a `str` never is), which is
+    // `'a`.
+    unsafe {
+        let p = ffi::PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut len);
+        if p.is_null() {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        Some(std::slice::from_raw_parts(p.cast::<u8>(), len as usize))
+    }
+}
+
+/// The error of a `str` holding a lone surrogate, as `toon_format` raises it.
+#[cold]
+#[inline(never)]
+fn surrogate_error(s: &Bound<'_, PyAny>) -> PyErr {
+    match s.repr() {
+        Ok(r) => PyValueError::new_err(format!(
+            "String contains an unpaired surrogate: {}",
+            r.to_str().unwrap_or("?")
+        )),
+        Err(e) => e,
+    }
+}
+
+/// The next member of dict `d` at `pos`, as borrowed references.
+#[inline(always)]
+fn dict_next<'a, 'py>(
+    d: Borrowed<'a, 'py, PyAny>,
+    pos: &mut ffi::Py_ssize_t,
+) -> Option<(Borrowed<'a, 'py, PyAny>, Borrowed<'a, 'py, PyAny>)> {
+    let mut k = std::ptr::null_mut();
+    let mut v = std::ptr::null_mut();
+    // SAFETY: `d` is a live `dict`; `PyDict_Next` never raises and stays within the dict's
+    // current table whatever happened to it since `pos` was last advanced.
+    if unsafe { ffi::PyDict_Next(d.as_ptr(), pos, &mut k, &mut v) } == 0 {
+        return None;
+    }
+    // SAFETY: both are borrowed references owned by the dict, alive while it holds them:
+    // until Python code runs, and the walk holds each value (through `stack` or `other`'s
+    // strong reference) before running any.
+    unsafe { Some((Borrowed::from_ptr(d.py(), k), Borrowed::from_ptr(d.py(), v))) }
 }
 
 impl<'py> Walker<'py> {
@@ -69,98 +265,226 @@ impl<'py> Walker<'py> {
             default: default.filter(|d| !d.is_none()),
             sort_keys,
             convert: None,
-            active: HashSet::new(),
-            depth: 0,
+            stack: Vec::new(),
+            unchecked: 0,
+            redo: None,
+            calls: 0,
+            keys: Vec::new(),
+            tokens: 0,
+            plans: Vec::new(),
+            plan_fn: None,
+            strict: 0,
+            abort: false,
+            reserved: false,
+            pending: None,
             lexemes: Vec::new(),
             nonce: 0,
         }
     }
 
     /// Walks `obj` into the document. Python code run by the walk (a `default`, a mapping's
-    /// `items`) may resize a dict being iterated: that is an error, never a crash.
+    /// `items`) may change a container being walked: that is an error, never a crash.
     pub fn walk(mut self, obj: &Bound<'py, PyAny>) -> PyResult<(Doc<'static>, Vec<String>, u64)> {
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.value(obj)));
-        match r {
-            Ok(Ok(())) => Ok((self.b.finish(), self.lexemes, self.nonce)),
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err(PyRuntimeError::new_err(
-                "a container changed while it was being encoded",
-            )),
-        }
+        self.value(obj.as_borrowed())?;
+        debug_assert!(self.redo.is_none() && self.stack.is_empty());
+        Ok((self.b.finish(), self.lexemes, self.nonce))
     }
 
-    fn value(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
-        if let Ok(s) = obj.cast_exact::<PyString>() {
-            return self.string(s);
+    fn value(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        let t = type_of(obj);
+        if let Some(r) = self.scalar(obj, t) {
+            return r;
         }
-        if obj.is_none() {
-            self.b.null();
-            return Ok(());
+        if is_type!(t, PyDict_Type) {
+            return self.enter(obj, |w| w.dict(obj));
         }
-        if let Ok(b) = obj.cast_exact::<PyBool>() {
-            self.b.bool(b.is_true());
-            return Ok(());
+        if is_type!(t, PyList_Type) {
+            return self.enter(obj, |w| w.list(obj));
         }
-        if let Ok(i) = obj.cast_exact::<PyInt>() {
-            return self.int(i);
-        }
-        if let Ok(f) = obj.cast_exact::<PyFloat>() {
-            self.float(f.value());
-            return Ok(());
-        }
-        if let Ok(d) = obj.cast_exact::<PyDict>() {
-            return self.enter(obj, |w| w.dict(d));
-        }
-        if let Ok(l) = obj.cast_exact::<PyList>() {
-            return self.enter(obj, |w| w.list(l));
-        }
-        if let Ok(t) = obj.cast_exact::<PyTuple>() {
-            return self.enter(obj, |w| w.tuple(t));
+        if is_type!(t, PyTuple_Type) {
+            return self.enter(obj, |w| w.tuple(obj));
         }
         self.other(obj)
     }
 
-    /// Walks a container: refuses cycles and excessive depth.
+    /// `obj` (of type `t`) when it is an exact `str`, `int`, `float`, `bool` or `None`: one
+    /// string, number or literal pushed.
+    #[inline(always)]
+    fn scalar(
+        &mut self,
+        obj: Borrowed<'_, 'py, PyAny>,
+        t: *mut ffi::PyTypeObject,
+    ) -> Option<PyResult<()>> {
+        if is_type!(t, PyUnicode_Type) {
+            return Some(self.string(obj));
+        }
+        if is_type!(t, PyLong_Type) {
+            return Some(self.int(obj));
+        }
+        if is_type!(t, PyFloat_Type) {
+            // SAFETY: an exact `float`: `PyFloat_AsDouble` reads its value, never raises.
+            self.float(unsafe { ffi::PyFloat_AsDouble(obj.as_ptr()) });
+            return Some(Ok(()));
+        }
+        if is_type!(t, PyBool_Type) {
+            // SAFETY: `Py_True` is the address of the interpreter's `True`.
+            let is_true = std::ptr::eq(obj.as_ptr(), unsafe { ffi::Py_True() });
+            self.b.bool(is_true);
+            return Some(Ok(()));
+        }
+        // SAFETY: `Py_None` is the address of the interpreter's `None`.
+        if std::ptr::eq(obj.as_ptr(), unsafe { ffi::Py_None() }) {
+            self.b.null();
+            return Some(Ok(()));
+        }
+        None
+    }
+
+    /// Walks a container (or what a converted object stands for) with a strong reference to
+    /// `marker` on the stack; refuses excessive depth, and names a reference cycle.
     fn enter(
         &mut self,
-        marker: &Bound<'py, PyAny>,
+        marker: Borrowed<'_, 'py, PyAny>,
         f: impl FnOnce(&mut Self) -> PyResult<()>,
     ) -> PyResult<()> {
-        let id = marker.as_ptr() as usize;
-        if !self.active.insert(id) {
-            return Err(PyValueError::new_err("Circular reference detected"));
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(self.too_deep(marker));
         }
-        self.depth += 1;
-        let r = if self.depth > MAX_DEPTH {
-            Err(PyValueError::new_err(
-                "Object is nested too deeply to encode",
-            ))
-        } else {
-            f(self)
-        };
-        self.depth -= 1;
-        self.active.remove(&id);
+        self.stack.push(Frame {
+            obj: marker.to_owned(),
+            unchecked: false,
+        });
+        let r = f(self);
+        if let Some(frame) = self.stack.pop() {
+            if frame.unchecked {
+                self.unchecked -= 1;
+            }
+        }
         r
     }
 
-    fn string(&mut self, s: &Bound<'py, PyString>) -> PyResult<()> {
-        let text = str_of(s)?;
-        match self.mode {
-            Mode::Toon => self.b.str_heap(text.as_bytes()),
-            Mode::Json => self.b.string(text.as_bytes()),
+    /// The outermost frame of a dict walked unchecked whose keys are not all exact `str`
+    /// without a lone surrogate; the frames found plain on the way are marked checked.
+    #[cold]
+    fn bad_frame(&mut self) -> Option<usize> {
+        for i in 0..self.stack.len() {
+            if self.unchecked == 0 {
+                return None;
+            }
+            let frame = &mut self.stack[i];
+            if frame.unchecked {
+                if !plain_keys(frame.obj.as_borrowed()) {
+                    return Some(i);
+                }
+                frame.unchecked = false;
+                self.unchecked -= 1;
+            }
         }
+        None
+    }
+
+    /// Called before the walk runs Python code: the keys of every dict walked unchecked
+    /// are checked first; a dict with other keys is walked again (an error that unwinds to
+    /// its frame).
+    #[inline]
+    fn before_python(&mut self) -> PyResult<()> {
+        if self.unchecked > 0 {
+            if let Some(t) = self.bad_frame() {
+                self.redo = Some(t);
+                return Err(redo_signal());
+            }
+        }
+        self.calls += 1;
         Ok(())
     }
 
-    fn int(&mut self, i: &Bound<'py, PyInt>) -> PyResult<()> {
-        if let Ok(x) = i.extract::<i64>() {
-            self.b.i64(x);
-        } else {
-            // `str()` of an int beyond `sys.get_int_max_str_digits()` raises ValueError, as
-            // `toon_format` does.
-            let s = i.str()?;
-            self.b.int_lexeme(s.to_str()?.as_bytes());
+    /// What a container opened at `m` does with an error `e` of its walk: it is closed (as an
+    /// empty array: it is dropped, and the builder's depth stays right), and a dict walked
+    /// unchecked whose keys are bad is walked again from its frame: the error becomes the
+    /// signal that unwinds to it.
+    #[cold]
+    fn failed(&mut self, m: Mark, e: PyErr) -> PyErr {
+        self.b.end_array(m, 0);
+        if self.redo.is_some() || self.abort {
+            return redo_signal();
         }
+        if self.strict > 0 {
+            // Inside a model walked natively, whatever fails abandons it: `model_dump`
+            // decides (no Python code has run since it began).
+            self.abort = true;
+            return redo_signal();
+        }
+        if self.unchecked > 0 {
+            if let Some(t) = self.bad_frame() {
+                self.redo = Some(t);
+                return redo_signal();
+            }
+        }
+        e
+    }
+
+    /// The error at [`MAX_DEPTH`]: a cycle when an object is on the stack twice (or `marker`
+    /// is on it), else nesting too deep.
+    #[cold]
+    fn too_deep(&self, marker: Borrowed<'_, 'py, PyAny>) -> PyErr {
+        let mut seen: HashSet<usize> = HashSet::with_capacity(self.stack.len() + 1);
+        let cycle = self
+            .stack
+            .iter()
+            .map(|f| f.obj.as_ptr() as usize)
+            .chain(std::iter::once(marker.as_ptr() as usize))
+            .any(|p| !seen.insert(p));
+        if cycle {
+            PyValueError::new_err("Circular reference detected")
+        } else {
+            PyValueError::new_err("Object is nested too deeply to encode")
+        }
+    }
+
+    // Inlined, as `int`: called for most values, their error paths out of line (their frames
+    // with them).
+    #[inline(always)]
+    fn string(&mut self, s: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        let Some(text) = utf8_of(s) else {
+            return Err(surrogate_error(&s));
+        };
+        self.text(text);
+        Ok(())
+    }
+
+    /// A string or key, valid UTF-8 (so free of lone surrogates).
+    #[inline(always)]
+    fn text(&mut self, text: &[u8]) {
+        if self.mode == Mode::Json
+            && text.contains(&b'<')
+            && toolwire::tag::contains_reserved_tag(text)
+        {
+            self.b.mark_reserved_tag();
+        }
+        self.b.str_heap(text);
+    }
+
+    #[inline(always)]
+    fn int(&mut self, i: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        let mut overflow = 0;
+        // SAFETY: an exact `int`: `PyLong_AsLongLongAndOverflow` reports a value beyond i64
+        // through `overflow` (and returns -1) without raising.
+        let x = unsafe { ffi::PyLong_AsLongLongAndOverflow(i.as_ptr(), &mut overflow) };
+        if overflow == 0 {
+            self.b.i64(x);
+            return Ok(());
+        }
+        self.big_int(i)
+    }
+
+    /// An `int` beyond i64, by its digits.
+    #[cold]
+    #[inline(never)]
+    fn big_int(&mut self, i: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        // `str()` of an int beyond `sys.get_int_max_str_digits()` raises ValueError, as
+        // `toon_format` does.
+        let s = i.str()?;
+        self.b.int_lexeme(s.to_str()?.as_bytes());
         Ok(())
     }
 
@@ -176,22 +500,135 @@ impl<'py> Walker<'py> {
         }
     }
 
-    fn dict(&mut self, d: &Bound<'py, PyDict>) -> PyResult<()> {
-        let all_str = d.iter().all(|(k, _)| k.is_exact_instance_of::<PyString>());
-        if all_str && !self.sort_keys {
-            let m = self.b.begin_object();
-            let mut n = 0;
-            for (k, v) in d.iter() {
-                // Exact `str` keys (checked above).
-                let k = k.cast_into_exact::<PyString>().map_err(PyErr::from)?;
-                self.key(str_of(&k)?);
-                self.value(&v)?;
-                n += 1;
-            }
-            self.b.end_object_unique(m, n);
-            return Ok(());
+    fn dict(&mut self, d: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        if self.sort_keys {
+            return self.dict_pairs(d);
         }
-        let pairs: Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)> = d.iter().collect();
+        let level = self.stack.len() - 1;
+        let m = self.b.begin_object();
+        let Err(e) = self.members(d, level, m) else {
+            return Ok(());
+        };
+        let e = self.failed(m, e);
+        if self.redo == Some(level) {
+            self.redo = None;
+            self.b.truncate_to(m);
+            // Its keys are converted now: no longer unchecked.
+            if std::mem::take(&mut self.stack[level].unchecked) {
+                self.unchecked -= 1;
+            }
+            return self.dict_pairs(d);
+        }
+        Err(e)
+    }
+
+    /// The members of dict `d` (at `level` of the stack, opened at `m`), walked as they
+    /// come, its keys unchecked (see [`Frame::unchecked`]); closes the object.
+    fn members(&mut self, d: Borrowed<'_, 'py, PyAny>, level: usize, m: Mark) -> PyResult<()> {
+        self.stack[level].unchecked = true;
+        self.unchecked += 1;
+        if self.keys.len() <= level {
+            self.keys.resize_with(level + 1, LevelKeys::default);
+        }
+        // SAFETY: `d` is a live `dict`.
+        let len = unsafe { ffi::PyDict_Size(d.as_ptr()) };
+        let calls = self.calls;
+        let mut n = 0;
+        let mut pos = 0;
+        // Until this dict is walked to its end, no dict at this level has the token's keys
+        // (the cache may hold some of this dict's keys and some of the last one's).
+        let last_len = std::mem::replace(&mut self.keys[level].len, usize::MAX);
+        // The keys are the last dict's at this level, so far; every value a scalar.
+        let mut same = true;
+        let mut flat = true;
+        while let Some((k, v)) = dict_next(d, &mut pos) {
+            // SAFETY: `d` is a live `dict` (held on the stack).
+            if self.calls != calls && unsafe { ffi::PyDict_Size(d.as_ptr()) } != len {
+                // Python code run by the walk changed the dict.
+                return Err(PyRuntimeError::new_err(CHANGED));
+            }
+            let hit = self.keys[level]
+                .keys
+                .get(n)
+                .is_some_and(|c| std::ptr::eq(c.obj.as_ptr(), k.as_ptr()));
+            if !hit {
+                let Some(c) = self.cache_key(k) else {
+                    if self.strict > 0 {
+                        // Not a plain dict of a model: pydantic serializes it.
+                        self.abort = true;
+                        return Err(redo_signal());
+                    }
+                    if self.stack[level].unchecked {
+                        // Walked again from the outermost dict with a bad key.
+                        self.redo = self.bad_frame();
+                        return Err(redo_signal());
+                    }
+                    // Its keys were all plain when checked: the dict changed.
+                    return Err(PyRuntimeError::new_err(CHANGED));
+                };
+                same = false;
+                let cache = &mut self.keys[level].keys;
+                if n < cache.len() {
+                    cache[n] = c;
+                } else {
+                    cache.push(c);
+                }
+            }
+            push_key(&mut self.b, &self.keys[level].keys[n]);
+            match self.scalar(v, type_of(v)) {
+                Some(r) => r?,
+                None => {
+                    flat = false;
+                    self.value(v)?;
+                }
+            }
+            n += 1;
+        }
+        let level_keys = &mut self.keys[level];
+        level_keys.len = n;
+        if !same || n != last_len {
+            self.tokens += 1;
+            level_keys.token = self.tokens;
+        }
+        let token = KeysToken::new(&raw const TOKEN_OWNER as usize, level_keys.token);
+        if self.calls == calls {
+            // Distinct keys (they were a dict's, unchanged), named by the token.
+            self.b.end_object_keyed_as(m, n, token, flat);
+        } else {
+            // SAFETY: `d` is a live `dict` (held on the stack).
+            if unsafe { ffi::PyDict_Size(d.as_ptr()) } != len {
+                return Err(PyRuntimeError::new_err(CHANGED));
+            }
+            // Changed and changed back: the same key may have been read twice.
+            self.b.end_object(m, n);
+        }
+        Ok(())
+    }
+
+    /// A cache entry for key `k` when it is an exact `str` without a lone surrogate.
+    fn cache_key(&self, k: Borrowed<'_, 'py, PyAny>) -> Option<CachedKey<'py>> {
+        if !is_type!(type_of(k), PyUnicode_Type) {
+            return None;
+        }
+        let text = utf8_of(k)?;
+        Some(CachedKey {
+            obj: k.to_owned(),
+            ptr: text.as_ptr(),
+            len: text.len(),
+            heap: Cell::new(None),
+            tag: self.mode == Mode::Json
+                && text.contains(&b'<')
+                && toolwire::tag::contains_reserved_tag(text),
+        })
+    }
+
+    /// A dict walked through [`Walker::pairs`]: its keys converted (and sorted).
+    fn dict_pairs(&mut self, d: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        let mut pairs = Vec::new();
+        let mut pos = 0;
+        while let Some((k, v)) = dict_next(d, &mut pos) {
+            pairs.push((k.to_owned(), v.to_owned()));
+        }
         self.pairs(pairs)
     }
 
@@ -207,9 +644,19 @@ impl<'py> Walker<'py> {
             // Byte order of UTF-8 is code point order, Python's `str` order.
             conv.sort_by(|a, b| a.0.cmp(&b.0));
         }
-        let mut seen: HashSet<&str> = HashSet::with_capacity(conv.len());
         let m = self.b.begin_object();
-        for (k, v) in &conv {
+        match self.pair_members(&conv) {
+            Ok(()) => {
+                self.b.end_object_unique(m, conv.len());
+                Ok(())
+            }
+            Err(e) => Err(self.failed(m, e)),
+        }
+    }
+
+    fn pair_members(&mut self, conv: &[(String, Bound<'py, PyAny>)]) -> PyResult<()> {
+        let mut seen: HashSet<&str> = HashSet::with_capacity(conv.len());
+        for (k, v) in conv {
             if !seen.insert(k.as_str()) {
                 let r = PyString::new(self.py, k).repr()?;
                 return Err(PyValueError::new_err(format!(
@@ -217,18 +664,10 @@ impl<'py> Walker<'py> {
                     r.to_str()?
                 )));
             }
-            self.key(k);
-            self.value(v)?;
+            self.text(k.as_bytes());
+            self.value(v.as_borrowed())?;
         }
-        self.b.end_object_unique(m, conv.len());
         Ok(())
-    }
-
-    fn key(&mut self, k: &str) {
-        match self.mode {
-            Mode::Toon => self.b.str_heap(k.as_bytes()),
-            Mode::Json => self.b.string(k.as_bytes()),
-        }
     }
 
     /// A mapping key as text, as `json.dumps` converts keys.
@@ -244,6 +683,7 @@ impl<'py> Walker<'py> {
         }
         if let Ok(i) = k.cast::<PyInt>() {
             // `str(int(key))`: an int subclass's own `__str__` is not used.
+            self.before_python()?;
             let plain = self.py.get_type::<PyInt>().call1((i,))?;
             return Ok(plain.str()?.to_str()?.to_owned());
         }
@@ -263,30 +703,281 @@ impl<'py> Walker<'py> {
         )))
     }
 
-    fn list(&mut self, l: &Bound<'py, PyList>) -> PyResult<()> {
+    fn list(&mut self, l: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
         let m = self.b.begin_array();
         let mut n = 0;
-        // Index-based: a list that shrinks while walked stops early, never reads past its end.
-        while n < l.len() {
-            let item = l.get_item(n)?;
-            self.value(&item)?;
+        // SAFETY: `l` is a live `list` (held on the stack).
+        let len = unsafe { ffi::PyList_Size(l.as_ptr()) } as usize;
+        let (nodes0, heap0) = (self.b.node_count(), self.b.heap_len());
+        // Index-based, the length read again each time: a list that shrinks while walked
+        // stops early, never reads past its end.
+        // SAFETY: `l` is a live `list` (held on the stack).
+        while (n as ffi::Py_ssize_t) < unsafe { ffi::PyList_Size(l.as_ptr()) } {
+            // SAFETY: `n` is below the list's current length, so `PyList_GetItem` returns a
+            // borrowed reference (never NULL); the list holds it until Python code runs, and
+            // `other` holds it before running any.
+            let item =
+                unsafe { Borrowed::from_ptr(self.py, ffi::PyList_GetItem(l.as_ptr(), n as _)) };
+            if let Err(e) = self.value(item) {
+                return Err(self.failed(m, e));
+            }
             n += 1;
+            if n == RESERVE_AFTER && len >= RESERVE_MIN && !self.reserved {
+                // The rest of a long list is likely to take what its first items took: room
+                // for it now, rather than the tape and heap growing (and copying) all along.
+                self.reserved = true;
+                let per = |used: usize| used / RESERVE_AFTER * (len - n) / 8 * 9;
+                self.b.reserve(
+                    per(self.b.node_count() - nodes0),
+                    per(self.b.heap_len() - heap0),
+                );
+            }
         }
         self.b.end_array(m, n);
         Ok(())
     }
 
-    fn tuple(&mut self, t: &Bound<'py, PyTuple>) -> PyResult<()> {
+    fn tuple(&mut self, t: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        // SAFETY: `t` is a live `tuple`: its length never changes.
+        let len = unsafe { ffi::PyTuple_Size(t.as_ptr()) } as usize;
         let m = self.b.begin_array();
-        for item in t.iter() {
-            self.value(&item)?;
+        for i in 0..len {
+            // SAFETY: `i` is below the tuple's length: a borrowed reference the tuple holds
+            // as long as it lives (held on the stack).
+            let item =
+                unsafe { Borrowed::from_ptr(self.py, ffi::PyTuple_GetItem(t.as_ptr(), i as _)) };
+            if let Err(e) = self.value(item) {
+                return Err(self.failed(m, e));
+            }
         }
-        self.b.end_array(m, t.len());
+        self.b.end_array(m, len);
         Ok(())
     }
 
-    /// Anything but the common types: asks `_convert.convert`.
-    fn other(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
+    /// Anything but the common types: what its type's plan says, else `_convert.convert`.
+    fn other(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        let t = type_of(obj);
+        let known = self
+            .plans
+            .iter()
+            .position(|(ty, _)| std::ptr::eq(ty.as_ptr(), t.cast()));
+        if self.strict > 0 {
+            // Inside a model walked natively: only a model of a known plan goes on.
+            match known {
+                Some(i) if self.plans[i].1.as_ref().is_some_and(|p| p.model) => {
+                    if self.model(obj, i)? {
+                        return Ok(());
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    // SAFETY: `t` is the type of a live object (so a live type object).
+                    self.pending = Some(unsafe { Bound::from_borrowed_ptr(self.py, t.cast()) });
+                }
+            }
+            self.abort = true;
+            return Err(redo_signal());
+        }
+        if !self.sort_keys {
+            let i = match known {
+                Some(i) => i,
+                // SAFETY: as above.
+                None => self.make_plan(unsafe { Bound::from_borrowed_ptr(self.py, t.cast()) })?,
+            };
+            match self.plans[i].1.as_ref().map(|p| p.model) {
+                Some(true) if self.model(obj, i)? => return Ok(()),
+                Some(false) => return self.fields(obj, i),
+                _ => {}
+            }
+        }
+        self.convert(obj)
+    }
+
+    /// Asks `_convert.plan` what to do with the objects of type `ty`; its index in `plans`.
+    #[cold]
+    fn make_plan(&mut self, ty: Bound<'py, PyAny>) -> PyResult<usize> {
+        self.before_python()?;
+        let f = match &self.plan_fn {
+            Some(f) => f.clone(),
+            None => {
+                let f = self.py.import("toolwire._convert")?.getattr("plan")?;
+                self.plan_fn = Some(f.clone());
+                f
+            }
+        };
+        let answer = f.call1((&ty,))?;
+        let plan = if answer.is_none() {
+            None
+        } else {
+            let (kind, names): (u8, Vec<Bound<'py, PyString>>) = answer.extract()?;
+            let mut keys = Vec::with_capacity(names.len());
+            for name in names {
+                // A field name with a lone surrogate: `convert` decides.
+                let Some(key) = self.cache_key(name.as_any().as_borrowed()) else {
+                    keys.clear();
+                    break;
+                };
+                keys.push(key);
+            }
+            self.tokens += 1;
+            (!keys.is_empty()).then_some(Plan {
+                model: kind == PLAN_MODEL,
+                names: keys,
+                token: self.tokens,
+            })
+        };
+        self.plans.push((ty, plan));
+        Ok(self.plans.len() - 1)
+    }
+
+    /// A dataclass or attrs object of plan `i`: every field read with `getattr` first (as
+    /// `toon_format` builds its dict before it looks at a value), then walked as an object.
+    fn fields(&mut self, obj: Borrowed<'_, 'py, PyAny>, i: usize) -> PyResult<()> {
+        self.before_python()?;
+        let n = self.plans[i].1.as_ref().map_or(0, |p| p.names.len());
+        let mut values = Vec::with_capacity(n);
+        for j in 0..n {
+            let name = &self.plans[i].1.as_ref().expect("a plan").names[j];
+            // SAFETY: `obj` and `name` are live; `PyObject_GetAttr` returns a new
+            // reference or NULL with an error set.
+            values.push(unsafe {
+                Bound::from_owned_ptr_or_err(
+                    self.py,
+                    ffi::PyObject_GetAttr(obj.as_ptr(), name.obj.as_ptr()),
+                )?
+            });
+        }
+        self.enter(obj, |w| {
+            let m = w.b.begin_object();
+            match w.planned_members(i, &values) {
+                Ok(flat) => Ok(flat),
+                Err(e) => Err(w.failed(m, e)),
+            }
+            .map(|flat| {
+                let token = w.plans[i].1.as_ref().map_or(0, |p| p.token);
+                let token = KeysToken::new(&raw const TOKEN_OWNER as usize, token);
+                w.b.end_object_keyed_as(m, values.len(), token, flat);
+            })
+        })
+    }
+
+    /// The members of an object of plan `i` whose values (in field order) are `values`;
+    /// whether every value was a scalar.
+    fn planned_members(&mut self, i: usize, values: &[Bound<'py, PyAny>]) -> PyResult<bool> {
+        let mut flat = true;
+        for (j, v) in values.iter().enumerate() {
+            push_key(
+                &mut self.b,
+                &self.plans[i].1.as_ref().expect("a plan").names[j],
+            );
+            let v = v.as_borrowed();
+            match self.scalar(v, type_of(v)) {
+                Some(r) => r?,
+                None => {
+                    flat = false;
+                    self.value(v)?;
+                }
+            }
+        }
+        Ok(flat)
+    }
+
+    /// A pydantic model of plan `i` walked natively: its fields from `obj.__dict__`, every
+    /// value (and everything in it) a plain `str`, `int`, `float`, `bool`, `None`, list,
+    /// tuple, dict of `str` keys or a model of such a plan. No Python code runs meanwhile, so
+    /// when a value is anything else (or anything fails), what was pushed is dropped and
+    /// `false` returned: `model_dump` decides, as before.
+    fn model(&mut self, obj: Borrowed<'_, 'py, PyAny>, i: usize) -> PyResult<bool> {
+        // SAFETY: `obj` is live; `PyObject_GenericGetDict` returns a new reference to its
+        // `__dict__` or NULL with an error set (no Python code runs for a model's dict).
+        let dict = unsafe {
+            Bound::from_owned_ptr_or_err(
+                self.py,
+                ffi::PyObject_GenericGetDict(obj.as_ptr(), std::ptr::null_mut()),
+            )
+        };
+        let Ok(dict) = dict else {
+            if self.strict > 0 {
+                self.abort = true;
+                return Err(redo_signal());
+            }
+            return Ok(false);
+        };
+        let n = self.plans[i].1.as_ref().map_or(0, |p| p.names.len());
+        let mut values = Vec::with_capacity(n);
+        for j in 0..n {
+            let name = &self.plans[i].1.as_ref().expect("a plan").names[j].obj;
+            // SAFETY: `dict` is a live dict (an instance `__dict__`), `name` an exact `str`
+            // (its hash and equality run no Python code); the result is borrowed from the
+            // dict, alive while it holds it: no Python code runs until the values are walked.
+            let v = unsafe { ffi::PyDict_GetItemWithError(dict.as_ptr(), name.as_ptr()) };
+            if v.is_null() {
+                // SAFETY: the GIL is held; a missing field leaves no error, a failing lookup
+                // one that `model_dump` will meet again.
+                unsafe { ffi::PyErr_Clear() };
+                if self.strict > 0 {
+                    self.abort = true;
+                    return Err(redo_signal());
+                }
+                return Ok(false);
+            }
+            // SAFETY: a borrowed reference from the dict (see above).
+            values.push(unsafe { Borrowed::from_ptr(self.py, v) });
+        }
+        let outer = self.strict == 0;
+        self.strict += 1;
+        let mut mark = None;
+        let r = self.enter(obj, |w| {
+            let m = w.b.begin_object();
+            mark = Some(m);
+            let mut flat = true;
+            for (j, v) in values.iter().enumerate() {
+                push_key(&mut w.b, &w.plans[i].1.as_ref().expect("a plan").names[j]);
+                let r = match w.scalar(*v, type_of(*v)) {
+                    Some(r) => r,
+                    None => {
+                        flat = false;
+                        w.value(*v)
+                    }
+                };
+                if let Err(e) = r {
+                    return Err(w.failed(m, e));
+                }
+            }
+            let token = w.plans[i].1.as_ref().map_or(0, |p| p.token);
+            let token = KeysToken::new(&raw const TOKEN_OWNER as usize, token);
+            w.b.end_object_keyed_as(m, values.len(), token, flat);
+            Ok(())
+        });
+        self.strict -= 1;
+        let Err(e) = r else {
+            return Ok(true);
+        };
+        if !outer || self.redo.is_some() {
+            // An enclosing model is abandoned, or a dict outside is walked again.
+            if !outer {
+                self.abort = true;
+            }
+            return Err(e);
+        }
+        // Abandoned (an error too: `model_dump` meets it again, or not, as before).
+        self.abort = false;
+        if let Some(m) = mark {
+            self.b.truncate_to(m);
+        }
+        if let Some(ty) = self.pending.take() {
+            if !self.plans.iter().any(|(t, _)| t.is(&ty)) {
+                self.make_plan(ty)?;
+            }
+        }
+        Ok(false)
+    }
+
+    /// `_convert.convert`'s answer for `obj`, walked.
+    fn convert(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        self.before_python()?;
+        // Held from here on: the Python code below may drop every other reference to it.
+        let obj = obj.to_owned();
         let convert = match &self.convert {
             Some(c) => c.clone(),
             None => {
@@ -296,14 +987,15 @@ impl<'py> Walker<'py> {
             }
         };
         let default = self.default.clone();
-        let answer = convert.call1((obj, default))?;
+        let answer = convert.call1((&obj, default))?;
         let answer = answer.cast_into::<PyTuple>().map_err(PyErr::from)?;
         let kind: u8 = answer.get_item(0)?.extract()?;
         let payload = answer.get_item(1)?;
+        let marker = obj.as_borrowed();
         match kind {
-            K_VALUE => self.value(&payload),
+            K_VALUE => self.value(payload.as_borrowed()),
             K_DECIMAL => self.decimal(&payload),
-            K_MAPPING => self.enter(obj, |w| {
+            K_MAPPING => self.enter(marker, |w| {
                 let items = payload.call_method0("items")?;
                 let mut pairs = Vec::new();
                 for kv in items.try_iter()? {
@@ -312,17 +1004,25 @@ impl<'py> Walker<'py> {
                 }
                 w.pairs(pairs)
             }),
-            K_SEQUENCE => self.enter(obj, |w| {
+            K_SEQUENCE => self.enter(marker, |w| {
                 let m = w.b.begin_array();
                 let mut n = 0;
-                for item in payload.try_iter()? {
-                    w.value(&item?)?;
-                    n += 1;
+                let r = payload.try_iter().and_then(|items| {
+                    for item in items {
+                        w.value(item?.as_borrowed())?;
+                        n += 1;
+                    }
+                    Ok(())
+                });
+                match r {
+                    Ok(()) => {
+                        w.b.end_array(m, n);
+                        Ok(())
+                    }
+                    Err(e) => Err(w.failed(m, e)),
                 }
-                w.b.end_array(m, n);
-                Ok(())
             }),
-            K_CONVERTED => self.enter(obj, |w| w.value(&payload)),
+            K_CONVERTED => self.enter(marker, |w| w.value(payload.as_borrowed())),
             _ => Err(PyRuntimeError::new_err("toolwire._convert: unknown answer")),
         }
     }
@@ -357,6 +1057,18 @@ impl<'py> Walker<'py> {
     }
 }
 
+/// Whether every key of dict `d` is an exact `str` without a lone surrogate (no Python code
+/// runs).
+fn plain_keys(d: Borrowed<'_, '_, PyAny>) -> bool {
+    let mut pos = 0;
+    while let Some((k, _)) = dict_next(d, &mut pos) {
+        if !is_type!(type_of(k), PyUnicode_Type) || utf8_of(k).is_none() {
+            return false;
+        }
+    }
+    true
+}
+
 /// The placeholder of decimal `i`: numeric-looking, so the TOON encoder always quotes it and
 /// never escapes anything in it.
 pub fn placeholder(nonce: u64, i: usize) -> String {
@@ -380,13 +1092,7 @@ fn nonce() -> u64 {
 pub fn str_of<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
     match s.to_str() {
         Ok(t) => Ok(t),
-        Err(_) => {
-            let r = s.repr()?;
-            Err(PyValueError::new_err(format!(
-                "String contains an unpaired surrogate: {}",
-                r.to_str().unwrap_or("?")
-            )))
-        }
+        Err(_) => Err(surrogate_error(s.as_any())),
     }
 }
 

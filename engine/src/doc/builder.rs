@@ -2,6 +2,10 @@
 
 use super::*;
 
+/// Where [`DocBuilder::str_heap_kept`] put a string's bytes in its builder's heap.
+#[derive(Clone, Copy, Debug)]
+pub struct HeapStr(Span);
+
 /// A position returned by [`DocBuilder::begin_array`] / [`DocBuilder::begin_object`].
 #[derive(Clone, Copy, Debug)]
 #[must_use]
@@ -38,13 +42,23 @@ pub struct DocBuilder<'s> {
 
 /// What the caller of [`DocBuilder::end_object_keyed`] knows of an object's keys: two
 /// objects closed with equal tokens have the same keys in the same order (for example the
-/// identity of a schema's property list and the set of its properties written).
+/// identity of a schema's property list and the set of its properties written, or the
+/// Python binding's key objects of a dict equal to those of the dict before it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct KeysToken {
+pub struct KeysToken {
     /// Who minted the token (an address that lives as long as the builder's work).
     pub(crate) owner: usize,
     /// Which of the owner's keys the object holds.
     pub(crate) keys: u64,
+}
+
+impl KeysToken {
+    /// The token `keys` of the minter `owner`: a number that no other minter closing
+    /// objects of the same builder uses (an address it holds for the builder's work).
+    #[inline]
+    pub const fn new(owner: usize, keys: u64) -> KeysToken {
+        KeysToken { owner, keys }
+    }
 }
 
 /// Nesting levels whose last object's keys are remembered (deeper objects are checked pair
@@ -94,6 +108,20 @@ impl<'s> DocBuilder<'s> {
             prev_token: [None; KEY_LEVELS],
             keys_gen: [0; KEY_LEVELS],
         }
+    }
+
+    /// Makes room for about `nodes` more nodes and `heap` more heap bytes (a caller that
+    /// can tell, from the first rows of a collection, what the rest will take: the tape and
+    /// the heap then do not grow, and copy themselves, a dozen times on the way).
+    pub fn reserve(&mut self, nodes: usize, heap: usize) {
+        self.doc.nodes.reserve(nodes);
+        self.doc.heap.reserve(heap);
+    }
+
+    /// The heap bytes pushed so far.
+    #[inline]
+    pub fn heap_len(&self) -> usize {
+        self.doc.heap.len()
     }
 
     /// The input bytes spans refer to.
@@ -245,6 +273,24 @@ impl<'s> DocBuilder<'s> {
         self.doc.nodes.push(Node::StrHeap(s));
     }
 
+    /// [`DocBuilder::str_heap`], returning where the bytes went: the same string (a key of
+    /// every row) is then pushed again with [`DocBuilder::str_heap_again`], not copied.
+    #[inline]
+    pub fn str_heap_kept(&mut self, bytes: &[u8]) -> HeapStr {
+        let s = self.push_heap(bytes);
+        self.doc.nodes.push(Node::StrHeap(s));
+        HeapStr(s)
+    }
+
+    /// Pushes again a string (or key) that [`DocBuilder::str_heap_kept`] of this builder
+    /// pushed: a node on the same heap bytes (the heap only grows while a builder is
+    /// used). The caller is responsible for the document flags, as for `str_heap`.
+    #[inline]
+    pub fn str_heap_again(&mut self, s: HeapStr) {
+        debug_assert!(s.0.start as usize + s.0.len as usize <= self.doc.heap.len());
+        self.doc.nodes.push(Node::StrHeap(s.0));
+    }
+
     /// Pushes a copy of `v`, a value of any document: numbers and literals as they are,
     /// every string and key copied with [`DocBuilder::string`] (so the flags of this
     /// document follow the copied values only).
@@ -284,6 +330,11 @@ impl<'s> DocBuilder<'s> {
     /// Scans `bytes` (a string or key, kept or skipped) and sets the document flags.
     #[inline]
     pub fn note_string(&mut self, bytes: &[u8]) {
+        // A short string (a table cell) is checked in one pass for the first bytes of both:
+        // two SIMD searches cost more than they scan (the TOON decoder's rows, callgrind).
+        if bytes.len() <= 32 && !bytes.iter().any(|&b| b == b'<' || b == 0xED) {
+            return;
+        }
         if crate::tag::contains_reserved_tag(bytes) {
             self.mark_reserved_tag();
         }
@@ -582,21 +633,15 @@ impl<'s> DocBuilder<'s> {
     /// shape analysis then reads only the values of a collection's rows). Debug builds verify
     /// both guarantees.
     #[inline]
-    pub(crate) fn end_object_keyed(&mut self, mark: Mark, len: usize, token: KeysToken) {
+    pub fn end_object_keyed(&mut self, mark: Mark, len: usize, token: KeysToken) {
         self.end_object_keyed_as(mark, len, token, false);
     }
 
     /// [`DocBuilder::end_object_keyed`] for an object that may also be marked
     /// [`Node::Object::flat`]: its caller pushed every one of its values as a string, number
-    /// or literal.
+    /// or literal (debug builds verify it).
     #[inline]
-    pub(crate) fn end_object_keyed_as(
-        &mut self,
-        mark: Mark,
-        len: usize,
-        token: KeysToken,
-        flat: bool,
-    ) {
+    pub fn end_object_keyed_as(&mut self, mark: Mark, len: usize, token: KeysToken, flat: bool) {
         let level = (self.depth as usize).wrapping_sub(1);
         // The object closed last at this level had the same token: the same keys in the
         // same order, marked with the node as it is written.
@@ -615,6 +660,15 @@ impl<'s> DocBuilder<'s> {
         debug_assert!(
             before.is_none_or(|b| self.same_keys_at(b, start)),
             "unequal keys, equal tokens"
+        );
+        debug_assert!(
+            !flat
+                || (self.doc.nodes.len() == start + 1 + 2 * len
+                    && (0..len).all(|j| !matches!(
+                        self.doc.node(start + 2 + 2 * j),
+                        Node::Array { .. } | Node::Object { .. }
+                    ))),
+            "a flat object holds only strings, numbers and literals"
         );
         self.forget_keys();
         if let Some(slot) = self.prev_token.get_mut(level) {
@@ -882,7 +936,9 @@ impl<'s> DocBuilder<'s> {
 
     pub(super) fn push_heap(&mut self, bytes: &[u8]) -> Span {
         let start = self.doc.heap.len();
-        self.doc.heap.extend_from_slice(bytes);
+        // Through the sink's copy: a key or a cell is short, and `extend_from_slice` called
+        // `memcpy` for each (11% of the Python binding's walk of 10k nested rows, callgrind).
+        crate::sink::Sink::write(&mut self.doc.heap, bytes);
         span(start, bytes.len())
     }
 }

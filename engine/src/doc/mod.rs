@@ -26,8 +26,7 @@ pub(crate) use tape::{Nodes, PERMUTED_PAIRS, drop_spare_tapes, spare_tape_bytes}
 mod tests;
 mod value;
 
-pub(crate) use builder::KeysToken;
-pub use builder::{DocBuilder, Mark};
+pub use builder::{DocBuilder, HeapStr, KeysToken, Mark};
 pub(crate) use value::*;
 pub use value::{Array, Elements, Members, Number, Object, Str, Value, ValueRef};
 
@@ -275,6 +274,12 @@ impl<'s> Doc<'s> {
     #[inline]
     pub fn node_count(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// The bytes of strings and lexemes the document keeps in its own heap.
+    #[inline]
+    pub(crate) fn heap_len(&self) -> usize {
+        self.heap.len()
     }
 
     /// The heap bytes the document holds (its tape's and its heap's capacity): what keeping

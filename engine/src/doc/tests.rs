@@ -612,3 +612,43 @@ fn dropped_and_rebuilt_nodes_give_back_their_float_entries() {
     let xs: Vec<_> = doc.root().as_array().unwrap().iter().map(float).collect();
     assert_eq!(xs, [Some(0.5), Some(3.5)]);
 }
+
+#[test]
+fn kept_heap_strings_are_pushed_again_without_a_copy() {
+    // Rows whose keys are pushed once and then again by their place in the heap, after a
+    // reservation and a dropped value: the same document as keys copied for every row.
+    let build = |again: bool| {
+        let mut b = DocBuilder::new(b"");
+        let root = b.begin_array();
+        b.reserve(100, 1000);
+        let mut kept = Vec::new();
+        for row in 0..3 {
+            let o = b.begin_object();
+            for (j, k) in ["id", "naïve key", ""].into_iter().enumerate() {
+                match (again, kept.get(j)) {
+                    (true, Some(&h)) => b.str_heap_again(h),
+                    (true, None) => kept.push(b.str_heap_kept(k.as_bytes())),
+                    (false, _) => b.str_heap(k.as_bytes()),
+                }
+                b.i64(row * 10 + j as i64);
+            }
+            b.end_object(o, 3);
+            if row == 1 {
+                // A value dropped after the keys were kept: their bytes stay.
+                let dropped = b.begin_array();
+                b.str_heap(b"gone");
+                b.truncate_to(dropped);
+            }
+        }
+        b.end_array(root, 3);
+        b.finish()
+    };
+    let (kept, copied) = (build(true), build(false));
+    let text = |d: &Doc<'_>| crate::json::write::to_string_compact(d.root());
+    assert_eq!(text(&kept), text(&copied));
+    assert!(kept.heap.len() < copied.heap.len());
+    assert_eq!(
+        text(&kept),
+        r#"[{"id":0,"naïve key":1,"":2},{"id":10,"naïve key":11,"":12},{"id":20,"naïve key":21,"":22}]"#
+    );
+}

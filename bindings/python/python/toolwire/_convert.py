@@ -28,6 +28,13 @@ from uuid import UUID
 
 VALUE, DECIMAL, MAPPING, SEQUENCE, CONVERTED = range(5)
 
+# What :func:`plan` answers for a type (besides ``None``).
+FIELDS, MODEL = range(2)
+
+# The types :func:`convert` looks at before dataclasses, attrs classes and pydantic models.
+_EARLIER = (str, int, float, Decimal, Mapping, set, frozenset, list, tuple, datetime, date,
+            time, UUID, PurePath, Enum, type)
+
 
 def decimal_text(value: Decimal) -> str | None:
     """The canonical TOON/JSON number text of a decimal, every digit kept.
@@ -100,3 +107,81 @@ def convert(value: Any, default: Callable[[Any], Any] | None) -> tuple[int, Any]
     if default is not None:
         return CONVERTED, default(value)
     raise TypeError(f"Object of type {type(value).__name__} is not TOON serializable")
+
+
+def plan(cls: type) -> tuple[int, tuple[str, ...]] | None:
+    """What the native walker may do itself, in this call, with every object of type
+    ``cls`` instead of asking :func:`convert` (``None``: ask it each time).
+
+    * ``(FIELDS, names)``: a dataclass or attrs class: the object stands for
+      ``{name: getattr(obj, name) for name in names}``, as :func:`convert` says.
+    * ``(MODEL, names)``: a pydantic model whose ``model_dump(mode="json")`` is the dict of
+      those fields of ``obj.__dict__`` whenever every value is a plain ``str``, ``int``,
+      ``float``, ``bool``, ``None``, list, tuple, dict of ``str`` keys or such a model (the
+      walker checks the values, and asks :func:`convert` when one is anything else): no
+      custom serializer, computed, excluded or extra field, root model, alias or non-default
+      JSON setting for non-finite floats.
+
+    A type whose instances may claim another class (``__class__`` redefined), so that
+    ``isinstance`` might answer otherwise for them, gets ``None``.
+    """
+    if issubclass(cls, _EARLIER) or any("__class__" in vars(c) for c in cls.__mro__[:-1]):
+        return None
+    if dataclasses.is_dataclass(cls):
+        return FIELDS, tuple(f.name for f in dataclasses.fields(cls))
+    attributes = getattr(cls, "__attrs_attrs__", None)
+    if attributes is not None:
+        return FIELDS, tuple(a.name for a in attributes)
+    pydantic = sys.modules.get("pydantic")
+    if pydantic is not None and issubclass(cls, pydantic.BaseModel):
+        names = _plain_model_fields(cls)
+        if names is not None:
+            return MODEL, names
+    return None
+
+
+def _plain_model_fields(cls: Any) -> tuple[str, ...] | None:
+    try:
+        if getattr(cls, "__pydantic_root_model__", False):
+            return None
+        config = cls.model_config
+        if (
+            config.get("extra") == "allow"
+            or config.get("ser_json_inf_nan", "null") != "null"
+            or config.get("serialize_by_alias")
+            or config.get("json_encoders")
+        ):
+            return None
+        if cls.model_computed_fields:
+            return None
+        decorators = cls.__pydantic_decorators__
+        if decorators.field_serializers or decorators.model_serializers:
+            return None
+        if _customised(cls.__pydantic_core_schema__):
+            return None
+        names = []
+        for name, info in cls.model_fields.items():
+            if info.exclude or getattr(info, "exclude_if", None) is not None:
+                return None
+            names.append(name)
+        return tuple(names)
+    except Exception:  # noqa: BLE001 - an unexpected model: serialized by pydantic itself
+        return None
+
+
+def _customised(schema: Any) -> bool:
+    """Whether a pydantic-core schema changes how any value serializes (anywhere in it)."""
+    if isinstance(schema, dict):
+        if (
+            "serialization" in schema
+            or schema.get("serialization_exclude")
+            or "serialization_exclude_if" in schema
+            or schema.get("computed_fields")
+            or schema.get("root_model")
+            or schema.get("extra_behavior") == "allow"
+        ):
+            return True
+        return any(_customised(v) for k, v in schema.items() if k not in ("cls", "metadata"))
+    if isinstance(schema, (list, tuple)):
+        return any(_customised(v) for v in schema)
+    return False

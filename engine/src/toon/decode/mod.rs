@@ -59,7 +59,7 @@
 
 mod scan;
 
-use crate::doc::{Doc, DocBuilder, Mark};
+use crate::doc::{Doc, DocBuilder, KeysToken, Mark};
 use crate::error::{Category, Error, Result};
 
 use super::Delimiter;
@@ -234,6 +234,9 @@ enum Head {
     /// Not a header; the first unquoted colon, if any.
     Plain(Option<usize>),
 }
+
+/// The minter of the decoder's [`KeysToken`]s (an address nothing else mints with).
+static ROW_KEYS: u8 = 0;
 
 struct Parser<'s> {
     src: &'s [u8],
@@ -1286,9 +1289,12 @@ impl<'s> Parser<'s> {
     ) -> Result<bool> {
         self.enter(at)?;
         let m = self.b.begin_object();
+        let first = *idx;
+        let mut flat = true;
         for _ in 0..count {
             let f = fields[*idx];
             *idx += 1;
+            flat &= f.children == 0;
             match f.name {
                 Name::Src(s, l) => self.b.str_src(s, l),
                 Name::Heap(s, l) => self.b.str_heap(&heap[s..s + l]),
@@ -1302,8 +1308,17 @@ impl<'s> Parser<'s> {
                 return Ok(false);
             }
         }
-        // Strict mode rejected duplicate field names; lenient mode merges them here.
-        self.b.end_object(m, count);
+        if self.strict {
+            // Strict mode rejected duplicate field names: every row of this header has these
+            // keys in this order, named by where the group's first field is (the builder
+            // then compares no key of the rows, and marks leaf rows flat).
+            let keys = fields.get(first).map_or(u64::MAX, |f| f.at as u64);
+            let token = KeysToken::new(&raw const ROW_KEYS as usize, keys);
+            self.b.end_object_keyed_as(m, count, token, flat);
+        } else {
+            // Lenient mode merges duplicate field names here.
+            self.b.end_object(m, count);
+        }
         self.leave();
         Ok(true)
     }

@@ -433,12 +433,15 @@ pub fn encode<W: Sink + ?Sized>(value: Value<'_>, opts: &EncodeOptions, out: &mu
 pub fn to_vec(value: Value<'_>, opts: &EncodeOptions) -> Result<Vec<u8>> {
     // Reserve what the output will most likely need, so a large table is not copied by a
     // growing buffer (a serial copy that would cap the parallel encoder's speed-up): the TOON
-    // of a document parsed from JSON is almost always shorter than that JSON, and 32 bytes per
-    // node bounds the reservation for a small value of a large document. Capacity that stays
-    // untouched costs address space, not memory.
+    // of a document parsed from JSON is almost always shorter than that JSON, that of a
+    // document built with its strings in its heap (a binding's walk of objects) about its
+    // heap and a few bytes per node, and 32 bytes per node bounds the reservation for a small
+    // value of a large document. Capacity that stays untouched costs address space, not
+    // memory.
     let doc = value.doc();
     let nodes = doc.next_sibling(value.index()) - value.index();
-    let mut v = Vec::with_capacity(doc.src().len().min(nodes.saturating_mul(32)));
+    let likely = doc.src().len() + doc.heap_len() + nodes.saturating_mul(4);
+    let mut v = Vec::with_capacity(likely.min(nodes.saturating_mul(32)));
     encode(value, opts, &mut v)?;
     Ok(v)
 }

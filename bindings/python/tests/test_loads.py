@@ -1,0 +1,99 @@
+"""``loads`` without hooks (``bindings/python/src/topy.rs``, ``Builder``) against ``toon_format``.
+
+That path makes one ``str`` per distinct key, copies a dict of the previous object's keys,
+shares short strings that repeat and pauses the garbage collector: the values must still be
+exactly ``toon_format``'s, of the same types, and the collector's state as it was.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import sys
+from typing import Any
+
+import pytest
+import toon_format
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolwire import toon
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+
+words = st.sampled_from(["", "a", "id", "Zoë Café", "日本商事", "😀", "x y", "true", "1", "-", "a,b"])
+text = st.one_of(words, st.text(max_size=30))
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=False, allow_infinity=False),
+    text,
+)
+keys = st.one_of(words, st.text(max_size=6))
+
+
+def _rows(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    # Rows sharing keys (tables, and objects whose keys change from one to the next).
+    row = st.dictionaries(st.sampled_from(["id", "name", "é", "n"]), children, max_size=4)
+    return st.one_of(
+        st.lists(children, max_size=5),
+        st.dictionaries(keys, children, max_size=5),
+        st.lists(row, min_size=1, max_size=6),
+        st.lists(st.dictionaries(st.sampled_from(["id", "name"]), scalars, min_size=2), max_size=6),
+    )
+
+
+values = st.recursive(scalars, _rows, max_leaves=30)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+@SETTINGS
+@given(values, st.sampled_from([",", "\t", "|"]))
+def test_loads_without_hooks_matches_toon_format(value: Any, delimiter: str) -> None:
+    doc = toon_format.dumps(value, delimiter=delimiter)
+    want = toon_format.loads(doc)
+    got = toon.loads(doc)
+    assert _same(got, want), (doc, got, want)
+
+
+def test_rows_share_their_keys_and_stay_independent() -> None:
+    rows = [{"id": i, "name": "Zoë" if i % 2 else "日本", "tags": ["a", "b"]} for i in range(50)]
+    got = toon.loads(toon_format.dumps(rows))
+    assert got == rows
+    # One key object per text; the dicts themselves are independent.
+    assert all(next(iter(r)) is next(iter(got[0])) for r in got)
+    got[0]["id"] = -1
+    got[0]["new"] = True
+    assert got[1] == rows[1] and "new" not in got[2]
+    assert [r["id"] for r in got[1:]] == list(range(1, 50))
+
+
+def test_the_collector_is_left_as_it_was() -> None:
+    doc = toon_format.dumps([{"a": [1, {"b": 2}]}] * 100)
+    assert gc.isenabled()
+    toon.loads(doc)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        toon.loads(doc)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    limit = sys.get_int_max_str_digits()
+    if limit:
+        with pytest.raises(ValueError):
+            toon.loads(f"a: [1]\nb: {'9' * (limit + 1)}")
+        assert gc.isenabled()

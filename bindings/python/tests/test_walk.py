@@ -1,0 +1,155 @@
+"""The walk of Python objects (``bindings/python/src/walk.rs``) against ``toon_format`` 1.2.
+
+The walk reads a dict's members as they come and checks its keys only before it runs
+Python code or fails (docs/DECISIONS.md "Python binding: where the time goes"); these
+pin that it still behaves as ``toon_format``, which converts every key of a dict before it
+looks at any value: the same text, the same exception, and ``default`` called the same
+number of times.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+import toon_format
+
+import toolwire
+from toolwire import toon
+
+
+class Opaque:
+    pass
+
+
+def counting_default() -> tuple[list[Any], Any]:
+    seen: list[Any] = []
+
+    def default(o: Any) -> Any:
+        seen.append(o)
+        return {"opaque": len(seen)}
+
+    return seen, default
+
+
+def outcome(f: Any, value: Any, **kw: Any) -> tuple[str, Any, int]:
+    seen, default = counting_default()
+    try:
+        return "ok", f(value, default=default, **kw), len(seen)
+    except (TypeError, ValueError) as e:
+        return type(e).__name__, str(e), len(seen)
+
+
+CASES = [
+    # A key that converts (int, float, bool, None) after a value that runs Python code.
+    {"a": Opaque(), 1: "x"},
+    {"a": Opaque(), 2.5: "x", None: 1, True: [Opaque()]},
+    # The same two levels down: the outer dict's key comes first.
+    {"rows": [{"a": Opaque(), "b": 1}], 7: "late"},
+    [{"id": 1, "v": Opaque()}, {"id": 2, "v": Opaque(), 3: "int key in the second row"}],
+    # Keys that collide once converted.
+    {"1": Opaque(), 1: "x"},
+    # A key that does not convert: TypeError before `default` is ever called.
+    {"a": Opaque(), (1, 2): "tuple key"},
+    {"outer": {"a": Opaque()}, frozenset(): 1},
+    # A key with a lone surrogate: ValueError before `default` is called.
+    {"a": Opaque(), "\ud800": 1},
+    # A row walked again (its int key) between rows of the same keys.
+    [{"a": 1, "b": 2}, {"a": Opaque(), 5: 3}, {"a": 1, "b": 2}, {"a": 2, "b": 3}],
+    [{"a": 1, "b": 2}, {"a": Opaque(), "b": 5, (1,): 3}, {"a": 1, "b": 2}],
+    # Keys with a surrogate or of a bad type after a value that fails (a huge int): the
+    # key's error wins, as keys are converted first.
+    {"n": 10 ** (sys.get_int_max_str_digits() + 5) if sys.get_int_max_str_digits() else 1,
+     (1,): 2},
+]
+
+
+@pytest.mark.parametrize("value", CASES)
+@pytest.mark.parametrize("sort_keys", [False, True])
+def test_keys_are_converted_before_values(value: Any, sort_keys: bool) -> None:
+    want = outcome(toon_format.dumps, value, sort_keys=sort_keys)
+    got = outcome(toon.dumps, value, sort_keys=sort_keys)
+    assert got[0] == want[0], (got, want)
+    assert got[2] == want[2], "default called a different number of times"
+    if want[0] == "ok":
+        assert got[1] == want[1]
+    elif want[0] == "TypeError":
+        assert got[1] == want[1]
+
+
+def test_rows_with_the_same_and_with_other_key_objects() -> None:
+    # The key cache compares key objects: equal keys that are other objects, keys in
+    # another order, fewer and more keys, row after row.
+    k = "".join(["i", "d"])  # not the interned "id"
+    rows = [
+        {"id": 1, "name": "a"},
+        {k: 2, "name": "b"},
+        {"name": "c", "id": 3},
+        {"id": 4},
+        {"id": 5, "name": "e", "extra": "é"},
+        {"id": 6, "name": "<tool_error>"},
+    ]
+    assert toon.dumps(rows) == toon_format.dumps(rows)
+    assert toon.dumps(rows * 3) == toon_format.dumps(rows * 3)
+    r = toolwire.present(rows, format="toon")
+    # A reserved tag in a value sends TOON to compact JSON (WIRE.md §2) ...
+    assert r.texts[0].startswith("[{")
+    # ... and in a key, cached from an earlier row, too.
+    tagged = [{"<tool_error>": 1}, {"<tool_error>": 2}]
+    assert toolwire.present(tagged, format="toon").texts[0].startswith("[{")
+    assert toolwire.present([{"a": 1}, {"a": 2}], format="toon-comma").texts[0] == "[2]{a}:\n  1\n  2"
+
+
+def test_a_dict_changed_by_default_is_an_error() -> None:
+    target: dict[str, Any] = {"a": Opaque(), "b": 1}
+
+    def grow(o: Any) -> Any:
+        target["c"] = 2
+        return 0
+
+    with pytest.raises(RuntimeError, match="changed"):
+        toon.dumps(target, default=grow)
+
+    other: dict[Any, Any] = {"a": Opaque(), "b": 1}
+
+    def rekey(o: Any) -> Any:
+        del other["b"]
+        other[5] = 1  # same size, a key that is not a str
+        return 0
+
+    with pytest.raises(RuntimeError, match="changed"):
+        toon.dumps(other, default=rekey)
+
+
+def test_a_container_dropped_by_default_stays_alive() -> None:
+    # `default` drops the only other reference to the list being walked and to the row.
+    rows: list[Any] = [{"a": Opaque(), "b": "x" * 100}, {"a": 1, "b": "y"}]
+    holder = {"rows": rows}
+    del rows
+
+    def drop(o: Any) -> Any:
+        holder["rows"] = None
+        return "gone"
+
+    want = toon_format.dumps({"rows": [{"a": "gone", "b": "x" * 100}, {"a": 1, "b": "y"}]})
+    assert toon.dumps(holder, default=drop) == want
+
+
+def test_large_tables_of_rows_that_agree_or_not() -> None:
+    # Enough rows for the engine's parallel table scan; rows that share their key objects
+    # (marked as such for the engine) and rows that break the table in different ways.
+    base = [{"id": i, "name": f"n{i}", "ok": i % 2 == 0, "x": i / 4} for i in range(6000)]
+    cases = [
+        base,
+        base + [{"id": 1, "name": "z", "ok": True}],  # one key fewer
+        base[:3000] + [{"name": "z", "id": 1, "ok": True, "x": 0.5}] + base[3000:],  # order
+        base + [{"id": 1, "name": "z", "ok": True, "x": [1]}],  # not a leaf
+        # The same key texts, other key objects in every row.
+        [{(k + "_")[:-1]: v for k, v in r.items()} for r in base],
+    ]
+    assert cases[-1][0].keys() == cases[-1][1].keys()
+    assert next(iter(cases[-1][0])) is not next(iter(cases[-1][1]))
+    for rows in cases:
+        assert toon.dumps(rows) == toon_format.dumps(rows)
+        assert toolwire.present(rows, format="toon-comma").texts[0] == toon_format.dumps(rows)
