@@ -457,7 +457,7 @@ impl<'py> Walker<'py> {
     fn text(&mut self, text: &[u8]) {
         if self.mode == Mode::Json
             && text.contains(&b'<')
-            && toolwire::tag::contains_reserved_tag(text)
+            && toolwire::wire::contains_reserved_tag(text)
         {
             self.b.mark_reserved_tag();
         }
@@ -618,7 +618,7 @@ impl<'py> Walker<'py> {
             heap: Cell::new(None),
             tag: self.mode == Mode::Json
                 && text.contains(&b'<')
-                && toolwire::tag::contains_reserved_tag(text),
+                && toolwire::wire::contains_reserved_tag(text),
         })
     }
 

@@ -14,6 +14,8 @@ mod response;
 mod rows;
 mod windowed_block;
 
+/// Whether a text holds a reserved block tag (WIRE.md §2): such text is never copied raw.
+pub use crate::tag::contains_reserved_tag;
 pub use blocks::{
     FieldProblem, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, you_sent_string,
 };
