@@ -63,7 +63,7 @@
 //! | `tokens` | token counts, `o200k_base`/`cl100k_base` (feature `tokenizer`) | — |
 //! | `escape` | JSON string escaping as `JSON.stringify` does it; the escaping sink of framing | `sink` `tag` |
 //! | `num` | numbers exactly as WIRE.md §1.3 prints them | `sink` |
-//! | [`doc`] | [`Doc`], the flat tape of 8-byte nodes, its views and its builder | `escape` `num` `tag` |
+//! | [`doc`] | [`Doc`], the flat tape of 8-byte nodes, its views and its builder | `escape` `num` `sink` `tag` |
 //! | [`json`] | parsing with select pushdown, the window reader, writers byte-identical to `JSON.stringify` | `doc` `error` `escape` `num` `sink` `tag` |
 //! | `ser` | any `serde::Serialize` value as a [`Doc`] (feature `serde`) | `doc` `error` `num` |
 //! | [`toon`] | TOON 4.4: the encoder (parallel tables, from JSON text) and the decoder | `doc` `error` `escape` `json` `num` `sink` |
