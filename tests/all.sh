@@ -65,7 +65,7 @@ rm -rf "$wheels"
 wheel=$(ls "$wheels"/toolwire-*-abi3-*.whl)
 # --force-reinstall: the version number does not change between builds of a checkout.
 "$py_venv/bin/pip" install -q --force-reinstall --no-deps "$wheel"
-"$py_venv/bin/pip" install -q pytest hypothesis "toon-format==1.2.*" mcp "fastmcp==4.2.3"
+"$py_venv/bin/pip" install -q pytest hypothesis "toon-format==1.2.*" mcp "fastmcp==4.2.3" pydantic attrs
 "$py_venv/bin/python" -m pytest -q -p no:cacheprovider bindings/python/tests
 
 step "python quick start (README) from the wheel, in a fresh venv"
