@@ -15,6 +15,7 @@
 #
 #   bash benches/cli_contract.sh             # both measures
 #   CALLGRIND=0 bash benches/cli_contract.sh # wall-clock only (no valgrind)
+#   README=1 bash benches/cli_contract.sh    # and write the table into README.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-11}
@@ -85,21 +86,45 @@ instructions() {
 }
 
 # One table: every pair measured by MEASURE on FILE, both figures divided by SCALE; the
-# required ratio is field NEED of the pair (4: wall, 5: instructions).
+# required ratio is field NEED of the pair (4: wall, 5: instructions). Each row is also kept
+# in $work/KIND.rows as "name|ours|theirs" for the README table.
 table() {
-  local measure=$1 file=$2 scale=$3 title=$4 unit=$5 field=$6
+  local measure=$1 file=$2 scale=$3 title=$4 unit=$5 field=$6 kind=$7
   printf '%-28s %14s %14s %8s %6s\n' "$title" "toolwire $unit" "anchor $unit" "ratio" "need"
   for pair in "${pairs[@]}"; do
     IFS='|' read -r name ours theirs wall instr <<<"$pair"
     local need=$wall
     [ "$field" = 5 ] && need=$instr
     read -r a b <<<"$($measure "${ours//FILE/$file}" "${theirs//FILE/$file}")"
+    echo "$name|$(awk -v a="$a" -v s="$scale" 'BEGIN { printf "%.1f", a / s }')|$(awk -v b="$b" -v s="$scale" 'BEGIN { printf "%.1f", b / s }')" >>"$work/$kind.rows"
     awk -v n="$name" -v a="$a" -v b="$b" -v s="$scale" -v need="$need" \
       'BEGIN { printf "%-28s %14.1f %14.1f %7.1fx %5sx\n", n, a / s, b / s, b / a, need }'
   done
 }
 
-table median_us "$work/100k.json" 1000 "100k rows, median wall" ms 4
+table median_us "$work/100k.json" 1000 "100k rows, median wall" ms 4 wall
 if [ "$CALLGRIND" = 1 ]; then
-  table instruction_pair "$work/10k.json" 1000000 "10k rows, instructions" M 5
+  table instruction_pair "$work/10k.json" 1000000 "10k rows, instructions" M 5 instr
+fi
+
+# README=1: the README's CLI table (benches/readme_table.py writes it between its markers).
+if [ "${README:-0}" = 1 ]; then
+  {
+    echo "| command | median wall, 100k rows | instructions, 10k rows |"
+    echo "|---|---|---|"
+    for pair in "${pairs[@]}"; do
+      IFS='|' read -r name ours _ _ _ <<<"$pair"
+      IFS='|' read -r _ a b <<<"$(grep -F "$name|" "$work/wall.rows")"
+      wall=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f ms vs %.0f ms: **%.1f×**", a, b, b / a }')
+      instr="not measured (CALLGRIND=0)"
+      if [ -f "$work/instr.rows" ]; then
+        IFS='|' read -r _ a b <<<"$(grep -F "$name|" "$work/instr.rows")"
+        instr=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1fM vs %.0fM: **%.1f×**", a, b, b / a }')
+      fi
+      cmd=${ours#"$tw "}
+      echo "| \`toolwire ${cmd//FILE/F}\` | $wall | $instr |"
+    done
+    echo
+    echo "Anchor: serde_json + toon-format one-shot binaries (\`benches/examples/anchor.rs\`); median of $RUNS runs, alternating; $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD), $(nproc) cores."
+  } | python3 benches/readme_table.py cli-bench
 fi

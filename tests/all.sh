@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as README.md gives it: the Rust workspace (with the nginx replicas
 # test when nginx is installed), `toolwire serve` with the official TypeScript SDK client, the
-# Node binding, the Python binding, then `toolwire serve` with the official Python SDK client.
+# Node binding (and README's quick start from its packed tarball), the Python binding, then
+# `toolwire serve` with the official Python SDK client.
 # Needs cargo, node + npm and python3 (with venv); installs the rest from the registries (npm
 # ci from the committed lock files; a venv of its own for pip).
 #
@@ -38,15 +39,44 @@ npm ci --prefix bindings/node --no-audit --no-fund
 npm run build --prefix bindings/node
 npm test --prefix bindings/node
 
-step "python binding (venv, pip install ./bindings/python, pytest)"
-# Its own venv; build and install from the registries only, then its tests (the TOON fixtures
-# are read from $TOOLWIRE_TOON_SPEC; the CLI comparisons use target/debug/toolwire from the
-# cargo step above, or build it).
+step "node quick start (README) from the npm pack tarball, in an empty project"
+# As a user: the tarball `npm pack` makes (the addon just built inside), installed into a new
+# project with nothing else, then README's Node quick start with require, with import, and
+# type-checked by tsc against the package's own .d.ts files.
+qs_node=$(mktemp -d)
+tarball=$(cd bindings/node && npm pack --silent --pack-destination "$qs_node" | tail -1)
+(cd "$qs_node" && npm init -y >/dev/null && npm install --no-audit --no-fund "./$tarball")
+node bindings/node/scripts/quickstart.js "$qs_node"
+rm -rf "$qs_node"
+
+step "python binding (maturin build --release: the abi3 wheel; pytest against it)"
+# Its own venv, everything from the registries. The release build of the extension is the
+# cost of this step, so it happens once: `maturin build --release` makes the abi3 wheel a
+# user would install, the tests run against that wheel installed in their venv (the TOON
+# fixtures are read from $TOOLWIRE_TOON_SPEC; the CLI comparisons use target/debug/toolwire
+# from the cargo step above, or build it), and a fresh venv below installs it alone.
 py_venv="${TOOLWIRE_VENV:-$PWD/target/test-venv}"
 [ -x "$py_venv/bin/python" ] || python3 -m venv "$py_venv"
 "$py_venv/bin/pip" install -q --upgrade pip
-"$py_venv/bin/pip" install -q ./bindings/python pytest hypothesis "toon-format==1.2.*" mcp
+"$py_venv/bin/pip" install -q "maturin>=1.8,<2"
+wheels="${CARGO_TARGET_DIR:-$PWD/target}/python-wheel"
+rm -rf "$wheels"
+"$py_venv/bin/maturin" build --release --quiet -m bindings/python/Cargo.toml --out "$wheels"
+wheel=$(ls "$wheels"/toolwire-*-abi3-*.whl)
+# --force-reinstall: the version number does not change between builds of a checkout.
+"$py_venv/bin/pip" install -q --force-reinstall --no-deps "$wheel"
+"$py_venv/bin/pip" install -q pytest hypothesis "toon-format==1.2.*" mcp "fastmcp==4.2.3" pydantic attrs
 "$py_venv/bin/python" -m pytest -q -p no:cacheprovider bindings/python/tests
+
+step "python quick start (README) from the wheel, in a fresh venv"
+# As a user: a new venv, `pip install` of the wheel with its FastMCP extra, nothing else,
+# then README's Python quick start, run from outside the checkout.
+qs_dir=$(mktemp -d)
+readme_test="$PWD/bindings/python/tests/test_readme.py"
+python3 -m venv "$qs_dir/venv"
+"$qs_dir/venv/bin/pip" install -q "$wheel[fastmcp]"
+(cd "$qs_dir" && "$qs_dir/venv/bin/python" "$readme_test")
+rm -rf "$qs_dir"
 
 step "toolwire serve with the official Python SDK client (mcp, both eras; pytest)"
 "$py_venv/bin/python" -m pytest -q -p no:cacheprovider bindings/mcp/tests/py-client

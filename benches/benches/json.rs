@@ -13,7 +13,7 @@ use toolwire::json::{
     ParseOptions, Selector, parse, parse_selected, to_vec_compact, to_vec_pretty,
 };
 use toolwire::test_hooks::{Kernel, with_kernel};
-use toolwire_benches::{Shape, invoices_json};
+use toolwire_oracles::invoices::{self, Shape};
 
 #[derive(Serialize, Deserialize)]
 struct Invoice {
@@ -26,7 +26,7 @@ struct Invoice {
 }
 
 fn parse_group(c: &mut Criterion, rows: usize) {
-    let json = invoices_json(rows, Shape::Flat);
+    let json = invoices::json(rows, Shape::Flat);
     let opts = ParseOptions::default();
     let select = Selector::new(["id", "amount_cents"]);
 
@@ -85,7 +85,7 @@ fn parse_group(c: &mut Criterion, rows: usize) {
 }
 
 fn write_group(c: &mut Criterion, rows: usize) {
-    let json = invoices_json(rows, Shape::Flat);
+    let json = invoices::json(rows, Shape::Flat);
     let doc = parse(&json, &ParseOptions::default()).unwrap();
     let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
     // Verify: on this corpus (no floats) JSON.stringify and serde_json agree byte for byte.
@@ -132,7 +132,7 @@ fn write_group(c: &mut Criterion, rows: usize) {
 }
 
 fn kernel_group(c: &mut Criterion, rows: usize, shape: Shape) {
-    let json = invoices_json(rows, shape);
+    let json = invoices::json(rows, shape);
     let opts = ParseOptions::default();
     let select = Selector::new(["id", "amount_cents"]);
     let name = |k: Option<Kernel>| match k {

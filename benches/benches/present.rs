@@ -8,7 +8,7 @@ use toolwire::json::{ParseOptions, parse, parse_selected};
 use toolwire::present::Presenter;
 use toolwire::test_hooks::*;
 use toolwire::wire::{self, Format};
-use toolwire_benches::{Shape, invoices_json};
+use toolwire_oracles::invoices::{self, Shape};
 
 /// The item schema both presenters below declare.
 macro_rules! invoice_schema {
@@ -42,7 +42,7 @@ fn texts(r: &wire::ToolResponse<'_>) -> Vec<String> {
 }
 
 fn pipeline(c: &mut Criterion, rows: usize) {
-    let json = invoices_json(rows, Shape::Flat);
+    let json = invoices::json(rows, Shape::Flat);
     let presenter = Presenter::from_json(PRESENTER.as_bytes()).unwrap();
     let select = ["id", "amount_cents", "paid"];
     let opts = ParseOptions::default();

@@ -7,7 +7,7 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::toon::{EncodeOptions, to_vec};
-use toolwire_benches::{Shape, invoices_json};
+use toolwire_oracles::invoices::{self, Shape};
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
@@ -17,7 +17,7 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 }
 
 fn encode_group(c: &mut Criterion, rows: usize, shape: Shape, competitors: bool) {
-    let json = invoices_json(rows, shape);
+    let json = invoices::json(rows, shape);
     let doc = parse(&json, &ParseOptions::default()).expect("corpus parses");
     let value: serde_json::Value = serde_json::from_slice(&json).expect("corpus parses");
     let opts = EncodeOptions::default();

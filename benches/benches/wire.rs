@@ -10,13 +10,13 @@
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use toolwire::frame::{Id, Protocol, frame};
+use toolwire::frame::{Id, Protocol, write_frame};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::sink::ChunkedSink;
 use toolwire::test_hooks::*;
 use toolwire::toon::Delimiter;
 use toolwire::wire::{self, Data, Format};
-use toolwire_benches::{Shape, invoices_json};
+use toolwire_oracles::invoices::{self, Shape};
 
 /// Bytes → framed line through the whole parsed document (`Data::Doc`).
 fn ours(json: &[u8], format: Format) -> Vec<u8> {
@@ -37,7 +37,7 @@ fn ours_windowed(json: &[u8], format: Format) -> Vec<u8> {
 
 fn framed_line(json: &[u8], r: &wire::ToolResponse<'_>) -> Vec<u8> {
     let mut out = Vec::with_capacity(json.len() + json.len() / 2);
-    frame(&Id::Number("1".into()), r, Protocol::default(), &mut out);
+    write_frame(&Id::Number("1".into()), r, Protocol::default(), &mut out);
     out
 }
 
@@ -83,7 +83,7 @@ fn text_of(frame: &[u8]) -> String {
 }
 
 fn framed(c: &mut Criterion, rows: usize, anchors: bool) {
-    let json = invoices_json(rows, Shape::Flat);
+    let json = invoices::json(rows, Shape::Flat);
     let toon = Format::Toon(Delimiter::Pipe);
     for format in [toon, Format::Pretty] {
         assert!(ours(&json, format) == ours_windowed(&json, format));
@@ -136,7 +136,7 @@ fn framed(c: &mut Criterion, rows: usize, anchors: bool) {
         };
         let write_framed = |cap: usize| {
             let mut out = Vec::with_capacity(cap);
-            frame(&Id::Number("1".into()), &r, Protocol::default(), &mut out);
+            write_frame(&Id::Number("1".into()), &r, Protocol::default(), &mut out);
             out
         };
         let (text, line) = (write_unframed(0), write_framed(0));
@@ -170,7 +170,7 @@ fn stream_time(start: Instant, r: &wire::ToolResponse<'_>, want_first: bool) -> 
         first.get_or_insert_with(|| start.elapsed());
         true
     });
-    frame(&Id::Number("1".into()), r, Protocol::default(), &mut sink);
+    write_frame(&Id::Number("1".into()), r, Protocol::default(), &mut sink);
     sink.finish();
     let end = start.elapsed();
     if want_first {
@@ -183,7 +183,7 @@ fn stream_time(start: Instant, r: &wire::ToolResponse<'_>, want_first: bool) -> 
 /// Time to the first 256 KiB chunk and to the last, streaming a framed TOON response of a
 /// parsed 1M-row document (what a server does after its handler returned).
 fn first_chunk(c: &mut Criterion) {
-    let json = invoices_json(1_000_000, Shape::Flat);
+    let json = invoices::json(1_000_000, Shape::Flat);
     let doc = parse(&json, &ParseOptions::default()).unwrap();
     let mut g = c.benchmark_group("stream_1m/flat");
     g.sample_size(10);
@@ -211,7 +211,7 @@ fn first_chunk(c: &mut Criterion) {
 /// framed TOON response: read window by window (`Data::Json`: validation first, then parsing
 /// and encoding a window at a time) and through the whole parsed document.
 fn first_chunk_from_bytes(c: &mut Criterion) {
-    let json = invoices_json(1_000_000, Shape::Flat);
+    let json = invoices::json(1_000_000, Shape::Flat);
     let toon = Format::Toon(Delimiter::Pipe);
     assert!(ours(&json, toon) == ours_windowed(&json, toon));
     let mut g = c.benchmark_group("stream_1m_from_bytes/flat");
@@ -270,7 +270,7 @@ fn bytes_to_framed(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("bytes_to_framed/{name}"));
         g.sample_size(10);
         for rows in [10_000, 100_000, 1_000_000] {
-            let json = invoices_json(rows, shape);
+            let json = invoices::json(rows, shape);
             let anchors = rows <= 100_000;
             for format in [toon, Format::Pretty] {
                 let expect = ours(&json, format);

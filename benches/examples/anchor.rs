@@ -29,7 +29,7 @@ fn main() {
     };
     if mode == "gen" {
         let n: usize = arg.parse().expect("a row count");
-        let json = toolwire_benches::invoices_json(n, toolwire_benches::Shape::Flat);
+        let json = toolwire_oracles::invoices::json(n, toolwire_oracles::invoices::Shape::Flat);
         std::fs::write(&args[3], json).expect("writable file");
         return;
     }

@@ -6,19 +6,16 @@
 //! ```
 //!
 //! KERNEL is `bytewise` (the parser without block masks, as before the kernels),
-//! `fallback`, `sse2`, `avx2`, `neon`, or `index` (only build the stage-1 structural index
-//! with the detected kernel, the first half of a simdjson-style two-stage parse). With
-//! `VERIFY=1` the document is also checked against the bytewise parse (leave it unset when
-//! counting instructions).
+//! `fallback`, `sse2`, `avx2` or `neon`. With `VERIFY=1` the document is also checked
+//! against the bytewise parse (leave it unset when counting instructions).
 
 use toolwire::json::{ParseOptions, Selector, parse, parse_selected};
-use toolwire::test_hooks::{Kernel, structural_index, with_kernel};
-use toolwire_benches::{Shape, invoices_json};
+use toolwire::test_hooks::{Kernel, with_kernel};
+use toolwire_oracles::invoices::{self, Shape};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage =
-        "usage: parse_kernels ROWS flat|nested bytewise|fallback|sse2|avx2|neon|index [select]";
+    let usage = "usage: parse_kernels ROWS flat|nested bytewise|fallback|sse2|avx2|neon [select]";
     let (Some(rows), Some(shape), Some(kernel)) = (args.get(1), args.get(2), args.get(3)) else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -29,7 +26,7 @@ fn main() {
     } else {
         Shape::Flat
     };
-    let json = invoices_json(rows, shape);
+    let json = invoices::json(rows, shape);
     let opts = ParseOptions::new();
     let sel = (args.get(4).map(String::as_str) == Some("select"))
         .then(|| Selector::new(["id", "amount_cents"]));
@@ -43,11 +40,6 @@ fn main() {
         "sse2" => Some(Kernel::Sse2),
         "avx2" => Some(Kernel::Avx2),
         "neon" => Some(Kernel::Neon),
-        "index" => {
-            let idx = structural_index(&json, Kernel::detected()).expect("detected");
-            println!("{} bytes, {} structural positions", json.len(), idx.len());
-            return;
-        }
         _ => {
             eprintln!("{usage}");
             std::process::exit(2);

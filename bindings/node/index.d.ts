@@ -96,7 +96,8 @@ export declare function encodeJsonAsync(json: JsonText, options?: Omit<EncodeOpt
 
 /** A presenter file (CLI.md "Presenter file"), its JSON text, or a compiled presenter. */
 export type PresenterFile = { name: string; [key: string]: unknown };
-export type PresenterLike = PresenterFile | string | Uint8Array | CompiledPresenter;
+/** A toolwire/presenter `Presenter` too (its callbacks run on the JS thread; not for presentStream). */
+export type PresenterLike = PresenterFile | string | Uint8Array | CompiledPresenter | { readonly __brand: 'ToolwirePresenter' };
 
 /** A compiled presenter (opaque). */
 export interface CompiledPresenter {

@@ -20,6 +20,16 @@ export declare class NativePresenter {
    * JSON-RPC id: a string, or an integer's digits when `id_number`.
    */
   presentStream(data: OwnedText | undefined | null, args: CallArgs, id: string | undefined | null, idNumber: boolean, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
+  /**
+   * Compiles a presenter file whose `{"callback": n}` entries are callbacks of the JS
+   * layer, `kinds[n]` being `rules`, `ui` or `suggest` (`Presenter::from_doc_with`).
+   */
+  static withCallbacks(json: string, kinds: Array<string>): NativePresenter
+  /**
+   * [`NativePresenter::present`] with the presenter's callbacks answered by `dispatch`
+   * (`(n, json, items) => strings`), called on this thread during this call only.
+   */
+  presentWith(data: SyncText | undefined | null, args: CallArgs, dispatch: Dispatch): NativeReply
 }
 
 /**
@@ -56,11 +66,18 @@ export declare class StreamControl {
   produced(): number
   /** True once the job is done: the response is complete, failed or cancelled. */
   finished(): boolean
-  /** True when the stream stopped waiting for its reader to free its thread (see [`pool`]). */
+  /** True when the stream stopped waiting for its reader to free its thread (see `src/pool.rs`). */
   spilled(): boolean
   /** True while the job waits for the reader, holding a pool thread. */
   waiting(): boolean
 }
+
+/**
+ * A response built from parts (`response(data)…build()`, and a presenter's response with
+ * blocks added after `make`). `text` is a verbatim data block; else `data` is JSON text
+ * (`None`: no value, `OK`). UI blocks are six strings each (see `ui_block`), suggestions two.
+ */
+export declare function buildResponse(data: SyncText | undefined | null, text: string | undefined | null, format: string | undefined | null, ui: Array<string>, embedded: Array<string>, raw: Array<string>, hints: Array<string>, rules: Array<string>, suggest: Array<string>, structured: boolean): NativeReply
 
 /** The per-call arguments of a presented response. */
 export interface CallArgs {
@@ -97,6 +114,12 @@ export declare function encodeJson(json: Text, delimiter: string, indent: number
  * [`OwnedText`], so nothing the caller does to its buffer meanwhile reaches the worker.
  */
 export declare function encodeJsonAsync(json: OwnedText, delimiter: string, indent: number): Promise<string>
+
+/**
+ * `error(message, code?)` and `required(field)` (`code` = `MISSING_REQUIRED_FIELD` with
+ * `required` set).
+ */
+export declare function errorResponse(message: string, code: string | undefined | null, required: boolean): NativeReply
 
 /** The `INTERNAL_ERROR` envelope of a failed handler (WIRE.md §8). */
 export declare function handlerError(action: string, message: string): NativeReply
@@ -165,7 +188,7 @@ export interface NativeUiBlock {
  */
 export declare function ownText(text: Text): OwnedText
 
-/** The number of threads the addon's pool runs at most (see [`pool`]). */
+/** The number of threads the addon's pool runs at most (see `src/pool.rs`). */
 export declare function poolThreads(): number
 
 /**
@@ -183,5 +206,21 @@ export declare function presentPlainAsync(data: OwnedText | undefined | null, ar
  */
 export declare function presentPlainStream(data: OwnedText | undefined | null, args: CallArgs, id: string | undefined | null, idNumber: boolean, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
 
+/** `toolError(code, options)`: `details` is key, value pairs. */
+export declare function toolErrorResponse(code: string, message: string, severity: string, recovery: string | undefined | null, actions: Array<string>, details: Array<string>, retryAfter?: number | undefined | null): NativeReply
+
 /** The TOON tool description of WIRE.md §6. */
 export declare function toonDescription(toolName: string, description: string, discriminator: string, actions: Array<NativeAction>): string
+
+/**
+ * A UI helper of WIRE.md §3 (`echarts`, `json`: `a` is JSON text; `mermaid`, `markdown`,
+ * `summary`: `a` is the text; `code_block`: `a` the language, `b` the code; `list`: `items`):
+ * the block's type and content.
+ */
+export declare function uiHelper(helper: string, a?: string | undefined | null, b?: string | undefined | null, items?: Array<string> | undefined | null): Array<string>
+
+/**
+ * `ui.table(headers, rows)`: the block's type and content (cells escaped, short rows padded;
+ * a row longer than the header is an error).
+ */
+export declare function uiTable(headers: Array<string>, rows: Array<Array<string>>): Array<string>

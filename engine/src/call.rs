@@ -22,7 +22,7 @@
 //!    in chunks as it is encoded: everything that can fail was checked in step 2.
 //!
 //! ```
-//! use toolwire::call::{Shape, ToolCall};
+//! use toolwire::call::{Framing, ToolCall};
 //! use toolwire::present::Presenter;
 //!
 //! let presenter = Presenter::from_json(
@@ -34,7 +34,7 @@
 //! let reply = call.respond(&input)?;
 //! assert_eq!(reply.response().texts()[0], "[1]{id}:\n  A");
 //! let mut line = Vec::new();
-//! reply.write_io(&Shape::result(), &mut line)?;
+//! reply.write_io(&Framing::result(), &mut line)?;
 //! assert!(line.starts_with(br#"{"content":[{"type":"text","text":"[1]{id}:\n  A"}"#));
 //!
 //! // A `_select` name the schema does not have: an error response, the problem beside it.
@@ -51,6 +51,9 @@ use std::io;
 mod page;
 
 pub use page::Fit;
+
+#[doc(inline)]
+pub use crate::present::UNCOUNTED;
 
 use crate::doc::{Doc, Value};
 use crate::error::{Category, Error, Result};
@@ -219,16 +222,18 @@ impl<'d> Reply<'d> {
         self.response.is_error() == Some(true)
     }
 
-    /// Writes the reply in `shape` into `out`. Cannot fail: everything was checked when the
+    /// Writes the reply in `framing` into `out`. Cannot fail: everything was checked when the
     /// reply was made.
-    pub fn write<W: Sink + ?Sized>(&self, shape: &Shape, out: &mut W) {
-        match shape {
-            Shape::Result { protocol } => {
+    pub fn write<W: Sink + ?Sized>(&self, framing: &Framing, out: &mut W) {
+        match framing {
+            Framing::Result { protocol } => {
                 frame::write_result(&self.response, *protocol, out);
                 out.write_byte(b'\n');
             }
-            Shape::Frame { id, protocol } => frame::frame(id, &self.response, *protocol, out),
-            Shape::Blocks => {
+            Framing::Frame { id, protocol } => {
+                frame::write_frame(id, &self.response, *protocol, out)
+            }
+            Framing::Blocks => {
                 for i in 0..self.response.block_count() {
                     self.response.write_block(i, out);
                     out.write(b"\n-----\n");
@@ -237,27 +242,27 @@ impl<'d> Reply<'d> {
         }
     }
 
-    /// Writes the reply in `shape` to `w` in chunks of [`CHUNK_BYTES`] as it is encoded (the
+    /// Writes the reply in `framing` to `w` in chunks of [`CHUNK_BYTES`] as it is encoded (the
     /// whole text is never held), then flushes.
     ///
     /// # Errors
     ///
     /// The first error of `w`; encoding stops at it.
-    pub fn write_io<W: io::Write>(&self, shape: &Shape, w: W) -> io::Result<()> {
-        write_chunked(w, |sink| self.write(shape, sink))
+    pub fn write_io<W: io::Write>(&self, framing: &Framing, w: W) -> io::Result<()> {
+        write_chunked(w, |sink| self.write(framing, sink))
     }
 }
 
 #[cfg(feature = "tokio")]
 impl Reply<'static> {
-    /// Writes the reply in `shape` to an async writer in chunks of [`CHUNK_BYTES`]: encoded
+    /// Writes the reply in `framing` to an async writer in chunks of [`CHUNK_BYTES`]: encoded
     /// on a blocking thread, at most four chunks ahead of the writer; a failing writer stops
     /// the encoding.
     ///
     /// # Errors
     ///
     /// The first error of `w`.
-    pub async fn write_async<W>(self, shape: Shape, w: &mut W) -> io::Result<()>
+    pub async fn write_async<W>(self, framing: Framing, w: &mut W) -> io::Result<()>
     where
         W: tokio::io::AsyncWrite + Unpin + ?Sized,
     {
@@ -266,7 +271,7 @@ impl Reply<'static> {
         let encoder = tokio::task::spawn_blocking(move || {
             let mut sink =
                 crate::sink::ChunkedSink::new(CHUNK_BYTES, |chunk| tx.blocking_send(chunk).is_ok());
-            self.write(&shape, &mut sink);
+            self.write(&framing, &mut sink);
             sink.finish();
         });
         let mut result = Ok(());
@@ -286,7 +291,7 @@ impl Reply<'static> {
 
 /// How a reply is written.
 #[derive(Clone, Debug)]
-pub enum Shape {
+pub enum Framing {
     /// The bare `CallToolResult` object, compact, on one line ending with LF.
     Result {
         /// The negotiated protocol (`resultType` from 2026-07-28).
@@ -303,10 +308,10 @@ pub enum Shape {
     Blocks,
 }
 
-impl Shape {
-    /// [`Shape::Result`] for the default protocol.
-    pub fn result() -> Shape {
-        Shape::Result {
+impl Framing {
+    /// [`Framing::Result`] for the default protocol.
+    pub fn result() -> Framing {
+        Framing::Result {
             protocol: Protocol::default(),
         }
     }

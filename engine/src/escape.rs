@@ -110,11 +110,6 @@ fn write_clean_json_string<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
     unsafe { out.advance_escaped(n) };
 }
 
-/// Writes the escaped body of `s` (WTF-8) without the surrounding quotes.
-pub fn write_json_string_body<W: Sink + ?Sized>(out: &mut W, s: &[u8]) {
-    write_body_from(out, s, skip_clean(s, 0));
-}
-
 /// Index of the first byte at or after `i` whose class is not `NO` (or `s.len()`).
 ///
 /// Eight bytes at a time (SWAR): a lane is flagged when it is a C0 control, `"`, `\`, `<`

@@ -5,36 +5,46 @@
 //! suggestions, errors), byte-compatible with the TypeScript framework that defined the
 //! format, safe where that framework is not, and built for collections of millions of rows.
 //!
-//! ```
-//! use toolwire::json::{parse, ParseOptions};
-//! use toolwire::toon::Delimiter;
-//! use toolwire::wire::{self, Format, Suggestion, ui};
+//! One tool call goes through [`call::ToolCall`]: read the handler's bytes, respond, write.
+//! It is the front door every interface uses (the CLI, `toolwire serve`, the Node and Python
+//! bindings), so each behaves exactly like the others.
 //!
-//! let rows = br#"[{"id":"INV-1","amount_cents":1250,"paid":true},
+//! ```
+//! use toolwire::call::{Framing, ToolCall};
+//! use toolwire::present::Presenter;
+//!
+//! let presenter = Presenter::from_json(br#"{
+//!     "name": "Invoice", "select": true, "format": "toon-pipe",
+//!     "schema": {"type": "object", "properties": {
+//!         "id": {"type": "string"}, "amount_cents": {"type": "integer"}, "paid": {"type": "boolean"}}},
+//!     "rules": ["amount_cents is in CENTS. Divide by 100."],
+//!     "suggest": {"collection": [{"tool": "billing.get", "reason": "View details"}]}
+//! }"#)?;
+//! let rows = br#"[{"id":"INV-1","amount_cents":1250,"paid":true,"card":"4111"},
 //!                 {"id":"INV-2","amount_cents":990,"paid":false}]"#;
-//! let doc = parse(rows, &ParseOptions::default())?;
-//! let response = wire::response(doc.root())
-//!     .format(Format::Toon(Delimiter::Pipe))
-//!     .ui_block(ui::summary("2 invoices"))
-//!     .system_rules(["amount_cents is in CENTS. Divide by 100."])
-//!     .system_hint([Suggestion { tool: "billing.get".into(), reason: "View details".into() }])
-//!     .build()?;
+//!
+//! let call = ToolCall::new().presenter(&presenter); // also .select(..), .format(..), .limit(..)
+//! let input = call.read(rows)?; // parsed as the presenter needs it; malformed JSON is an error
+//! let reply = call.respond(&input)?; // a bad `_select` or invalid row is an error *response*
 //! assert_eq!(
-//!     response.texts(),
+//!     reply.response().texts(),
 //!     [
 //!         "[2|]{id|amount_cents|paid}:\n  INV-1|1250|true\n  INV-2|990|false",
-//!         "<ui_passthrough type=\"summary\">\n📊 **Summary**: 2 invoices\n</ui_passthrough>",
 //!         "<domain_rules>\n- amount_cents is in CENTS. Divide by 100.\n</domain_rules>",
 //!         "<action_suggestions>\n- billing.get: View details\n</action_suggestions>",
 //!     ]
 //! );
-//!
-//! // On the wire: one JSON-RPC line, block texts escaped on their way into the frame.
+//! // On the wire: one CallToolResult line (or a JSON-RPC frame, `Framing::Frame`), written
+//! // in chunks as it is encoded, block texts escaped on their way in.
 //! let mut line = Vec::new();
-//! toolwire::frame::frame(&toolwire::frame::Id::number_or_string("1"), &response, Default::default(), &mut line);
-//! assert!(line.starts_with(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"[2|]"#));
-//! # Ok::<(), toolwire::Error>(())
+//! reply.write_io(&Framing::result(), &mut line)?;
+//! assert!(line.starts_with(br#"{"content":[{"type":"text","text":"[2|]{id|amount_cents|paid}:\n"#));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Paging a large collection under a byte cap and a token budget is [`call::Fit`]. Below the
+//! front door, [`wire::response`] builds the blocks by hand (the example of "JSON bytes of
+//! any size" below), and [`toon`] and [`json`] are the codecs.
 //!
 //! ## The map
 //!
@@ -42,17 +52,18 @@
 //! sink`, and every interface (CLI, MCP server, Node, Python) enters through [`call`]. The
 //! modules are layers that only point down: each may import only the modules its row names
 //! (`tests/tests/layers.rs` reads this table and the sources, and fails on an import the
-//! table does not allow or on any cycle).
+//! table does not allow, on any cycle, and on files of one module that import each other in
+//! a circle).
 //!
 //! | module | owns | may import |
 //! |---|---|---|
 //! | [`error`] | [`Error`], one small positioned, classified error type | — |
-//! | [`tag`] | the reserved block tags untrusted text must never forge | — |
+//! | `tag` | the reserved block tags untrusted text must never forge | — |
 //! | [`sink`] | [`Sink`], where every encoder writes; chunked and counting sinks | — |
 //! | `tokens` | token counts, `o200k_base`/`cl100k_base` (feature `tokenizer`) | — |
-//! | [`escape`] | JSON string escaping as `JSON.stringify` does it; the escaping sink of framing | `sink` `tag` |
-//! | [`num`] | numbers exactly as WIRE.md §1.3 prints them | `sink` |
-//! | [`doc`] | [`Doc`], the flat tape of 8-byte nodes, its views and its builder | `escape` `num` `tag` |
+//! | `escape` | JSON string escaping as `JSON.stringify` does it; the escaping sink of framing | `sink` `tag` |
+//! | `num` | numbers exactly as WIRE.md §1.3 prints them | `sink` |
+//! | [`doc`] | [`Doc`], the flat tape of 8-byte nodes, its views and its builder | `escape` `num` `sink` `tag` |
 //! | [`json`] | parsing with select pushdown, the window reader, writers byte-identical to `JSON.stringify` | `doc` `error` `escape` `num` `sink` `tag` |
 //! | `ser` | any `serde::Serialize` value as a [`Doc`] (feature `serde`) | `doc` `error` `num` |
 //! | [`toon`] | TOON 4.4: the encoder (parallel tables, from JSON text) and the decoder | `doc` `error` `escape` `json` `num` `sink` |
@@ -60,7 +71,7 @@
 //! | [`present`] | presenters: files, schema, truncation and budgets, redaction, UI, rules, suggestions, embeds, `_select`, tool descriptions | `doc` `error` `escape` `json` `num` `sink` `tag` `tokens` `toon` `wire` |
 //! | [`frame`] | JSON-RPC 2.0 framing and the size cap, over `ToolResponse`'s public API | `error` `escape` `json` `sink` `wire` |
 //! | [`call`] | the front door: one tool call → its response bytes, fitted to a cap and a token budget | `doc` `error` `frame` `json` `present` `sink` `tokens` `wire` |
-//! | `test_hooks` | hidden hooks for the project's own tests, benches and fuzz targets | `doc` `json` `present` `sink` `tokens` `toon` `wire` |
+//! | `test_hooks` | hidden hooks for the project's own tests, benches and fuzz targets | `doc` `escape` `json` `num` `present` `sink` `tag` `tokens` `toon` `wire` |
 //!
 //! ## JSON bytes of any size
 //!
@@ -110,15 +121,15 @@
 pub mod call;
 pub mod doc;
 pub mod error;
-pub mod escape;
+mod escape;
 pub mod frame;
 pub mod json;
-pub mod num;
+mod num;
 pub mod present;
 #[cfg(feature = "serde")]
 pub mod ser;
 pub mod sink;
-pub mod tag;
+mod tag;
 #[doc(hidden)]
 pub mod test_hooks;
 #[cfg(feature = "tokenizer")]

@@ -4,7 +4,7 @@
 //! [`to_doc`] maps the serde data model the way `serde_json` does, so that writing the
 //! document as compact JSON gives what `serde_json::to_string` would give for the same
 //! value, except for float formatting (ECMAScript `String(x)`: `3.0` prints `3`) and the
-//! JSON writers' documented deviations (see [`crate::json::write`]).
+//! JSON writers' documented deviations (see [`crate::json::write_compact`]).
 //!
 //! | serde                                   | JSON in the document                          |
 //! |-----------------------------------------|-----------------------------------------------|

@@ -4,8 +4,11 @@
 //!
 //! The method hooks are traits, so `use toolwire::test_hooks::*;` brings them in scope.
 
+pub use crate::escape::{EscapingSink, surrogate_to_wtf8};
 pub use crate::json::scan::Kernel;
+pub use crate::num::write_f64;
 use crate::sink::Sink;
+pub use crate::tag::{RESERVED_TAGS, contains_reserved_tag, starts_reserved_tag};
 use crate::toon::EncodeOptions;
 use crate::wire::{ResponseBuilder, ToolResponse};
 
@@ -110,32 +113,9 @@ pub fn with_kernel<T>(kernel: Option<Kernel>, f: impl FnOnce() -> T) -> Option<T
     crate::json::with_kernel(kernel, f)
 }
 
-/// The positions of the structural characters of `src` as `kernel`'s stage-1 index finds
-/// them (`{}[]:,` outside strings, unescaped quotes, first bytes of other tokens); `None`
-/// when this CPU cannot run `kernel`.
-pub fn structural_index(src: &[u8], kernel: Kernel) -> Option<Vec<u32>> {
-    kernel
-        .is_available()
-        .then(|| crate::json::scan::structural_index(src, kernel))
-}
-
-/// [`structural_index`] by the definitions, byte by byte: the kernels' oracle.
-pub fn structural_index_reference(src: &[u8]) -> Vec<u32> {
-    let blocks = crate::json::scan::reference_blocks(src);
-    let mut out = Vec::new();
-    for (n, (_, b)) in blocks.iter().enumerate() {
-        let mut bits = b.structural;
-        while bits != 0 {
-            out.push((n * 64 + bits.trailing_zeros() as usize) as u32);
-            bits &= bits - 1;
-        }
-    }
-    out
-}
-
-/// Every block of `src` where `kernel`'s masks (raw classes and string-aware masks) differ
-/// from the byte-by-byte definitions, as `(block index, description)`; empty when they all
-/// agree. `None` when this CPU cannot run `kernel`.
+/// Every block of `src` where `kernel`'s masks (the block classifier's and the string
+/// classifier's) differ from the byte-by-byte definitions, as `(block index, description)`;
+/// empty when they all agree. `None` when this CPU cannot run `kernel`.
 pub fn kernel_mismatches(src: &[u8], kernel: Kernel) -> Option<Vec<(usize, String)>> {
     kernel.is_available().then(|| {
         crate::json::scan::compare_blocks(src, kernel)

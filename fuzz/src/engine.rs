@@ -6,9 +6,10 @@
 //!   documented differences (we reject numbers that overflow f64 and accept lone-surrogate
 //!   escapes; depth limits are compared only below 100 levels).
 //! * [`json_kernels`]: every block kernel of the parser (portable, SSE2, AVX2, NEON) gives
-//!   the byte-by-byte masks and structural index, and the bytewise parser's result.
+//!   the byte-by-byte masks, and the bytewise parser's result.
 //! * [`json_select`]: `parse_selected` accepts exactly what `parse` accepts and equals the
-//!   projection of the full parse (requested keys in request order).
+//!   projection of the full parse (`toolwire_oracles::project`: requested keys in request
+//!   order).
 //! * [`toon_roundtrip`]: any parsed JSON value encodes (when `check` allows) identically in
 //!   sequential and parallel mode, decodes back to the same value (up to the field order of
 //!   tabular rows, which is the header's), and encodes again to the same text, for every
@@ -106,7 +107,7 @@ pub fn json_select(data: &[u8]) {
         (Ok(full), Ok(selected)) => {
             assert_eq!(full.has_reserved_tag(), selected.has_reserved_tag());
             assert_eq!(full.has_lone_surrogate(), selected.has_lone_surrogate());
-            let want = project(full, &sel);
+            let want = toolwire_oracles::project(full.root(), &keys);
             assert_eq!(
                 to_vec_compact(selected.root()),
                 to_vec_compact(want.root()),
@@ -125,38 +126,6 @@ pub fn json_select(data: &[u8]) {
             String::from_utf8_lossy(json)
         ),
     }
-}
-
-/// The projection oracle: the requested keys in request order, of a root object or of each
-/// object element of a root array.
-fn project<'s>(doc: &Doc<'s>, sel: &Selector) -> Doc<'s> {
-    let mut b = DocBuilder::new(doc.src());
-    let pick = |b: &mut DocBuilder<'s>, v: toolwire::Value<'_>| match v.as_object() {
-        Some(o) => {
-            let m = b.begin_object();
-            let mut n = 0;
-            for k in sel.keys() {
-                if let Some(x) = o.get(k.as_bytes()) {
-                    b.string(k.as_bytes());
-                    b.copy_value(x);
-                    n += 1;
-                }
-            }
-            b.end_object(m, n);
-        }
-        None => b.copy_value(v),
-    };
-    match doc.root().as_array() {
-        Some(a) => {
-            let m = b.begin_array();
-            for x in a.iter() {
-                pick(&mut b, x);
-            }
-            b.end_array(m, a.len());
-        }
-        None => pick(&mut b, doc.root()),
-    }
-    b.finish()
 }
 
 /// JSON in, TOON out and back: see the module docs.
@@ -231,7 +200,7 @@ fn strings(data: &[u8]) -> Vec<String> {
 
 /// The tags a block written by the builder starts and ends with, by its first line.
 fn own_tags(block: &str) -> Vec<String> {
-    for name in toolwire::tag::RESERVED_TAGS {
+    for name in toolwire::test_hooks::RESERVED_TAGS {
         if block.starts_with(&format!("<{name}")) {
             return vec![format!("<{name}"), format!("</{name}")];
         }
@@ -336,7 +305,7 @@ pub fn frame(data: &[u8]) {
     };
     let id = Id::number_or_string(&String::from_utf8_lossy(&json[..json.len().min(8)]));
     let mut line = Vec::new();
-    toolwire::frame::frame(&id, &r, protocol, &mut line);
+    toolwire::frame::write_frame(&id, &r, protocol, &mut line);
     assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1, "one line");
     let v: serde_json::Value = match serde_json::from_slice(&line) {
         Ok(v) => v,
@@ -540,8 +509,8 @@ fn observe(r: toolwire::Result<wire::ToolResponse<'_>>) -> String {
         Ok(r) => {
             let mut framed = Vec::new();
             let id = Id::Number("1".into());
-            toolwire::frame::frame(&id, &r, Protocol::Before20260728, &mut framed);
-            toolwire::frame::frame(&id, &r, Protocol::Since20260728, &mut framed);
+            toolwire::frame::write_frame(&id, &r, Protocol::Before20260728, &mut framed);
+            toolwire::frame::write_frame(&id, &r, Protocol::Since20260728, &mut framed);
             format!(
                 "{:?}\n{:?}\n{}",
                 r.meta().format,
@@ -650,21 +619,15 @@ fn tags(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Arbitrary bytes through every block kernel this CPU runs: each classifies every block and
-/// builds the structural index exactly as the byte-by-byte definitions do, and `parse` /
+/// Arbitrary bytes through every block kernel this CPU runs: each classifies every block
+/// exactly as the byte-by-byte definitions do, and `parse` /
 /// `parse_selected` give the same document (and flags) or the same error as the bytewise
 /// parser the kernels replaced.
 pub fn json_kernels(data: &[u8]) {
-    let want_index = structural_index_reference(data);
     let kernels = Kernel::available();
     for &k in &kernels {
         let bad = kernel_mismatches(data, k).expect("available");
         assert!(bad.is_empty(), "{k:?}: {:?}", bad.first());
-        assert_eq!(
-            structural_index(data, k).expect("available"),
-            want_index,
-            "{k:?}: structural index"
-        );
     }
     let opts = ParseOptions::new();
     let sel = Selector::new(SEL_VOCAB);

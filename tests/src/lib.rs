@@ -70,7 +70,7 @@ fn push_serde(b: &mut toolwire::DocBuilder<'_>, v: &serde_json::Value) {
         V::Bool(x) => b.bool(*x),
         V::Number(n) => {
             let lex = n.to_string();
-            if toolwire::num::is_int_lexeme(lex.as_bytes()) {
+            if toolwire::json::is_int_lexeme(lex.as_bytes()) {
                 b.int_lexeme(lex.as_bytes());
             } else {
                 b.float(
@@ -114,7 +114,7 @@ pub fn doc_to_serde(v: toolwire::Value<'_>) -> serde_json::Value {
         ),
         R::Number(toolwire::doc::Number::Float(x)) => {
             let mut buf = Vec::new();
-            toolwire::num::write_f64(&mut buf, x);
+            toolwire::test_hooks::write_f64(&mut buf, x);
             serde_json::from_slice(&buf).expect("ECMAScript number form is JSON")
         }
         R::String(s) => V::String(String::from_utf8_lossy(s.as_bytes()).into_owned()),
@@ -132,30 +132,13 @@ pub fn doc_to_serde(v: toolwire::Value<'_>) -> serde_json::Value {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn serde_round_trip_through_doc() {
-        let text = r#"{"a":[1,-0,2.5,1e21,123456789012345678901234567890],"b":{"c":null,"d":"x"},"e":true}"#;
-        let v: serde_json::Value = serde_json::from_str(text).unwrap();
-        let doc = doc_from_serde(&v);
-        let back = doc_to_serde(doc.root());
-        assert_eq!(
-            back.to_string(),
-            r#"{"a":[1,0,2.5,1e+21,123456789012345678901234567890],"b":{"c":null,"d":"x"},"e":true}"#
-        );
-    }
-
-    use super::*;
-}
-
 /// serde_json text with the writers' reserved-tag deviation applied: in JSON output a `<`
 /// occurs only inside strings, so escaping it where it starts a reserved tag is exact.
 pub fn with_tag_deviation(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut last = 0;
     for (i, _) in s.match_indices('<') {
-        if toolwire::tag::starts_reserved_tag(s.as_bytes(), i) {
+        if toolwire::test_hooks::starts_reserved_tag(s.as_bytes(), i) {
             out.push_str(&s[last..i]);
             out.push_str("\\u003c");
             last = i + 1;
@@ -163,56 +146,6 @@ pub fn with_tag_deviation(s: &str) -> String {
     }
     out.push_str(&s[last..]);
     out
-}
-
-/// proptest strategies shared by the property tests.
-pub mod strategies {
-    use proptest::prelude::*;
-
-    /// Arbitrary strings, biased toward reserved tags, escapes, controls and non-ASCII text.
-    pub fn arb_string() -> impl Strategy<Value = String> {
-        prop_oneof![
-            any::<String>(),
-            "(<tool_error>|</Domain_Rules>|<b>|[a-z<\"\\\\/ \u{0}-\u{1f}\u{7f}é😀\u{2028}])*",
-        ]
-    }
-
-    /// Numbers: 64-bit integers, integers beyond 64 bits, and (when `floats`) finite f64s.
-    pub fn arb_number(floats: bool) -> BoxedStrategy<serde_json::Value> {
-        let ints = prop_oneof![
-            any::<i64>().prop_map(serde_json::Value::from),
-            any::<u64>().prop_map(serde_json::Value::from),
-            "-?[1-9][0-9]{19,40}".prop_map(|s| serde_json::from_str(&s).unwrap()),
-        ];
-        if floats {
-            prop_oneof![
-                ints,
-                any::<f64>()
-                    .prop_filter("finite", |x| x.is_finite())
-                    .prop_map(serde_json::Value::from),
-            ]
-            .boxed()
-        } else {
-            ints.boxed()
-        }
-    }
-
-    /// Arbitrary JSON values up to depth 5.
-    pub fn arb_json(floats: bool) -> impl Strategy<Value = serde_json::Value> {
-        let leaf = prop_oneof![
-            Just(serde_json::Value::Null),
-            any::<bool>().prop_map(serde_json::Value::Bool),
-            arb_number(floats),
-            arb_string().prop_map(serde_json::Value::String),
-        ];
-        leaf.prop_recursive(5, 64, 6, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::Array),
-                prop::collection::vec((arb_string(), inner), 0..6)
-                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
-            ]
-        })
-    }
 }
 
 /// The README's Rust examples, compiled and run as doc-tests of this crate.

@@ -1,7 +1,7 @@
 //! The front door (`toolwire::call`): every interface's one way from a tool call to its
 //! response bytes. These pin what the CLI, the server and the bindings rely on.
 
-use toolwire::call::{Input, Problem, Shape, ToolCall};
+use toolwire::call::{Framing, Input, Problem, ToolCall};
 use toolwire::frame::{Id, Protocol};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::present::{Overrides, Presenter};
@@ -178,12 +178,12 @@ fn replies_write_as_result_frame_or_blocks_in_chunks() {
     let prepared = call.read(ROWS).unwrap();
     let reply = call.respond(&prepared).unwrap();
     let shapes = [
-        Shape::result(),
-        Shape::Frame {
+        Framing::result(),
+        Framing::Frame {
             id: Id::number_or_string("7"),
             protocol: Protocol::Since20260728,
         },
-        Shape::Blocks,
+        Framing::Blocks,
     ];
     for shape in &shapes {
         let mut direct = Vec::new();
@@ -198,7 +198,7 @@ fn replies_write_as_result_frame_or_blocks_in_chunks() {
     assert_eq!(v["id"], 7);
     assert_eq!(v["result"]["resultType"], "complete");
     let mut blocks = Vec::new();
-    reply.write(&Shape::Blocks, &mut blocks);
+    reply.write(&Framing::Blocks, &mut blocks);
     assert!(blocks.ends_with(b"\n-----\n"));
 }
 
@@ -232,7 +232,7 @@ fn a_failing_writer_stops_the_encoding_with_its_error() {
     let reply = call.respond(&prepared).unwrap();
     let err = reply
         .write_io(
-            &Shape::result(),
+            &Framing::result(),
             FailAfter {
                 ok: 300_000,
                 seen: 0,
@@ -252,9 +252,12 @@ async fn write_async_equals_write() {
     let input: &'static Input<'static> = Box::leak(Box::new(Input::value(doc.root())));
     let reply = call.respond(input).unwrap();
     let mut want = Vec::new();
-    reply.write(&Shape::result(), &mut want);
+    reply.write(&Framing::result(), &mut want);
     let mut got = Vec::new();
-    reply.write_async(Shape::result(), &mut got).await.unwrap();
+    reply
+        .write_async(Framing::result(), &mut got)
+        .await
+        .unwrap();
     assert_eq!(got, want);
 }
 

@@ -3,7 +3,7 @@
 //! message cap that cuts to whole rows. `toolwire serve` is built on exactly these.
 
 use proptest::prelude::*;
-use toolwire::call::{Fit, Input, Problem, Reply, Shape, ToolCall};
+use toolwire::call::{Fit, Framing, Input, Problem, Reply, ToolCall};
 use toolwire::frame::{Id, Protocol};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::present::Presenter;
@@ -41,14 +41,14 @@ fn rows_with(n: usize, amount: impl Fn(usize) -> usize, note: impl Fn(usize) -> 
     s.into_bytes()
 }
 
-fn frame_shape() -> Shape {
-    Shape::Frame {
+fn frame_shape() -> Framing {
+    Framing::Frame {
         id: Id::Number("1".into()),
         protocol: Protocol::default(),
     }
 }
 
-fn framed(reply: &Reply<'_>, shape: &Shape) -> Vec<u8> {
+fn framed(reply: &Reply<'_>, shape: &Framing) -> Vec<u8> {
     let mut out = Vec::new();
     reply.write(shape, &mut out);
     out
@@ -293,7 +293,7 @@ fn structured_items_carry_the_data_blocks_rows_only_on_success() {
         "{line}"
     );
     // The 2026-07-28 era wraps it the same way: the tool's outputSchema says items.
-    let new = Shape::Frame {
+    let new = Framing::Frame {
         id: Id::Number("1".into()),
         protocol: Protocol::Since20260728,
     };
@@ -375,7 +375,7 @@ proptest! {
     /// whole collection straight from the input: byte for byte what the writer's copy shows.
     #[test]
     fn a_plain_presenter_shows_the_input_as_the_copy_would(
-        rows in prop::collection::vec(toolwire_tests::strategies::arb_json(true), 0..6),
+        rows in prop::collection::vec(toolwire_oracles::values::Values::new().value(), 0..6),
         format in prop::sample::select(Format::ALL.to_vec()),
         page in any::<bool>(),
     ) {

@@ -1,8 +1,8 @@
 //! The parser's block kernels against each other and against the bytewise parser they
 //! replaced: every kernel this CPU runs (portable, SSE2, AVX2 or NEON) classifies every block
-//! exactly as the byte-by-byte definitions do, builds the same structural index, and parses
-//! to the same document or the same error (category, offset, message) as the bytewise path,
-//! through `parse` and `parse_selected`. Inputs: the JSONTestSuite files (also shifted
+//! exactly as the byte-by-byte definitions do, and parses to the same document or the same
+//! error (category, offset, message) as the bytewise path, through `parse` and
+//! `parse_selected`. Inputs: the JSONTestSuite files (also shifted
 //! across block boundaries) and generated documents and byte soups (backslash runs and
 //! quotes at 64-byte boundaries, invalid UTF-8, unterminated strings, whitespace runs), and
 //! collections whose rows repeat, then leave, the layout of the row before (the parser's row
@@ -11,9 +11,7 @@
 
 use proptest::prelude::*;
 use toolwire::json::{ParseOptions, Selector, parse, parse_selected, to_string_pretty};
-use toolwire::test_hooks::{
-    Kernel, kernel_mismatches, structural_index, structural_index_reference, with_kernel,
-};
+use toolwire::test_hooks::{Kernel, kernel_mismatches, with_kernel};
 use toolwire::toon::{EncodeOptions, to_string as toon};
 
 /// A parse outcome that can be compared across kernels.
@@ -39,14 +37,10 @@ fn outcome(bytes: &[u8], select: Option<&Selector>) -> Result<(String, bool, boo
 fn check(bytes: &[u8]) -> Result<(), String> {
     let kernels = Kernel::available();
     assert!(kernels.contains(&Kernel::Fallback));
-    let want_index = structural_index_reference(bytes);
     for &k in &kernels {
         let bad = kernel_mismatches(bytes, k).expect("available");
         if let Some((n, why)) = bad.first() {
             return Err(format!("{k:?}: block {n}: {why}"));
-        }
-        if structural_index(bytes, k).expect("available") != want_index {
-            return Err(format!("{k:?}: structural index differs"));
         }
     }
     let sel = Selector::new(["a", "id"]);

@@ -3,10 +3,11 @@
 
 use proptest::prelude::*;
 use toolwire::DocBuilder;
-use toolwire::escape::surrogate_to_wtf8;
 use toolwire::json::{
     to_string_compact, to_string_pretty, to_vec_compact, to_vec_pretty, write_compact, write_pretty,
 };
+use toolwire::test_hooks::surrogate_to_wtf8;
+use toolwire_oracles::values::{Spelling, Values};
 use toolwire_tests::{doc_from_serde, json_model_eq};
 
 /// Compact and pretty output of the JSON text `json` (read by serde_json, arbitrary precision).
@@ -301,210 +302,6 @@ fn deep_nesting_does_not_overflow_the_stack() {
 // ---------------------------------------------------------------------------------------------
 // Node.js oracle.
 
-/// A deterministic pseudo-random generator (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// Strings chosen to hit every escaping rule, reserved tags and non-ASCII.
-const TRICKY: &[&str] = &[
-    "",
-    "plain",
-    "q\"b\\s/",
-    "\u{0}\u{1}\u{8}\u{9}\u{a}\u{b}\u{c}\u{d}\u{1f}\u{7f}",
-    "\u{2028}\u{2029}",
-    "é€😀",
-    "<tool_error>",
-    "</Domain_Rules>",
-    "<ui_passthrough type=\"x\">",
-    "<llm_directives",
-    "<b>",
-    "<tool_errors>",
-    "<validation_error_",
-    "a<ACTION_SUGGESTIONS>\n",
-    "\u{FFFF}\u{E000}\u{D7FF}",
-];
-
-const FLOATS: &[f64] = &[
-    1e21,
-    1e-7,
-    5e-324,
-    -0.0,
-    0.1,
-    0.2,
-    0.30000000000000004,
-    1e20,
-    1e-6,
-    123.456,
-    -2.5,
-    1.7976931348623157e308,
-    2.2250738585072014e-308,
-    0.5,
-    3.0,
-    9007199254740993.0,
-];
-
-/// One piece of generated JSON: the text Node parses and the same value in a Doc.
-fn gen_value(rng: &mut Rng, depth: u32, text: &mut String, b: &mut DocBuilder<'static>) {
-    let kind = if depth >= 4 {
-        rng.below(5)
-    } else {
-        rng.below(7)
-    };
-    match kind {
-        0 => {
-            text.push_str("null");
-            b.null();
-        }
-        1 => {
-            let x = rng.below(2) == 0;
-            text.push_str(if x { "true" } else { "false" });
-            b.bool(x);
-        }
-        2 => {
-            // Integers within ±2^53 (JavaScript keeps them exact), -0 included.
-            let lexeme = match rng.below(6) {
-                0 => "-0".to_string(),
-                1 => "9007199254740992".to_string(),
-                2 => "-9007199254740992".to_string(),
-                _ => {
-                    let x = (rng.next() >> 11) as i64 - (1 << 52);
-                    x.to_string()
-                }
-            };
-            text.push_str(&lexeme);
-            b.int_lexeme(lexeme.as_bytes());
-        }
-        3 => {
-            let x = if rng.below(2) == 0 {
-                FLOATS[rng.below(FLOATS.len() as u64) as usize]
-            } else {
-                loop {
-                    let x = f64::from_bits(rng.next());
-                    if x.is_finite() {
-                        break x;
-                    }
-                }
-            };
-            // Rust's `{:e}` gives round-trip digits in a form JSON accepts.
-            text.push_str(&format!("{x:e}"));
-            b.float(x);
-        }
-        4 => gen_string(rng, text, b),
-        5 => {
-            let n = rng.below(5) as usize;
-            text.push('[');
-            let m = b.begin_array();
-            for i in 0..n {
-                if i > 0 {
-                    text.push(',');
-                }
-                gen_value(rng, depth + 1, text, b);
-            }
-            text.push(']');
-            b.end_array(m, n);
-        }
-        _ => {
-            let n = rng.below(5) as usize;
-            text.push('{');
-            let m = b.begin_object();
-            for i in 0..n {
-                if i > 0 {
-                    text.push(',');
-                }
-                // Keys: never integer-like (JavaScript would reorder them, a documented
-                // deviation tested above); duplicates allowed (last wins at the first place).
-                gen_key(rng, text, b);
-                text.push(':');
-                gen_value(rng, depth + 1, text, b);
-            }
-            text.push('}');
-            b.end_object(m, n);
-        }
-    }
-}
-
-fn gen_key(rng: &mut Rng, text: &mut String, b: &mut DocBuilder<'static>) {
-    if rng.below(3) == 0 {
-        let s = TRICKY[rng.below(TRICKY.len() as u64) as usize];
-        push_text_string(text, s.chars().map(Piece::Char));
-        b.string(s.as_bytes());
-    } else {
-        let s = ["id", "name", "k", "a", "b", "x1", "", "_", "1a"][rng.below(9) as usize];
-        push_text_string(text, s.chars().map(Piece::Char));
-        b.string(s.as_bytes());
-    }
-}
-
-#[derive(Clone, Copy)]
-enum Piece {
-    Char(char),
-    Lone(u16),
-}
-
-/// Writes a JSON string literal for Node: escapes only what JSON requires, lone surrogates
-/// as `\uXXXX`, and some ordinary characters escaped too (the parser must not care).
-fn push_text_string(text: &mut String, pieces: impl Iterator<Item = Piece>) {
-    text.push('"');
-    for p in pieces {
-        match p {
-            Piece::Char(c) if c == '"' || c == '\\' || (c as u32) < 0x20 => {
-                text.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            Piece::Char('<') => text.push_str("\\u003C"),
-            Piece::Char(c) => text.push(c),
-            Piece::Lone(u) => text.push_str(&format!("\\u{u:04x}")),
-        }
-    }
-    text.push('"');
-}
-
-fn gen_string(rng: &mut Rng, text: &mut String, b: &mut DocBuilder<'static>) {
-    let mut pieces = Vec::new();
-    for _ in 0..rng.below(4) {
-        match rng.below(6) {
-            0 => {
-                // A lone surrogate; a high one is followed by a non-surrogate so that the pair
-                // never forms a valid surrogate pair in JavaScript.
-                let u = 0xD800 + rng.below(0x800) as u16;
-                pieces.push(Piece::Lone(u));
-                if u < 0xDC00 {
-                    pieces.push(Piece::Char('x'));
-                }
-            }
-            1 => pieces.push(Piece::Char(
-                char::from_u32(rng.below(0x80) as u32).unwrap_or('?'),
-            )),
-            _ => pieces.extend(
-                TRICKY[rng.below(TRICKY.len() as u64) as usize]
-                    .chars()
-                    .map(Piece::Char),
-            ),
-        }
-    }
-    push_text_string(text, pieces.iter().copied());
-    let mut wtf8 = Vec::new();
-    for p in pieces {
-        match p {
-            Piece::Char(c) => wtf8.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
-            Piece::Lone(u) => wtf8.extend_from_slice(&surrogate_to_wtf8(u)),
-        }
-    }
-    b.string(&wtf8);
-}
-
 /// Node program: for each line of the file, `JSON.stringify(JSON.parse(line))` and the
 /// `null, 2` form, with the documented `\u003c` deviation applied (a `<` can only occur
 /// inside strings of JSON output), all separated by NUL bytes.
@@ -541,14 +338,25 @@ fn node_json_stringify_oracle() {
         return;
     }
     const DOCS: usize = 400;
-    let mut rng = Rng(0x746F_6F6C_7769_7265);
+    // Values JavaScript reads exactly and keeps in place (integers within 2^53, no
+    // array-index keys), lone surrogates included (well-formed `JSON.stringify` escapes
+    // them), at most 4 containers deep; one per line, some characters escaped (the parser
+    // must not care). Always the same documents: a deterministic runner.
+    let values = Values::new()
+        .javascript(true)
+        .lone_surrogates(true)
+        .depth(4)
+        .width(4);
+    let strategy = (values.json(), any::<u64>());
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
     let mut input = String::new();
     let mut docs = Vec::with_capacity(DOCS);
     for _ in 0..DOCS {
-        let mut b = DocBuilder::new(b"");
-        gen_value(&mut rng, 0, &mut input, &mut b);
+        let (json, escapes) = strategy.new_tree(&mut runner).unwrap().current();
+        input.push_str(&json.text(Spelling { space: "", escapes }));
         input.push('\n');
-        docs.push(b.finish());
+        docs.push(json.to_doc());
     }
     let path = std::env::temp_dir().join(format!(
         "toolwire-json-write-oracle-{}.jsonl",
@@ -586,8 +394,15 @@ fn node_json_stringify_oracle() {
         );
         matched += 1;
     }
-    // The generator must have produced the interesting cases.
-    assert!(input.contains("\\ud") && input.contains("tool_error") && input.contains("e-324"));
+    // The generator must have produced the interesting cases: lone surrogates, reserved tags,
+    // the smallest subnormal (in the values, as `JSON.stringify` wrote them: the input text
+    // escapes characters at random).
+    let stringified = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stringified.contains("\\ud")
+            && stringified.contains("tool_error")
+            && stringified.contains("e-324")
+    );
     eprintln!(
         "node JSON.stringify oracle: {matched} of {DOCS} documents matched (compact and pretty)"
     );
@@ -596,14 +411,29 @@ fn node_json_stringify_oracle() {
 // ---------------------------------------------------------------------------------------------
 // Properties against serde_json.
 
-use toolwire_tests::strategies::arb_json;
 use toolwire_tests::with_tag_deviation;
+
+/// A case the generator found before it was `toolwire_oracles::values` (its seed in
+/// `json_write.proptest-regressions` now draws another value).
+#[test]
+fn found_case_an_empty_key() {
+    let v = serde_json::json!({"": null});
+    let doc = doc_from_serde(&v);
+    assert_eq!(
+        to_string_compact(doc.root()),
+        serde_json::to_string(&v).unwrap()
+    );
+    assert_eq!(
+        to_string_pretty(doc.root()),
+        serde_json::to_string_pretty(&v).unwrap()
+    );
+}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn compact_reads_back_as_the_same_value(v in arb_json(true)) {
+    fn compact_reads_back_as_the_same_value(v in Values::new().value()) {
         let doc = doc_from_serde(&v);
         let out = to_vec_compact(doc.root());
         let back: serde_json::Value = serde_json::from_slice(&out).unwrap();
@@ -614,7 +444,7 @@ proptest! {
     }
 
     #[test]
-    fn pretty_equals_serde_json_without_floats(v in arb_json(false)) {
+    fn pretty_equals_serde_json_without_floats(v in Values::new().floats(false).value()) {
         let doc = doc_from_serde(&v);
         let want = with_tag_deviation(&serde_json::to_string_pretty(&v).unwrap());
         prop_assert_eq!(to_string_pretty(doc.root()), want);

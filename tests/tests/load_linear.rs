@@ -2,16 +2,13 @@
 //! per embed per level (2^depth: a 606-byte file took 2 GB), and wide schemas, rule lists and
 //! redaction path sets went through quadratic scans or exponential trie copies.
 //!
-//! Measured with a counting global allocator (this test binary only; counts are per thread,
-//! so the tests of this binary may run in parallel): the bytes allocated while loading, and
+//! Measured with the counting global allocator of the test binary (`suite.rs`; counts are per
+//! thread, so the other tests may run in parallel): the bytes allocated while loading, and
 //! the number of allocations, stay within a constant times the file's size, over generated
 //! files of growing size. Not a wall-clock assertion.
 
 use proptest::prelude::*;
 use toolwire::present::Presenter;
-
-#[global_allocator]
-static GLOBAL: toolwire_oracles::alloc::Counting = toolwire_oracles::alloc::Counting;
 
 /// Bytes allocated per byte of file, at most (plus [`FIXED`]).
 const BYTES_PER_BYTE: usize = 1024;

@@ -1,18 +1,16 @@
-//! Peak heap, measured with a counting global allocator (this test binary only).
+//! Peak heap, measured with the counting global allocator of the `isolated` test binary.
 //!
 //! ARCHITECTURE.md: peak heap for a framed response ≤ input + output + 16 MiB. Pathological
-//! inputs stay within a stated multiple of their size. Everything runs in one test function so
-//! no other test's allocations interleave with a measurement.
+//! inputs stay within a stated multiple of their size. Everything runs in one test function,
+//! holding the process alone (`isolated.rs`), so no other test's allocations interleave with
+//! a measurement.
 
-use toolwire::frame::{Id, Protocol, frame};
+use toolwire::frame::{Id, Protocol, write_frame};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::sink::ChunkedSink;
 use toolwire::test_hooks::*;
 use toolwire::toon::Delimiter;
 use toolwire::wire::{self, Format};
-
-#[global_allocator]
-static GLOBAL: toolwire_oracles::alloc::Counting = toolwire_oracles::alloc::Counting;
 
 /// Peak heap above the level at the start of `f`, and `f`'s result. The spare tapes earlier
 /// steps left are given back first, so the tapes `f` takes count in its peak (a spare taken
@@ -75,13 +73,14 @@ fn stream(r: &wire::ToolResponse<'_>) -> usize {
         streamed += chunk.len();
         true // a consumer that writes each chunk out and drops it
     });
-    frame(&Id::Number("1".into()), r, Protocol::default(), &mut sink);
+    write_frame(&Id::Number("1".into()), r, Protocol::default(), &mut sink);
     sink.finish();
     streamed
 }
 
 #[test]
 fn peak_heap_stays_within_the_contracts() {
+    let _alone = crate::alone();
     // Flat invoices as JSON bytes → a framed TOON response, streamed (300k rows, 41 MB; set
     // TOOLWIRE_MEMORY_ROWS=1000000 for the 1M-row figure of issue #4). The input is allocated
     // before the measurement, so the contract "input + output + 16 MiB" becomes "measured peak
@@ -91,7 +90,7 @@ fn peak_heap_stays_within_the_contracts() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(300_000);
-    let input = toolwire_benches::invoices_json(rows, toolwire_benches::Shape::Flat);
+    let input = toolwire_oracles::invoices::json(rows, toolwire_oracles::invoices::Shape::Flat);
     let (peak, output) = peak_of(|| streamed_toon_response(&input));
     eprintln!(
         "{rows} rows: input {} B, output {} B, peak heap above the input {} B",
@@ -146,7 +145,7 @@ fn peak_heap_stays_within_the_contracts() {
     // Off the heap (the CLI's mapped files), the input's share of the contract is free for
     // the kept tapes: 100k flat invoices (24 MB of tape) are read once, and the peak stays
     // within the input's size + 16 MiB (the output not even counted).
-    let input = toolwire_benches::invoices_json(100_000, toolwire_benches::Shape::Flat);
+    let input = toolwire_oracles::invoices::json(100_000, toolwire_oracles::invoices::Shape::Flat);
     let (peak, output) = peak_of(|| streamed_read_once(&input, true));
     eprintln!(
         "read once off the heap: input {} B, output {output} B, peak heap {peak} B",
@@ -158,13 +157,13 @@ fn peak_heap_stays_within_the_contracts() {
     );
     drop(input);
 
-    let input = toolwire_benches::invoices_json(100_000, toolwire_benches::Shape::Flat);
+    let input = toolwire_oracles::invoices::json(100_000, toolwire_oracles::invoices::Shape::Flat);
 
     // A document already parsed (`Data::Doc`, `Data::Value`): streaming its framed TOON
     // response adds at most 16 MiB above the document whatever the row count (chunk buffers of
     // one batch, the sink's chunk). The document itself is 16 bytes per value or key, 1.5× its
     // JSON: the reason `Data::Json` never holds the whole tape (docs/RELIABILITY.md).
-    let big = toolwire_benches::invoices_json(300_000, toolwire_benches::Shape::Flat);
+    let big = toolwire_oracles::invoices::json(300_000, toolwire_oracles::invoices::Shape::Flat);
     let doc = parse(&big, &ParseOptions::default()).unwrap();
     let (peak, streamed) = peak_of(|| stream_framed_toon(&doc));
     eprintln!("300k rows, parsed: streamed {streamed} B, peak heap above the document {peak} B");
@@ -207,7 +206,7 @@ fn peak_heap_stays_within_the_contracts() {
         let read = call.read(&input).unwrap();
         let reply = call.respond(&read).unwrap();
         let mut out = Vec::new();
-        reply.write(&toolwire::call::Shape::result(), &mut out);
+        reply.write(&toolwire::call::Framing::result(), &mut out);
         out
     });
     eprintln!(
@@ -248,7 +247,7 @@ fn peak_heap_stays_within_the_contracts() {
                     .build()
                     .unwrap();
                 let mut sink = ChunkedSink::new(256 << 10, |_| true);
-                frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+                write_frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
                 sink.finish();
             }
         });

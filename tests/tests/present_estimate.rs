@@ -5,10 +5,10 @@
 use toolwire::json::{ParseOptions, parse};
 use toolwire::toon::{Delimiter, EncodeOptions};
 use toolwire::wire::estimate_tokens;
-use toolwire_benches::{Shape, invoices_json};
+use toolwire_oracles::invoices::{self, Shape};
 
 fn encodings(shape: Shape) -> Vec<(&'static str, String)> {
-    let bytes = invoices_json(2000, shape);
+    let bytes = invoices::json(2000, shape);
     let doc = parse(&bytes, &ParseOptions::new()).unwrap();
     let v = doc.root();
     let toon = |d| toolwire::toon::to_string(v, &EncodeOptions::new().delimiter(d)).unwrap();

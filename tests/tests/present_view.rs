@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use toolwire::frame::{Id, Protocol, frame, framed_len_bound};
+use toolwire::frame::{Id, Protocol, framed_len_bound, write_frame};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::present::{Presenter, Schema, Type};
 use toolwire::sink::ChunkedSink;
@@ -96,7 +96,7 @@ fn observe(r: &Result<ToolResponse<'_>, toolwire::present::PresentError>) -> Str
         framed.extend_from_slice(&b);
         true
     });
-    frame(
+    write_frame(
         &Id::Number("7".into()),
         r,
         Protocol::Before20260728,
@@ -104,7 +104,7 @@ fn observe(r: &Result<ToolResponse<'_>, toolwire::present::PresentError>) -> Str
     );
     assert!(sink.finish());
     let mut plain = Vec::new();
-    frame(
+    write_frame(
         &Id::Number("7".into()),
         r,
         Protocol::Before20260728,

@@ -62,7 +62,7 @@ fn panics(f: impl FnOnce(&mut Short)) -> bool {
 #[test]
 fn a_short_spare_is_a_panic_never_a_write_past_it() {
     // A clean JSON string goes out through one `spare_escaped` and raw copies.
-    assert!(panics(|s| toolwire::escape::write_json_string(
+    assert!(panics(|s| toolwire::json::write_json_string(
         s,
         b"longer than four bytes"
     )));

@@ -1,10 +1,10 @@
 //! The spare tapes (`toolwire::doc`): a dropped tape of at least 1 MiB is kept while all the
 //! kept ones stay within 32 MiB, and reused by the next document that fits in one, so a
 //! process parsing large documents per call does not fault in fresh pages every call. One
-//! test function: the spares are process-wide, and no other test of this binary may take
-//! them between two steps.
+//! test function, holding the process alone (`isolated.rs`): the spares are process-wide,
+//! and no other test may take them between two steps.
 use toolwire::json::{ParseOptions, parse, to_vec_compact as to_vec};
-use toolwire::test_hooks::{spare_tape_bytes, tape_address};
+use toolwire::test_hooks::{drop_spare_tapes, spare_tape_bytes, tape_address};
 
 /// `[0,1,2,…]` of `n` elements (one node each, plus the array's).
 fn array_of(n: usize) -> Vec<u8> {
@@ -21,6 +21,9 @@ fn array_of(n: usize) -> Vec<u8> {
 
 #[test]
 fn a_dropped_tape_is_reused_by_the_next_document_that_fits() {
+    let _alone = crate::alone();
+    // No spare left by a test that ran before: the first parse gets fresh memory.
+    drop_spare_tapes();
     let opts = ParseOptions::default();
     // 200,001 nodes: a 2.4 MB tape, in the spare's range.
     let mid = array_of(200_000);

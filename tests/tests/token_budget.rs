@@ -450,12 +450,12 @@ fn auto_never_writes_an_empty_block() {
 }
 
 /// The cost of fitting a budget, for docs/DECISIONS.md: `cargo test --release -p
-/// toolwire-tests --test token_budget -- --ignored --nocapture`.
+/// toolwire-tests --test suite token_budget::measure -- --ignored --nocapture`.
 #[test]
 #[ignore = "a measurement, run in release"]
 fn measure_the_cost_of_a_budget_on_the_invoice_corpus() {
     use std::time::Instant;
-    let json = toolwire_benches::invoices_json(100_000, toolwire_benches::Shape::Flat);
+    let json = toolwire_oracles::invoices::json(100_000, toolwire_oracles::invoices::Shape::Flat);
     let doc = parse(&json, &ParseOptions::new()).unwrap();
     toolwire::tokens::preload(toolwire::tokens::Vocabulary::O200k);
     for f in FORMATS.into_iter().chain([Format::Auto]) {

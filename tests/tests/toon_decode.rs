@@ -3,12 +3,9 @@
 use toolwire::Category;
 use toolwire::toon::{DecodeOptions, decode};
 
-// The largest single allocation of a call (per thread): the hostile-input tests assert that
-// a huge declared length never turns into a huge reservation.
-#[global_allocator]
-static GLOBAL: toolwire_oracles::alloc::Counting = toolwire_oracles::alloc::Counting;
-
-/// Runs `f` and returns its result with the largest single allocation it made on this thread.
+/// Runs `f` and returns its result with the largest single allocation it made on this thread
+/// (counted by the test binary's allocator, `suite.rs`): the hostile-input tests assert that a
+/// huge declared length never turns into a huge reservation.
 fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
     toolwire_oracles::alloc::largest(f)
 }

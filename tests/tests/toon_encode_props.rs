@@ -303,8 +303,8 @@ proptest! {
 /// and through the framing sink (chunks escaped by their workers).
 #[test]
 fn large_tables_stitch_byte_identical() {
-    use toolwire::escape::EscapingSink;
     use toolwire::sink::ChunkedSink;
+    use toolwire::test_hooks::EscapingSink;
     let rows: Vec<serde_json::Value> = (0..30_000)
         .map(|i| {
             serde_json::json!({

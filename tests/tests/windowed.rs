@@ -2,7 +2,7 @@
 //! framed, streamed and on error (`engine/src/wire/windowed.rs`).
 
 use proptest::prelude::*;
-use toolwire::frame::{Id, Protocol, frame};
+use toolwire::frame::{Id, Protocol, write_frame};
 use toolwire::json::{ParseOptions, parse};
 use toolwire::sink::ChunkedSink;
 use toolwire::test_hooks::*;
@@ -23,13 +23,13 @@ fn observe(r: toolwire::Result<ToolResponse<'_>>) -> String {
         Err(e) => format!("error: {e}"),
         Ok(r) => {
             let mut framed = Vec::new();
-            frame(
+            write_frame(
                 &Id::Number("7".into()),
                 &r,
                 Protocol::default(),
                 &mut framed,
             );
-            frame(
+            write_frame(
                 &Id::String("x".into()),
                 &r,
                 Protocol::Since20260728,
@@ -168,7 +168,7 @@ fn auto_and_small_inputs_are_parsed_whole() {
 /// (parallel chunks inside windows), streamed in chunks, structured output in both protocols.
 #[test]
 fn large_inputs_stream_windowed_and_equal_the_whole_document() {
-    let json = toolwire_benches::invoices_json(64_000, toolwire_benches::Shape::Flat);
+    let json = toolwire_oracles::invoices::json(64_000, toolwire_oracles::invoices::Shape::Flat);
     assert!(json.len() > 8 << 20, "windowed by default");
     for format in FORMATS {
         let r = wire::response(Data::Json(&json))
@@ -183,7 +183,7 @@ fn large_inputs_stream_windowed_and_equal_the_whole_document() {
             .unwrap();
         assert_eq!(r.texts(), w.texts(), "{format:?}");
         let mut framed = Vec::new();
-        frame(
+        write_frame(
             &Id::Number("1".into()),
             &w,
             Protocol::default(),
@@ -196,7 +196,7 @@ fn large_inputs_stream_windowed_and_equal_the_whole_document() {
             chunks += 1;
             true
         });
-        frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+        write_frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
         assert!(sink.finish());
         assert!(chunks > 10, "{chunks} chunks");
         assert_eq!(streamed, framed, "{format:?} streamed");
@@ -211,8 +211,8 @@ fn large_inputs_stream_windowed_and_equal_the_whole_document() {
         let doc = parse(&json, &ParseOptions::default()).unwrap();
         let w = wire::success_structured(Data::Doc(doc)).unwrap();
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        frame(&Id::Number("2".into()), &r, protocol, &mut a);
-        frame(&Id::Number("2".into()), &w, protocol, &mut b);
+        write_frame(&Id::Number("2".into()), &r, protocol, &mut a);
+        write_frame(&Id::Number("2".into()), &w, protocol, &mut b);
         assert!(a == b, "structured output, {protocol:?}");
     }
     // The side door parses the whole input on demand.
@@ -238,7 +238,7 @@ fn size_bound_off_counts_exactly(json: &[u8], format: Format, framed: &[u8]) {
     assert_eq!(r.block_len_bound(0), usize::MAX, "{format:?}");
     assert_eq!(framed_len_bound(&id, &r), usize::MAX, "{format:?}");
     let mut out = Vec::new();
-    frame(&id, &r, Protocol::default(), &mut out);
+    write_frame(&id, &r, Protocol::default(), &mut out);
     assert!(
         out == framed,
         "{format:?}: the same bytes without the bound"
@@ -258,11 +258,11 @@ fn size_bound_off_counts_exactly(json: &[u8], format: Format, framed: &[u8]) {
 /// computes it (its cheap check passes without counting) and still cuts when over the cap.
 #[test]
 fn the_front_door_computes_the_size_bound_only_for_a_cap() {
-    use toolwire::call::{Shape, ToolCall};
+    use toolwire::call::{Framing, ToolCall};
     use toolwire::frame::framed_len_bound;
-    let json = toolwire_benches::invoices_json(64_000, toolwire_benches::Shape::Flat);
+    let json = toolwire_oracles::invoices::json(64_000, toolwire_oracles::invoices::Shape::Flat);
     let id = Id::Number("1".into());
-    let shape = Shape::Frame {
+    let shape = Framing::Frame {
         id: id.clone(),
         protocol: Protocol::default(),
     };
@@ -293,7 +293,7 @@ fn the_front_door_computes_the_size_bound_only_for_a_cap() {
 
 #[test]
 fn dropping_the_consumer_stops_the_windowed_work() {
-    let json = toolwire_benches::invoices_json(30_000, toolwire_benches::Shape::Flat);
+    let json = toolwire_oracles::invoices::json(30_000, toolwire_oracles::invoices::Shape::Flat);
     let r = wire::response(Data::Json(&json))
         .format(Format::Toon(Delimiter::Pipe))
         .build()
@@ -303,7 +303,7 @@ fn dropping_the_consumer_stops_the_windowed_work() {
         got += 1;
         got < 3
     });
-    frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+    write_frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
     assert!(!sink.finish(), "the consumer went away");
     assert!(
         got < 40,
@@ -473,12 +473,12 @@ async fn stream_frame_of_windowed_json() {
     use futures_util::StreamExt;
     use toolwire::frame::{StreamOptions, stream_frame};
 
-    let input = toolwire_benches::invoices_json(5_000, toolwire_benches::Shape::Flat);
+    let input = toolwire_oracles::invoices::json(5_000, toolwire_oracles::invoices::Shape::Flat);
     let toon = Format::Toon(Delimiter::Pipe);
     let doc = parse(&input, &ParseOptions::default()).unwrap();
     let whole = wire::response(Data::Doc(doc)).format(toon).build().unwrap();
     let mut expect = Vec::new();
-    frame(
+    write_frame(
         &Id::number_or_string("1"),
         &whole,
         Protocol::default(),
@@ -605,7 +605,7 @@ fn toon_kept(
 
 #[test]
 fn large_inputs_read_once_or_in_part_equal_the_whole_document() {
-    let json = toolwire_benches::invoices_json(20_000, toolwire_benches::Shape::Nested);
+    let json = toolwire_oracles::invoices::json(20_000, toolwire_oracles::invoices::Shape::Nested);
     let doc = parse(&json, &ParseOptions::default()).unwrap();
     for format in FORMATS {
         let expect = whole(&json, format);
@@ -616,7 +616,7 @@ fn large_inputs_read_once_or_in_part_equal_the_whole_document() {
     }
     // Every budget, from none to all: the same bytes; more budget keeps more windows; a
     // budget below the tape keeps some and parses the rest again.
-    let flat = toolwire_benches::invoices_json(40_000, toolwire_benches::Shape::Flat);
+    let flat = toolwire_oracles::invoices::json(40_000, toolwire_oracles::invoices::Shape::Flat);
     let budgets = [0, 100 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, usize::MAX];
     let mut gap = false;
     for (json, format) in [
@@ -633,7 +633,7 @@ fn large_inputs_read_once_or_in_part_equal_the_whole_document() {
             assert!(ranges.is_sorted() && ranges.windows(2).all(|w| w[0].1 <= w[1].0));
             // Rows after the last kept window (whether the second half's reading kept some
             // of its start too, leaving a gap in the middle, depends on the threads' timing:
-            // `json::windowed`'s unit tests keep gaps on purpose).
+            // the unit tests of `json/windows/readings.rs` keep gaps on purpose).
             gap |= ranges.last().is_some_and(|r| r.1 < json.len());
             counts.push(ranges.len());
         }
@@ -668,14 +668,14 @@ fn large_inputs_read_once_or_in_part_equal_the_whole_document() {
         streamed.extend_from_slice(&c);
         true
     });
-    frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
+    write_frame(&Id::Number("1".into()), &r, Protocol::default(), &mut sink);
     assert!(sink.finish());
     let w = wire::response(Data::Doc(doc))
         .format(Format::Toon(Delimiter::Pipe))
         .build()
         .unwrap();
     let mut framed = Vec::new();
-    frame(
+    write_frame(
         &Id::Number("1".into()),
         &w,
         Protocol::default(),
@@ -686,7 +686,7 @@ fn large_inputs_read_once_or_in_part_equal_the_whole_document() {
     // 8-byte nodes, within the default budget: read once, on the heap and off it. Off the
     // heap the input's size is added to the budget: with 2 MiB of budget the table is read
     // once off the heap and twice on it.
-    let json = toolwire_benches::invoices_json(75_000, toolwire_benches::Shape::Flat);
+    let json = toolwire_oracles::invoices::json(75_000, toolwire_oracles::invoices::Shape::Flat);
     assert!(json.len() > 8 << 20);
     let w = wire::response(Data::Doc(parse(&json, &ParseOptions::default()).unwrap()))
         .format(Format::Toon(Delimiter::Comma))
@@ -714,7 +714,8 @@ fn large_inputs_read_once_or_in_part_equal_the_whole_document() {
     }
     let mut once = Vec::new();
     let opts = toolwire::toon::EncodeOptions::new();
-    toolwire::toon::encode_json_off_heap(&json, &opts, &mut once).unwrap();
+    let off_heap = opts.clone().json_input(toolwire::toon::JsonInput::OffHeap);
+    toolwire::toon::encode_json(&json, &off_heap, &mut once).unwrap();
     assert!(once == toolwire::toon::to_vec(w.data().unwrap(), &opts).unwrap());
 }
 

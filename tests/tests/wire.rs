@@ -149,7 +149,7 @@ fn frame_is_one_json_rpc_line_whose_texts_equal_the_build() {
             Protocol::from_revision("2026-07-28"),
         ] {
             let mut line = Vec::new();
-            frame::frame(&id, &r, protocol, &mut line);
+            frame::write_frame(&id, &r, protocol, &mut line);
             assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
             assert_eq!(line.last(), Some(&b'\n'));
             let v: serde_json::Value = serde_json::from_slice(&line).unwrap();
@@ -394,7 +394,7 @@ fn framing_large_parallel_tables_keeps_every_byte() {
     ] {
         let r = wire::response(d.root()).format(format).build().unwrap();
         let mut line = Vec::new();
-        frame::frame(
+        frame::write_frame(
             &Id::number_or_string("1"),
             &r,
             Protocol::default(),

@@ -25,7 +25,7 @@ use std::io::Write;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rmcp::model::{NumberOrString, ServerJsonRpcMessage, ServerResult};
-use toolwire::call::{Input, Reply, Shape, ToolCall};
+use toolwire::call::{Framing, Input, Reply, ToolCall};
 use toolwire::frame::{Id, Protocol};
 use toolwire::json::ParseOptions;
 use toolwire::toon::Delimiter;
@@ -36,8 +36,8 @@ static GLOBAL: toolwire_oracles::alloc::Counting = toolwire_oracles::alloc::Coun
 
 const ROWS: usize = 100_000;
 
-fn shape() -> Shape {
-    Shape::Frame {
+fn shape() -> Framing {
+    Framing::Frame {
         id: Id::Number("1".into()),
         protocol: Protocol::Before20260728,
     }

@@ -35,6 +35,10 @@ pub enum Command {
         /// Print only the data block of all rows in this format (what the table measures).
         #[arg(long, hide = true, value_name = "FORMAT", value_parser = fixed_format())]
         dump: Option<Format>,
+        /// Write the invoices into this SQLite file instead (table `invoices`, key `id`,
+        /// replaced if present), to serve with `--collection invoices=sqlite://FILE#invoices`.
+        #[arg(long, value_name = "FILE", conflicts_with = "dump")]
+        sqlite: Option<String>,
     },
     /// Print the CallToolResult for one JSON document (the value a handler returned).
     ///

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use toolwire::call::Shape;
+use toolwire::call::Framing;
 use toolwire::present::Overrides;
 use toolwire::wire::Format;
 
@@ -42,7 +42,7 @@ pub fn run(path: &str, shape: &ShapeArgs) -> Result<(), Failure> {
             if let Some(line) = error_line(&reply, input.name()) {
                 // The error response is what the agent would get, whatever the format.
                 let mut out = Vec::new();
-                reply.write(&Shape::result(), &mut out);
+                reply.write(&Framing::result(), &mut out);
                 write_stdout(&out)?;
                 return Err(Failure::error_response_line(line));
             }

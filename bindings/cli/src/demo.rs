@@ -29,6 +29,18 @@ struct Measurement {
     time: Duration,
 }
 
+/// `toolwire demo --sqlite FILE`: the invoices into an SQLite file, and the command that
+/// serves them (exit 3 when the file cannot be written).
+pub fn write_sqlite(file: &str, rows: usize) -> Result<(), Failure> {
+    toolwire_mcp::demo::write_sqlite(file, rows).map_err(Failure::data)?;
+    write_stdout(
+        format!(
+            "wrote {rows} invoices to {file} (table invoices, key id)\nserve them: toolwire serve --collection invoices=sqlite://{file}#invoices\n"
+        )
+        .as_bytes(),
+    )
+}
+
 /// `toolwire demo`; with `dump`, prints only the data block of all rows in that format (the
 /// exact text the table measures, for tests and for looking at).
 pub fn run(rows: usize, force_progress: bool, dump: Option<Format>) -> Result<(), Failure> {

@@ -174,6 +174,11 @@ impl Failure {
         }
     }
 
+    /// Data that could not be written or read (exit 3), with its one line.
+    pub fn data(line: String) -> Failure {
+        Failure { code: 3, line }
+    }
+
     /// An I/O failure writing stdout (exit 1): not the input's fault, nor a usage error.
     pub fn output(e: &std::io::Error) -> Failure {
         Failure {

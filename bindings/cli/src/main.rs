@@ -45,8 +45,14 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Demo {
             rows,
+            sqlite: Some(file),
+            ..
+        } => demo::write_sqlite(&file, rows),
+        Command::Demo {
+            rows,
             progress,
             dump,
+            sqlite: None,
         } => demo::run(rows, progress, dump),
         Command::Present {
             input,

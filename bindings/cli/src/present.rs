@@ -5,7 +5,7 @@
 //! read, the presenter's overrides, `auto`, the error responses. This file maps the outcome to
 //! the CLI contract: the stdout shape, the one stderr line and the exit code.
 
-use toolwire::call::{Problem, Reply, Shape, ToolCall};
+use toolwire::call::{Framing, Problem, Reply, ToolCall};
 use toolwire::frame::{Id, Protocol};
 use toolwire::present::{Overrides, Presenter};
 
@@ -70,12 +70,12 @@ pub fn run(
         ));
     }
     let out = match (blocks, frame) {
-        (true, _) => Shape::Blocks,
-        (false, Some(id)) => Shape::Frame {
+        (true, _) => Framing::Blocks,
+        (false, Some(id)) => Framing::Frame {
             id: Id::number_or_string(id),
             protocol,
         },
-        (false, None) => Shape::Result { protocol },
+        (false, None) => Framing::Result { protocol },
     };
     reply
         .write_io(&out, crate::input::stdout_writer())

@@ -8,17 +8,19 @@ use crate::input::{Failure, Input, write_stdout};
 /// streamed to stdout.
 pub fn encode(path: &str, delimiter: Delimiter, indent: usize) -> Result<(), Failure> {
     let input = Input::read(path)?;
+    // A mapped file is not on the heap: its share of the memory contract is free for the
+    // parsed windows (read once up to that size).
+    let held = if input.mapped() {
+        toon::JsonInput::OffHeap
+    } else {
+        toon::JsonInput::Heap
+    };
     let opts = toon::EncodeOptions::new()
         .delimiter(delimiter)
-        .indent(indent);
+        .indent(indent)
+        .json_input(held);
     toolwire::call::write_chunked(crate::input::stdout_writer(), |sink| {
-        // A mapped file is not on the heap: its share of the memory contract is free for the
-        // parsed windows (read once up to that size).
-        if input.mapped() {
-            toon::encode_json_off_heap(input.bytes(), &opts, sink)
-        } else {
-            toon::encode_json(input.bytes(), &opts, sink)
-        }
+        toon::encode_json(input.bytes(), &opts, sink)
     })
     .map_err(|e| Failure::output(&e))?
     .map_err(|e| input.malformed(&e))?;

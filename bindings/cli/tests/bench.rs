@@ -2,12 +2,8 @@
 //! loopback HTTP), its figures checked against calls made here with raw JSON-RPC, counted by
 //! tiktoken-rs and js-tiktoken; and every way a run can go wrong.
 
-mod bench_common;
-
-use bench_common::*;
+use crate::bench_common::*;
 use serde_json::{Value, json};
-
-const LIST7: &str = r#"{"action":"list","limit":7}"#;
 
 fn check_percentiles(j: &Value) {
     let l = &j["latency_ms"];

@@ -3,12 +3,8 @@
 //! are checked against js-tiktoken (and tiktoken-rs) on the same response, fetched here with
 //! raw JSON-RPC.
 
-mod bench_common;
-
-use bench_common::*;
+use crate::bench_common::*;
 use serde_json::Value;
-
-const LIST7: &str = r#"{"action":"list","limit":7}"#;
 
 fn check(j: &Value, transport: &str, script: &str) {
     assert_eq!(j["transport"], transport);

@@ -2,13 +2,11 @@
 //! `--json` ones, whose server text is escaped, loaded in a real browser (headless Chromium:
 //! a screenshot decoded and checked non-blank, the DOM's figures compared with the JSON).
 
-mod bench_common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use bench_common::*;
+use crate::bench_common::*;
 use serde_json::{Value, json};
 
 /// Rows whose text tries to break out of the page.

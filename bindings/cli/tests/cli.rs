@@ -12,7 +12,7 @@ use toolwire::wire::Format;
 use toolwire::wire::estimate_format_tokens;
 
 fn toolwire(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolwire"))
+    let mut child = Command::new(crate::BIN)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -742,7 +742,7 @@ fn large_plain_arrays_equal_the_whole_document() {
             .build()
             .unwrap();
         let mut expect = Vec::new();
-        toolwire::frame::frame(
+        toolwire::frame::write_frame(
             &toolwire::frame::Id::number_or_string("3"),
             &r,
             Default::default(),

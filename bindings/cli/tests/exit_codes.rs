@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 fn spawn(args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_toolwire"));
+    let mut c = Command::new(crate::BIN);
     c.args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

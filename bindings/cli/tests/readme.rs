@@ -37,10 +37,7 @@ fn readme_console_examples_are_true() {
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let examples = console_examples(&readme);
     assert!(examples.len() >= 4, "README lost its CLI examples");
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_toolwire"))
-        .parent()
-        .unwrap()
-        .to_owned();
+    let bin_dir = Path::new(crate::BIN).parent().unwrap().to_owned();
     let path = format!(
         "{}:{}",
         bin_dir.display(),

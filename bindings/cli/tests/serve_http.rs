@@ -1,21 +1,15 @@
 //! `toolwire serve --http` on loopback (SERVE.md §3, §4): rmcp's streamable HTTP client for
 //! both eras; raw HTTP/1.1 for the security checks, status codes, framing and disconnects.
 
-mod serve_common;
-
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
+use crate::serve_common::*;
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ProtocolVersion};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
-use serve_common::*;
-
-fn args(v: Value) -> serde_json::Map<String, Value> {
-    v.as_object().unwrap().clone()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rmcp_http_client_both_eras() {

@@ -4,14 +4,12 @@
 //! closed after its time limit. The limits are the hidden flags, set to 1–3 s here; every
 //! wait has the generous slack of `WAIT`, and no assertion times the server.
 
-mod serve_common;
-
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::Instant;
 
+use crate::serve_common::*;
 use serde_json::{Value, json};
-use serve_common::*;
 
 /// More sockets than the default 64 call slots.
 const HOSTILE: usize = 70;

@@ -2,26 +2,20 @@
 //! `TokioChildProcess`) for the handshake eras, tools and calls; raw JSON-RPC lines for
 //! exact bytes, malformed input, paging, the cap, progress and cancellation.
 
-mod serve_common;
-
 use std::time::{Duration, Instant};
 
+use crate::serve_common::*;
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ProtocolVersion};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::{Value, json};
-use serve_common::*;
 
 fn child(args: &'static [&'static str]) -> TokioChildProcess {
     TokioChildProcess::new(tokio::process::Command::new(BIN).configure(|c| {
         c.arg("serve").args(args);
     }))
     .unwrap()
-}
-
-fn args(v: Value) -> serde_json::Map<String, Value> {
-    v.as_object().unwrap().clone()
 }
 
 fn rmcp_texts(r: &rmcp::model::CallToolResult) -> Vec<String> {

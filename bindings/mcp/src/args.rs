@@ -2,9 +2,10 @@
 //! problem becomes one field of a `<validation_error>` response, never a JSON-RPC error.
 
 use serde_json::Value;
+use toolwire::wire;
 
 use crate::collection::{Collection, FORMATS};
-use crate::respond::you_sent;
+use crate::scalar::Scalar;
 
 /// A checked call.
 pub(crate) struct Call {
@@ -29,38 +30,6 @@ pub(crate) enum Action {
     },
 }
 
-/// A JSON scalar from the client: a `where` value or an id.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Scalar {
-    Null,
-    Bool(bool),
-    /// A number by its lexeme (serde_json keeps it with `arbitrary_precision`).
-    Number(String),
-    String(String),
-}
-
-impl Scalar {
-    fn from_json(v: &Value) -> Option<Scalar> {
-        Some(match v {
-            Value::Null => Scalar::Null,
-            Value::Bool(b) => Scalar::Bool(*b),
-            Value::Number(n) => Scalar::Number(n.to_string()),
-            Value::String(s) => Scalar::String(s.clone()),
-            Value::Array(_) | Value::Object(_) => return None,
-        })
-    }
-
-    /// Back to JSON, for the next-call hint.
-    pub(crate) fn to_json(&self) -> Value {
-        match self {
-            Scalar::Null => Value::Null,
-            Scalar::Bool(b) => Value::Bool(*b),
-            Scalar::Number(n) => serde_json::from_str(n).unwrap_or(Value::Null),
-            Scalar::String(s) => Value::String(s.clone()),
-        }
-    }
-}
-
 /// The arguments a `tools/call` request holds, as read off the message: the ones that
 /// decode, and `(name, reason)` for each that does not (a lone surrogate escape, nesting
 /// past 128), each a problem of the call.
@@ -74,6 +43,28 @@ pub(crate) struct Sent {
 pub(crate) struct Problem {
     pub(crate) name: String,
     pub(crate) detail: String,
+}
+
+/// The ` You sent: <value>` rendering of WIRE.md §8 for a JSON value from the client.
+pub(crate) fn you_sent(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => {
+            let s = n.to_string();
+            if s.chars().count() > 50 {
+                wire::you_sent_string(&s).trim_matches('\'').to_owned()
+            } else {
+                s
+            }
+        }
+        Value::String(s) => wire::you_sent_string(s),
+        Value::Array(a) => format!("array({})", a.len()),
+        Value::Object(_) => {
+            let s = serde_json::to_string(v).unwrap_or_default();
+            s.chars().take(50).collect()
+        }
+    }
 }
 
 /// The argument names, in the order the input schema lists them.

@@ -6,8 +6,8 @@
 //! schema); a call's `limit` and `format` are overrides at the engine's front door.
 
 use toolwire::Doc;
-use toolwire::escape::write_json_string;
 use toolwire::json::ParseOptions;
+use toolwire::json::write_json_string;
 use toolwire::present::{Presenter, PresenterError};
 use toolwire::toon::Delimiter;
 use toolwire::wire::Format;
@@ -52,6 +52,10 @@ pub(crate) struct Collection {
     pub(crate) presenter: Presenter,
     /// The key that signs this collection's `list` cursors.
     pub(crate) cursor_key: crate::cursor::CursorKey,
+    /// The database table that answers the calls (SERVE.md §7); `None`: the rows above.
+    pub(crate) table: Option<Box<dyn crate::source::Backend>>,
+    /// A table's `_select` goes into its select list (no presenter file reads other columns).
+    pub(crate) pushdown: bool,
 }
 
 impl Collection {
@@ -89,6 +93,8 @@ impl Collection {
             doc,
             key,
             presenter,
+            table: None,
+            pushdown: false,
         }
     }
 }
@@ -101,6 +107,8 @@ pub(crate) struct Server {
     /// `--max-tokens` (`None`: no budget).
     pub(crate) max_tokens: Option<usize>,
     pub(crate) structured: bool,
+    /// How long a table may take to count a `list`'s matching rows.
+    pub(crate) count_timeout: std::time::Duration,
 }
 
 impl Server {
@@ -164,13 +172,18 @@ impl Server {
                 .iter()
                 .find(|(n, _)| *n == name)
                 .map(|(_, f)| f.as_str());
-            collections.push(load_collection(name, &file, presenter, secret)?);
+            let source = crate::source::parse_spec(&file).map_err(Failure::usage)?;
+            collections.push(match source {
+                Some(spec) => table_collection(name, spec, presenter, args, secret)?,
+                None => load_collection(name, &file, presenter, secret)?,
+            });
         }
         Ok(Server {
             collections,
             cap,
             max_tokens,
             structured: args.structured,
+            count_timeout: std::time::Duration::from_millis(args.count_timeout_ms),
         })
     }
 }
@@ -235,6 +248,82 @@ fn positioned(file: &str, e: &toolwire::Error) -> String {
     }
 }
 
+/// Rows of a table read at start-up to choose the format of a table without a presenter.
+const FORMAT_SAMPLE_ROWS: usize = 100;
+
+/// A collection served from a database table: its backend, and its presenter (the file's, or
+/// one whose schema is the table's columns, with `_select`).
+fn table_collection(
+    name: String,
+    spec: crate::source::Spec<'_>,
+    presenter_file: Option<&str>,
+    args: &ServeArgs,
+    secret: Option<&[u8]>,
+) -> Result<Collection, Failure> {
+    let read = presenter_file.map(read_presenter).transpose()?;
+    let explicit_key = read.as_ref().and_then(|(k, _)| k.clone());
+    let table: Box<dyn crate::source::Backend> = match spec {
+        crate::source::Spec::Sqlite { path, table } => Box::new(
+            crate::sqlite::SqliteTable::open(crate::sqlite::Options {
+                path,
+                table,
+                key: explicit_key.as_deref(),
+                pool: args.max_concurrent,
+                statement_timeout: std::time::Duration::from_millis(args.statement_timeout_ms),
+            })
+            .map_err(Failure::data)?,
+        ),
+        crate::source::Spec::Postgres { url, table } => Box::new(
+            crate::postgres::PgTable::open(crate::postgres::Options {
+                url,
+                table,
+                key: explicit_key.as_deref(),
+                pool: args.max_concurrent,
+                statement_timeout: std::time::Duration::from_millis(args.statement_timeout_ms),
+            })
+            .map_err(Failure::data)?,
+        ),
+    };
+    let key = table.key().to_owned();
+    let describe = table.describe().to_owned();
+    let (presenter, pushdown) = match read {
+        Some((_, p)) => (p, false),
+        None => {
+            let sample = table
+                .page(&crate::source::PageQuery {
+                    filter: &[],
+                    columns: None,
+                    after: None,
+                    offset: 0,
+                    limit: FORMAT_SAMPLE_ROWS,
+                })
+                .map_err(|e| Failure::data(format!("{describe}: {}", e.message())))?;
+            let doc = toolwire::json::parse(&sample.json, &ParseOptions::new())
+                .map_err(|e| Failure::data(format!("{describe}: {e}")))?;
+            let mut schema = toolwire::present::Schema::object();
+            for c in table.columns() {
+                schema = schema.property(c.name.clone(), toolwire::present::Schema::any());
+            }
+            let p = Presenter::builder(name.clone())
+                .schema(schema)
+                .select(true)
+                .format(toolwire::wire::cheapest_format(doc.root(), &EVERY_FORMAT))
+                .build()
+                .map_err(|e| Failure::presenter(format!("{name}: {e}")))?;
+            (p, true)
+        }
+    };
+    let empty: Doc<'static> = toolwire::json::parse(b"[]", &ParseOptions::new())
+        .map_err(|e| Failure::data(format!("{name}: {e}")))?;
+    let mut c = Collection::new(name, empty, key, presenter, secret);
+    // A table's cursors are signed for the table (its rows change while it is served).
+    c.cursor_key = crate::cursor::CursorKey::new(secret, &c.name, &describe);
+    c.root_keys = Some(table.columns().iter().map(|c| c.name.clone()).collect());
+    c.table = Some(table);
+    c.pushdown = pushdown;
+    Ok(c)
+}
+
 fn load_collection(
     name: String,
     file: &str,
@@ -242,7 +331,10 @@ fn load_collection(
     secret: Option<&[u8]>,
 ) -> Result<Collection, Failure> {
     // The presenter first: a bad presenter file is reported even when the data is bad too.
-    let read = presenter_file.map(read_presenter).transpose()?;
+    let read = presenter_file
+        .map(read_presenter)
+        .transpose()?
+        .map(|(k, p)| (k.unwrap_or_else(|| "id".to_owned()), p));
     let bytes = std::fs::read(file).map_err(|e| Failure::data(format!("{file}: {e}")))?;
     collection_from_bytes(name, file, bytes, read, secret)
 }
@@ -338,7 +430,7 @@ fn json_lines_to_array(file: &str, bytes: &[u8]) -> Result<Vec<u8>, Failure> {
 
 /// Reads a presenter file: JSON syntax (positioned), the optional `"key"` (a string), then
 /// the engine's check of everything else. Exit 4 on any problem.
-fn read_presenter(path: &str) -> Result<(String, Presenter), Failure> {
+fn read_presenter(path: &str) -> Result<(Option<String>, Presenter), Failure> {
     let bytes = std::fs::read(path).map_err(|e| Failure::presenter(format!("{path}: {e}")))?;
     let doc = toolwire::json::parse(&bytes, &ParseOptions::new())
         .map_err(|e| Failure::presenter(positioned(path, &e)))?;
@@ -350,7 +442,7 @@ fn read_presenter(path: &str) -> Result<(String, Presenter), Failure> {
         });
     };
     let Some(k) = root.get(b"key") else {
-        return Ok(("id".to_owned(), Presenter::from_json(&bytes).map_err(fail)?));
+        return Ok((None, Presenter::from_json(&bytes).map_err(fail)?));
     };
     let key = match k.as_str().and_then(|s| s.to_str()) {
         Some(s) if !s.is_empty() => s.to_owned(),
@@ -372,5 +464,5 @@ fn read_presenter(path: &str) -> Result<(String, Presenter), Failure> {
         file.extend_from_slice(&toolwire::json::to_vec_compact(v));
     }
     file.push(b'}');
-    Ok((key, Presenter::from_json(&file).map_err(fail)?))
+    Ok((Some(key), Presenter::from_json(&file).map_err(fail)?))
 }

@@ -36,7 +36,6 @@ pub(crate) enum Position {
     /// This many matching rows come before it.
     Offset(u64),
     /// After the row whose key has this JSON text (keyset paging).
-    #[allow(dead_code)] // Database sources page by key (SERVE.md §7).
     After(String),
 }
 

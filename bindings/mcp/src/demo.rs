@@ -105,7 +105,7 @@ pub fn invoices(rows: usize) -> Vec<u8> {
         out.extend_from_slice(
             format!("{{\"id\":\"INV-{:07}\",\"client\":{{\"name\":", i + 1).as_bytes(),
         );
-        toolwire::escape::write_json_string(&mut out, name.as_bytes());
+        toolwire::json::write_json_string(&mut out, name.as_bytes());
         let day = rng.below(365);
         out.extend_from_slice(
             format!(
@@ -123,4 +123,42 @@ pub fn invoices(rows: usize) -> Vec<u8> {
     }
     out.push(b']');
     out
+}
+
+/// Writes `rows` invoices (the rows of [`invoices`]) into the SQLite file `path` as the table
+/// `invoices` (key `id`; `client` a JSON column), replacing a table of that name; creates the
+/// file when missing. The index on `(status, id)` walks a status's rows in key order, so a
+/// filtered page (`ORDER BY id LIMIT n+1`) stops at its last row instead of sorting them all. `toolwire serve --collection
+/// invoices=sqlite://PATH#invoices` then serves it. SQLite reads the JSON itself
+/// (`json_each`), one statement for all rows.
+///
+/// # Errors
+///
+/// The file cannot be opened or written: SQLite's message.
+pub fn write_sqlite(path: &str, rows: usize) -> Result<(), String> {
+    let json = String::from_utf8(invoices(rows)).map_err(|e| e.to_string())?;
+    let mut db = rusqlite::Connection::open(path).map_err(|e| format!("{path}: {e}"))?;
+    let tx = db.transaction().map_err(|e| format!("{path}: {e}"))?;
+    tx.execute_batch(
+        "DROP TABLE IF EXISTS invoices;
+         CREATE TABLE invoices (
+             id TEXT PRIMARY KEY,
+             client JSON,
+             amount_cents INTEGER NOT NULL,
+             currency TEXT NOT NULL,
+             status TEXT NOT NULL,
+             issued_at TEXT
+         );
+         CREATE INDEX invoices_status ON invoices (status, id);",
+    )
+    .map_err(|e| format!("{path}: {e}"))?;
+    tx.execute(
+        "INSERT INTO invoices
+         SELECT value ->> 'id', json(value -> 'client'), value ->> 'amount_cents',
+                value ->> 'currency', value ->> 'status', value ->> 'issued_at'
+         FROM json_each(?1) ORDER BY key",
+        [&json],
+    )
+    .map_err(|e| format!("{path}: {e}"))?;
+    tx.commit().map_err(|e| format!("{path}: {e}"))
 }

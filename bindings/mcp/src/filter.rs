@@ -5,7 +5,7 @@
 //! row that has the field. A value hashes by what `where` compares: strings by their bytes,
 //! numbers by their value as f64 (two integer lexemes that are equal digit for digit are
 //! equal as f64 too), booleans and null as themselves. The hash only proposes candidates;
-//! each is checked with the exact comparison of `respond` (`field_equals`, `key_equals`), so
+//! each is checked with the exact comparison of `scalar` (`field_equals`, `key_equals`), so
 //! collisions and f64's rounding of long integers never change an answer. Candidates come
 //! in row order, so pages and offsets are those of a scan.
 //!
@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use toolwire::ValueRef;
 use toolwire::doc::Number;
 
-use crate::args::Scalar;
+use crate::scalar::Scalar;
 
 /// The indexes of one collection, by field name.
 #[derive(Default)]
@@ -188,7 +188,7 @@ fn scalar_hash(want: &Scalar) -> Option<u64> {
             let x = n.parse::<f64>().ok()?;
             if x.is_finite() {
                 number_hash(x)
-            } else if crate::respond::is_integer_lexeme(n) {
+            } else if crate::scalar::is_integer_lexeme(n) {
                 hashed(4, n.as_bytes())
             } else {
                 return None;
@@ -271,7 +271,7 @@ pub(crate) fn find_key(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::respond::{field_equals, key_equals};
+    use crate::scalar::{field_equals, key_equals};
     use proptest::prelude::*;
 
     /// Values that `where` can confuse: the same number written four ways, a long integer,
@@ -375,7 +375,7 @@ mod tests {
 #[cfg(test)]
 mod fixed {
     use super::*;
-    use crate::respond::{field_equals, key_equals};
+    use crate::scalar::{field_equals, key_equals};
 
     #[test]
     fn an_integer_beyond_f64_is_found_by_its_digits() {

@@ -39,6 +39,8 @@ fn server(cap: usize, structured: bool) -> Arc<Server> {
         auth_token_env: None,
         structured,
         max_concurrent: 1,
+        statement_timeout_ms: 10_000,
+        count_timeout_ms: 500,
         limits: crate::HttpLimits::DEFAULT,
     };
     let Ok(s) = Server::load(&args) else {
@@ -196,6 +198,7 @@ impl FuzzList {
             cap: (cap != 0).then_some(cap),
             max_tokens: (max_tokens != 0).then_some(max_tokens),
             structured: false,
+            count_timeout: std::time::Duration::from_millis(500),
         };
         Some(FuzzList {
             server: Arc::new(server),

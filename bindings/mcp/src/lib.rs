@@ -17,7 +17,11 @@
 //! * `cursor`: the opaque `list` cursors (a position and the filter it belongs to, signed).
 //! * `message`: a JSON-RPC message read member by member (the id survives a bad member).
 //! * `args`: the arguments of a `tools/call`, checked into a typed call.
+//! * `scalar`: a `where` value or `get` id from the client, and when a row's value equals it
+//!   (the server's equality rules).
 //! * `filter`: `where` and `get` through an index per field, built on first use.
+//! * `source`: what a collection served from a database table asks of its database
+//!   (`Backend`); `sqlite` answers it for SQLite files, `postgres` for PostgreSQL.
 //! * `respond`: a `tools/call` checked, its rows picked (`where`, `offset`, `get`'s key), the
 //!   rest through the engine's front door ([`toolwire::call`]: overrides, pages, the
 //!   next-call directive, `structuredContent`, the message cap, framing).
@@ -45,8 +49,12 @@ mod fuzz_http;
 mod fuzzing;
 mod http;
 mod message;
+mod postgres;
 mod respond;
 mod rpc;
+mod scalar;
+mod source;
+mod sqlite;
 mod stdio;
 mod stream;
 
@@ -66,8 +74,10 @@ pub struct ServeArgs {
     /// Serve MCP streamable HTTP at `POST http://ADDR/mcp` (port 0 picks one).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
-    /// A collection: FILE holds a JSON array of objects or JSON Lines; NAME is its tool name.
-    #[arg(long = "collection", value_name = "NAME=FILE")]
+    /// A collection: SOURCE is a FILE holding a JSON array of objects or JSON Lines, or a
+    /// database table (`sqlite://PATH#TABLE`, `postgres://USER@HOST:PORT/DB#TABLE`); NAME is
+    /// its tool name.
+    #[arg(long = "collection", value_name = "NAME=SOURCE")]
     pub collections: Vec<String>,
     /// The presenter file of collection NAME (CLI.md, plus the optional key `"key"`).
     #[arg(long = "presenter", value_name = "NAME=FILE")]
@@ -102,6 +112,14 @@ pub struct ServeArgs {
     /// get 503), on stdio until written (more get a JSON-RPC error on their id).
     #[arg(long, default_value_t = 64, value_name = "N", hide = true)]
     pub max_concurrent: usize,
+    /// Milliseconds a database statement may run before it is interrupted (a `TIMEOUT`
+    /// error response).
+    #[arg(long, default_value_t = 10_000, value_name = "MS", hide = true)]
+    pub statement_timeout_ms: u64,
+    /// Milliseconds a database may take to count a `list`'s matching rows; past it the
+    /// truncation notice says rows remain without a number.
+    #[arg(long, default_value_t = 500, value_name = "MS", hide = true)]
+    pub count_timeout_ms: u64,
     /// The time limits and the connection bound of `--http`.
     #[command(flatten)]
     pub limits: HttpLimits,

@@ -10,38 +10,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
-use toolwire::call::{Fit, Input, Problem as CallProblem, Reply, Shape, ToolCall};
-use toolwire::doc::Number;
+use toolwire::Sink;
+use toolwire::call::{Fit, Framing, Input, Problem as CallProblem, Reply, ToolCall};
 use toolwire::frame::{Id, Protocol};
 use toolwire::present::{ActionDescription, Overrides};
 use toolwire::wire::{self, FieldProblem, Format, ToolError, ToolResponse};
-use toolwire::{Sink, ValueRef};
 
-use crate::args::{Action, Call, Problem, Scalar, Sent};
+use crate::args::{Action, Call, Problem, Sent, you_sent};
 use crate::collection::{Collection, DEFAULT_LIST_LIMIT, FORMATS, Server};
 use crate::cursor::{self, Position, Refused};
-
-/// The ` You sent: <value>` rendering of WIRE.md §8 for a JSON value from the client.
-pub(crate) fn you_sent(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => {
-            let s = n.to_string();
-            if s.chars().count() > 50 {
-                wire::you_sent_string(&s).trim_matches('\'').to_owned()
-            } else {
-                s
-            }
-        }
-        Value::String(s) => wire::you_sent_string(s),
-        Value::Array(a) => format!("array({})", a.len()),
-        Value::Object(_) => {
-            let s = serde_json::to_string(v).unwrap_or_default();
-            s.chars().take(50).collect()
-        }
-    }
-}
+use crate::scalar::{Scalar, field_equals, key_equals};
 
 /// Collections of at least this many rows report progress while a `where` filter scans them.
 const PROGRESS_SCAN_ROWS: usize = 10_000;
@@ -87,7 +65,7 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     hooks: &mut Hooks<'_>,
     out: &mut S,
 ) -> Outcome {
-    let shape = Shape::Frame {
+    let shape = Framing::Frame {
         id: id.clone(),
         protocol,
     };
@@ -98,7 +76,7 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     // The server's own error responses (validation, not found) fit the limits too.
     let write = |r: ToolResponse<'static>, out: &mut S| {
         let r = fit.fit_response(r, &shape);
-        toolwire::frame::frame(id, &r, protocol, out);
+        toolwire::frame::write_frame(id, &r, protocol, out);
         Outcome::Written {
             is_error: r.is_error() == Some(true),
         }
@@ -128,6 +106,18 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
         if let Ok(doc) = toolwire::json::parse(&bytes, &Default::default()) {
             front = front.select_value(doc.root());
         }
+    }
+    if let Some(table) = &coll.table {
+        let t = TableCall {
+            server,
+            coll,
+            table: table.as_ref(),
+            call: &call,
+            id,
+            protocol,
+            fit,
+        };
+        return t.respond(front, hooks, out);
     }
     let Some(all) = coll.doc.root().as_array() else {
         return write(internal("the collection is not an array"), out);
@@ -236,6 +226,202 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
     }
 }
 
+/// A call of a collection served from a database table (SERVE.md §7): the page read from
+/// the database as JSON text, into the engine's JSON-bytes path.
+struct TableCall<'a> {
+    server: &'a Server,
+    coll: &'a Collection,
+    table: &'a dyn crate::source::Backend,
+    call: &'a Call,
+    id: &'a Id,
+    protocol: Protocol,
+    fit: Fit,
+}
+
+impl TableCall<'_> {
+    fn write<S: Sink + ?Sized>(&self, r: ToolResponse<'static>, out: &mut S) -> Outcome {
+        let shape = Framing::Frame {
+            id: self.id.clone(),
+            protocol: self.protocol,
+        };
+        let r = self.fit.fit_response(r, &shape);
+        toolwire::frame::write_frame(self.id, &r, self.protocol, out);
+        Outcome::Written {
+            is_error: r.is_error() == Some(true),
+        }
+    }
+
+    fn respond<S: Sink + ?Sized>(
+        &self,
+        front: ToolCall,
+        hooks: &mut Hooks<'_>,
+        out: &mut S,
+    ) -> Outcome {
+        let coll = self.coll;
+        let shape = Framing::Frame {
+            id: self.id.clone(),
+            protocol: self.protocol,
+        };
+        let bytes: Vec<u8>;
+        let (front, doc, total, skip) = match &self.call.action {
+            Action::Get { id: key } => match self.table.get(key) {
+                Ok(Some(row)) => {
+                    bytes = row;
+                    let doc = match toolwire::json::parse(&bytes, &Default::default()) {
+                        Ok(d) => d,
+                        Err(e) => return self.write(internal(&e.to_string()), out),
+                    };
+                    (front, doc, None, None)
+                }
+                Ok(None) => return self.write(not_found(coll, key), out),
+                Err(e) => return self.write(self.unavailable(&e), out),
+            },
+            Action::List {
+                filter,
+                offset,
+                limit,
+                cursor,
+            } => {
+                let select = effective_select(coll, self.call);
+                let fp = list_fingerprint(coll, filter, select.as_ref());
+                let (after, offset) = match cursor
+                    .as_deref()
+                    .map(|c| cursor::decode(&coll.cursor_key, fp, c))
+                {
+                    None => (None, *offset),
+                    Some(Ok(Position::After(k))) => {
+                        match serde_json::from_str::<Value>(&k)
+                            .ok()
+                            .as_ref()
+                            .and_then(Scalar::from_json)
+                        {
+                            Some(s) => (Some(s), 0),
+                            None => return self.write(bad_cursor(coll, Refused::Malformed), out),
+                        }
+                    }
+                    Some(Ok(Position::Offset(n))) => {
+                        (None, usize::try_from(n).unwrap_or(usize::MAX))
+                    }
+                    Some(Err(why)) => return self.write(bad_cursor(coll, why), out),
+                };
+                let limit_of_call = limit
+                    .unwrap_or(coll.limit.unwrap_or(DEFAULT_LIST_LIMIT))
+                    .min(coll.limit.unwrap_or(usize::MAX));
+                // `_select` in the select list (the key always: the cursor needs it).
+                let columns: Option<Vec<String>> = select
+                    .as_ref()
+                    .filter(|_| coll.pushdown)
+                    .and_then(Value::as_array)
+                    .filter(|names| !names.is_empty())
+                    .map(|names| {
+                        names
+                            .iter()
+                            .filter_map(|n| n.as_str().map(str::to_owned))
+                            .collect()
+                    });
+                let page = match self.table.page(&crate::source::PageQuery {
+                    filter,
+                    columns: columns.as_deref(),
+                    after: after.as_ref(),
+                    offset,
+                    limit: limit_of_call,
+                }) {
+                    Ok(p) => p,
+                    Err(e) => return self.write(self.unavailable(&e), out),
+                };
+                if hooks.cancelled() {
+                    return Outcome::Cancelled;
+                }
+                let total = if page.more {
+                    match self
+                        .table
+                        .count(filter, after.as_ref(), self.server.count_timeout)
+                    {
+                        Ok(Some(n)) => Some(
+                            usize::try_from(n)
+                                .unwrap_or(usize::MAX)
+                                .saturating_sub(offset)
+                                .max(page.keys.len() + 1),
+                        ),
+                        Ok(None) => Some(toolwire::call::UNCOUNTED),
+                        Err(e) => return self.write(self.unavailable(&e), out),
+                    }
+                } else {
+                    Some(page.keys.len())
+                };
+                bytes = page.json;
+                let doc = match toolwire::json::parse(&bytes, &Default::default()) {
+                    Ok(d) => d,
+                    Err(e) => return self.write(internal(&e.to_string()), out),
+                };
+                let next = NextCall::new(coll, self.call, filter, *limit, select, fp);
+                let keys = page.keys;
+                let front = front
+                    .overrides(Overrides {
+                        limit: Some(limit_of_call),
+                        ..Overrides::default()
+                    })
+                    .paging(next.clone().keyset_hint(keys.clone()));
+                (front, doc, total, Some((next, keys)))
+            }
+        };
+        let input = match total {
+            Some(total) => match doc.root().as_array() {
+                Some(rows) => Input::page(rows.iter(), total),
+                None => return self.write(internal("the page is not an array"), out),
+            },
+            None => Input::value(doc.root()),
+        };
+        if hooks.cancelled() {
+            return Outcome::Cancelled;
+        }
+        let reply = match front.respond_fitted(&input, &shape, self.fit) {
+            Ok(r) => r,
+            Err(_) if hooks.cancelled() => return Outcome::Cancelled,
+            Err(e) => return self.write(internal(&e.to_string()), out),
+        };
+        if hooks.cancelled() {
+            return Outcome::Cancelled;
+        }
+        if let Some((next, keys)) = skip.filter(|_| reply.item_too_large()) {
+            // The page's first row alone is over the limits: the call past it.
+            return self.write(next.skip_key(keys.first(), reply.problem()), out);
+        }
+        reply.write(&shape, out);
+        Outcome::Written {
+            is_error: reply.is_error(),
+        }
+    }
+
+    /// `<tool_error code="UNAVAILABLE">`: the database did not answer (`TIMEOUT`: the
+    /// statement ran past its time limit). The detail goes to the log; the response names
+    /// the tool, never the database's location or password.
+    fn unavailable(&self, e: &crate::source::SourceError) -> ToolResponse<'static> {
+        eprintln!(
+            "toolwire: {} ({}): {}",
+            self.coll.name,
+            self.table.describe(),
+            e.message()
+        );
+        let (code, message, retry) = match e {
+            crate::source::SourceError::Timeout => (
+                "TIMEOUT",
+                format!("The {} query ran past its time limit.", self.coll.name),
+                "Narrow the call with a where filter on an indexed column, or a smaller limit.",
+            ),
+            crate::source::SourceError::Unavailable(_) => (
+                "UNAVAILABLE",
+                format!("The database of {} is unavailable.", self.coll.name),
+                "This may be a transient error. Retry the same call in a few seconds.",
+            ),
+        };
+        ToolError::new(code)
+            .message(message)
+            .recovery(retry)
+            .into_response()
+    }
+}
+
 /// The problems a `<validation_error>` lists; past them, one more says how many are left
 /// (a client's arguments decide how many there are, the message cap and token budget do not
 /// grow with them).
@@ -275,55 +461,6 @@ fn not_found(coll: &Collection, key: &Scalar) -> ToolResponse<'static> {
             coll.name, coll.key
         ))
         .into_response()
-}
-
-/// Does the row's field equal the client's scalar? Strings exactly, numbers by value
-/// (integer lexemes digit for digit, else as f64), booleans and null as themselves; a missing
-/// field equals nothing.
-pub(crate) fn field_equals(row: toolwire::Value<'_>, field: &str, want: &Scalar) -> bool {
-    let Some(v) = row.as_object().and_then(|o| o.get(field.as_bytes())) else {
-        return false;
-    };
-    match (v.get(), want) {
-        (ValueRef::Null, Scalar::Null) => true,
-        (ValueRef::Bool(a), Scalar::Bool(b)) => a == *b,
-        (ValueRef::String(s), Scalar::String(w)) => s.as_bytes() == w.as_bytes(),
-        (ValueRef::Number(n), Scalar::Number(w)) => number_equals(n, w),
-        _ => false,
-    }
-}
-
-pub(crate) fn is_integer_lexeme(s: &str) -> bool {
-    let d = s.strip_prefix('-').unwrap_or(s);
-    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) && (d == "0" || !d.starts_with('0'))
-}
-
-fn number_equals(n: Number<'_>, want: &str) -> bool {
-    if let Number::Int(lexeme) = n {
-        if is_integer_lexeme(want) {
-            let w = if want == "-0" { "0" } else { want };
-            return lexeme == w.as_bytes();
-        }
-    }
-    // By value, where both are finite (an integer too long for f64 equals only its digits).
-    want.parse::<f64>()
-        .is_ok_and(|w| w.is_finite() && n.as_f64() == w)
-}
-
-/// `get`'s key match: as `where`, plus a string id equal to an integer key's lexeme and an
-/// integer id equal to a string key's text (agents send ids either way).
-pub(crate) fn key_equals(row: toolwire::Value<'_>, key: &str, id: &Scalar) -> bool {
-    if field_equals(row, key, id) {
-        return true;
-    }
-    let Some(v) = row.as_object().and_then(|o| o.get(key.as_bytes())) else {
-        return false;
-    };
-    match (v.get(), id) {
-        (ValueRef::Number(Number::Int(l)), Scalar::String(s)) => l == s.as_bytes(),
-        (ValueRef::String(s), Scalar::Number(n)) => s.as_bytes() == n.as_bytes(),
-        _ => false,
-    }
 }
 
 /// `_select` as the engine applies it: duplicates collapse (WIRE.md §4), and a presenter
@@ -414,6 +551,10 @@ impl NextCall {
 
     /// The arguments, as copyable JSON, of the call whose page starts at `position`.
     fn args(&self, position: usize) -> String {
+        self.args_at(&Position::Offset(position as u64))
+    }
+
+    fn args_at(&self, at: &Position) -> String {
         let mut args = serde_json::Map::new();
         args.insert("action".into(), "list".into());
         if let Some(w) = &self.filter {
@@ -428,10 +569,9 @@ impl NextCall {
         if let Some(s) = &self.select {
             args.insert("_select".into(), s.clone());
         }
-        let at = Position::Offset(position as u64);
         args.insert(
             "cursor".into(),
-            cursor::encode(&self.key, self.fp, &at).into(),
+            cursor::encode(&self.key, self.fp, at).into(),
         );
         copyable_json(&Value::Object(args))
     }
@@ -447,6 +587,67 @@ impl NextCall {
                 self.args(offset.saturating_add(shown))
             )
         }
+    }
+
+    /// The arguments of the call whose page starts after the row whose key has the JSON
+    /// text `key` (keyset paging).
+    fn args_after(&self, key: &str) -> String {
+        self.args_at(&Position::After(key.to_owned()))
+    }
+
+    /// The directive naming the next page of a keyset page whose rows have `keys`.
+    fn keyset_hint(
+        self,
+        keys: Vec<String>,
+    ) -> impl Fn(usize, usize) -> String + Send + Sync + 'static {
+        move |shown, remaining| {
+            let Some(last) = shown.checked_sub(1).and_then(|i| keys.get(i)) else {
+                return String::new();
+            };
+            let count = if remaining == toolwire::call::UNCOUNTED {
+                format!("{shown} matching rows shown; more remain")
+            } else {
+                format!(
+                    "{shown} of {remaining} matching rows shown; {} more",
+                    remaining - shown
+                )
+            };
+            format!(
+                "{count}. Next page: call {} with {}",
+                self.name,
+                self.args_after(last)
+            )
+        }
+    }
+
+    /// The `TOO_LARGE` of a keyset page whose first row (key `first`) is alone over the
+    /// limits: the call that skips it.
+    fn skip_key(
+        &self,
+        first: Option<&String>,
+        problem: Option<&CallProblem>,
+    ) -> ToolResponse<'static> {
+        let limit = problem
+            .and_then(CallProblem::limit)
+            .unwrap_or_else(|| "the limits".into());
+        let (message, recovery) = match first {
+            Some(k) => (
+                format!("The {} row {k} is alone larger than {limit}.", self.name),
+                format!(
+                    "Skip it: call {} with {}. Or ask for fewer fields with _select, or a more compact format.",
+                    self.name,
+                    self.args_after(k)
+                ),
+            ),
+            None => (
+                format!("A {} row is alone larger than {limit}.", self.name),
+                "Ask for fewer fields with _select, or a more compact format.".to_owned(),
+            ),
+        };
+        ToolError::new("TOO_LARGE")
+            .message(message)
+            .recovery(recovery)
+            .into_response()
     }
 
     /// The `TOO_LARGE` of a page whose first row, at `offset` of `matching`, is alone over
@@ -520,12 +721,11 @@ pub(crate) fn tool_json(coll: &Collection, structured: bool) -> String {
             destructive: false,
         },
     ];
-    let description = toolwire::present::toon_description(
-        &coll.name,
-        &format!("Query the {} collection ({} rows)", coll.name, coll.len()),
-        "action",
-        &actions,
-    );
+    let what = match &coll.table {
+        Some(_) => format!("Query the {} table", coll.name),
+        None => format!("Query the {} collection ({} rows)", coll.name, coll.len()),
+    };
+    let description = toolwire::present::toon_description(&coll.name, &what, "action", &actions);
     let mut props = serde_json::Map::new();
     props.insert(
         "action".into(),
@@ -585,28 +785,4 @@ pub(crate) fn tool_json(coll: &Collection, structured: bool) -> String {
         }
     }
     serde_json::to_string(&tool).unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn integer_lexemes_compare_digit_for_digit() {
-        assert!(number_equals(
-            Number::Int(b"12345678901234567890123"),
-            "12345678901234567890123"
-        ));
-        assert!(!number_equals(
-            Number::Int(b"12345678901234567890123"),
-            "12345678901234567890124"
-        ));
-        assert!(number_equals(Number::Int(b"5"), "5.0"));
-        assert!(number_equals(Number::Float(2.5), "2.5"));
-        assert!(number_equals(Number::Int(b"0"), "-0"));
-        // An integer beyond f64 is not "infinity".
-        let huge = format!("1{}", "0".repeat(400));
-        assert!(number_equals(Number::Int(huge.as_bytes()), &huge));
-        assert!(!number_equals(Number::Int(huge.as_bytes()), "1e400"));
-    }
 }

@@ -6,8 +6,10 @@
 //   present(rows)       vs a CallToolResult of JSON.stringify(rows, null, 2) / of encode(rows)
 //   present(buf)        vs a CallToolResult of encode(JSON.parse(buf))
 //   memory: peak RSS of encodeJson(100 MB Buffer) beyond Node's baseline (a child process)
+//
+// `npm run bench -- --readme` also writes README.md's Node table (benches/readme_table.py).
 import * as ref from '@toon-format/toon';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as tw from '../index.mjs';
 import { invoices } from './invoices.mjs';
@@ -49,6 +51,7 @@ function same(a, b, what) {
 }
 
 const rows = [];
+const pairs = []; // [group, toolwire's name, its ns, baseline's name, its ns] for the README
 // ns/row and MB/s of JSON input, best of `runs`; the ratio is baseline time / toolwire time.
 function line(group, name, ns, n, bytes, base) {
   rows.push({ group, name, 'ns/row': Math.round(ns / n), 'MB/s (JSON in)': +(bytes / ns * 1e3).toFixed(1), 'vs baseline': base ? `${(base / ns).toFixed(2)}×` : '' });
@@ -74,6 +77,7 @@ for (const kind of ['flat', 'nested']) {
       const [a, b] = await timePair(fa, fb, runs);
       line(g, baseName, a, n, buf.length);
       line(g, name, b, n, buf.length, a);
+      pairs.push([g, name, b, baseName, a]);
     };
     await pair('toon encode(JSON.parse(buf))', () => ref.encode(JSON.parse(buf)), 'toolwire encodeJson(buf)', () => tw.encodeJson(buf));
     await pair('toon encode(value)', () => ref.encode(data), 'toolwire encode(value)', () => tw.encode(data));
@@ -93,3 +97,17 @@ console.table(rows);
 // Memory: a fresh process, so the peak belongs to encodeJson alone.
 const child = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(new URL('./memory.mjs', import.meta.url))], { encoding: 'utf8' });
 console.log(child.trim());
+
+if (process.argv.includes('--readme')) {
+  const ms = (ns) => (ns >= 1e8 ? (ns / 1e6).toFixed(0) : (ns / 1e6).toFixed(1));
+  const largest = `${Math.max(...SIZES) / 1000}k`;
+  const table = ['| rows | toolwire | baseline | ratio |', '|---|---|---|---|'];
+  for (const [g, name, b, baseName, a] of pairs) {
+    if (!g.startsWith(`${largest} `)) continue;
+    table.push(`| ${g} | \`${name.replace(/^toolwire /, '')}\` ${ms(b)} ms | \`${baseName}\` ${ms(a)} ms | **${(a / b).toFixed(2)}×** |`);
+  }
+  table.push('', `Node ${process.version}, one process, best of 7 interleaved runs after \`gc()\`; ${child.trim().split('\n').pop()}`);
+  const readmeTable = fileURLToPath(new URL('../../../benches/readme_table.py', import.meta.url));
+  const r = spawnSync('python3', [readmeTable, 'node-bench'], { input: table.join('\n') + '\n', stdio: ['pipe', 'inherit', 'inherit'] });
+  if (r.status !== 0) process.exit(1);
+}

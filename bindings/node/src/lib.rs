@@ -26,7 +26,7 @@ use napi::threadsafe_function::{
 };
 use napi::{Env, Error, JsString, Result, Status};
 use napi_derive::napi;
-use toolwire::call::{Input, Problem, Shape, ToolCall};
+use toolwire::call::{Framing, Input, Problem, ToolCall};
 use toolwire::frame::{Id, Protocol};
 use toolwire::json::{ParseOptions, to_vec_compact};
 use toolwire::present::{ActionDescription, Overrides, Presenter};
@@ -103,15 +103,15 @@ fn encode_options(delimiter: &str, indent: u32) -> Result<EncodeOptions> {
 }
 
 /// The engine's `encode_json` with the bindings' extra room for the reading of a large input
-/// (`toon::BINDING_ROOM`): the contract here is a peak under twice the input, so a Buffer of
-/// up to about 20 MB of rows is read once.
+/// (`toon::JsonInput::Binding`): the contract here is a peak under twice the input, so a
+/// Buffer of up to about 20 MB of rows is read once.
 fn encode_json_into<W: toolwire::Sink + ?Sized>(
     json: &[u8],
     opts: &EncodeOptions,
     out: &mut W,
 ) -> toolwire::Result<()> {
-    let room = json.len().min(toon::BINDING_ROOM);
-    toon::encode_json_with_room(json, opts, room, out)
+    let opts = opts.clone().json_input(toon::JsonInput::Binding);
+    toon::encode_json(json, &opts, out)
 }
 
 fn encode_json_bytes(json: &[u8], opts: &EncodeOptions) -> Result<String> {
@@ -507,9 +507,23 @@ fn respond(
         None => Input::nothing(),
     };
     let reply = call.respond(&input).map_err(|e| engine_error(&e))?;
-    let r = reply.response();
+    let mut out = native_reply(reply.response(), args.want_data.unwrap_or(false))?;
+    out.problem = reply.problem().map(|p| {
+        match p {
+            Problem::Select(_) => "select",
+            Problem::Output => "output",
+            Problem::Encode(_) => "encode",
+            _ => "other",
+        }
+        .to_owned()
+    });
+    out.select_ignored = reply.select_ignored();
+    Ok(out)
+}
+
+/// A built response as the JS layer reads it (no problem recorded).
+fn native_reply(r: &toolwire::wire::ToolResponse<'_>, want_data: bool) -> Result<NativeReply> {
     let meta = r.meta();
-    let want_data = args.want_data.unwrap_or(false);
     Ok(NativeReply {
         texts: r.texts(),
         is_error: r.is_error(),
@@ -540,16 +554,8 @@ fn respond(
         } else {
             None
         },
-        problem: reply.problem().map(|p| {
-            match p {
-                Problem::Select(_) => "select",
-                Problem::Output => "output",
-                Problem::Encode(_) => "encode",
-                _ => "other",
-            }
-            .to_owned()
-        }),
-        select_ignored: reply.select_ignored(),
+        problem: None,
+        select_ignored: false,
     })
 }
 
@@ -623,18 +629,8 @@ pub fn toon_description(
 #[napi]
 pub fn handler_error(action: String, message: String) -> NativeReply {
     let r = toolwire::wire::handler_error(&action, &message);
-    NativeReply {
-        texts: r.texts(),
-        is_error: r.is_error(),
-        format: r.meta().format.to_string(),
-        rules: Vec::new(),
-        hints: Vec::new(),
-        ui_blocks: Vec::new(),
-        suggestions: Vec::new(),
-        data: None,
-        problem: None,
-        select_ignored: false,
-    }
+    // An error response has no data to write: it cannot fail.
+    native_reply(&r, false).unwrap_or_else(|_| unreachable!("an error response is UTF-8"))
 }
 
 /// In-flight chunks a stream's worker may have handed to the JS thread and not yet seen
@@ -864,11 +860,11 @@ fn stream_frames(job: &StreamJob, gate: &FlowGate, send: &dyn Fn(StreamEvent)) -
         .map(Protocol::from_revision)
         .unwrap_or_default();
     let shape = match &job.id {
-        Some(id) => Shape::Frame {
+        Some(id) => Framing::Frame {
             id: id.clone(),
             protocol,
         },
-        None => Shape::Result { protocol },
+        None => Framing::Result { protocol },
     };
     let mut sink = toolwire::sink::ChunkedSink::new(toolwire::call::CHUNK_BYTES, |b| {
         if !gate.admit() {
@@ -934,3 +930,6 @@ impl NativePresenter {
         start_stream(job, on_event)
     }
 }
+
+// After `NativePresenter`: napi-derive must have seen the struct before an `impl` of it.
+pub mod builder;

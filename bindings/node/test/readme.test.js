@@ -14,7 +14,7 @@ test('the README quick start runs', () => {
   if (start < 0 || end < 0) throw new Error('no ```js block in the Node.js quick start');
   const code = readme
     .slice(start + 6, end)
-    .replaceAll("require('./bindings/node')", 'require(PACKAGE)');
+    .replaceAll("require('./bindings/node", "require(PACKAGE + '"); // the package and its subpaths
   // The block's own assertions fail the test if the binding drifts.
   new Function('require', 'PACKAGE', code)(require, path.join(__dirname, '..'));
 });

@@ -70,7 +70,7 @@ test('decodeStreamSync and decodeStream yield the package events', async () => {
   assert.throws(() => Array.from(tw.decodeStreamSync(['a[2]: 1'])), tw.ToonDecodeError);
 });
 
-// Large strings go to the addon as bytes when they are ASCII (index.js `fastText`, one
+// Large strings go to the addon as bytes when they are ASCII (lib/text.js `fastText`, one
 // `encodeInto` pass): every kind of non-ASCII char, at the start, the middle and the very end
 // of a text above the 4096-char threshold, must take the string path and give the package's
 // text; a lone surrogate there is the package's TypeError.

@@ -10,8 +10,8 @@ Rows: ``dumps(rows)``, ``loads(text)``, ``present(rows)`` of dicts, of pydantic 
 and of dataclasses, and ``encode_json(bytes)``, on the invoice corpus (``corpus.py``) flat
 and nested; every cell gives the corpus with non-ASCII names / the one with ASCII names.
 The columns are every peer's times at the largest size, toolwire against the fastest peer
-there, and toolwire against the fastest peer at each smaller size (the README's documents
-have a size budget). What each peer runs is what its user writes: ``dumps`` of the objects;
+there (the lower ratio of the two corpora), and toolwire against the fastest peer at each
+smaller size (the README's documents have a size budget). What each peer runs is what its user writes: ``dumps`` of the objects;
 for models ``dumps(TypeAdapter(list[M]).dump_python(models, mode="json"))`` (pydantic's
 fastest conversion to data), for dataclasses ``dumps([dataclasses.asdict(x) ...])`` except
 etoon, which encodes dataclasses itself; a ``present`` row wraps the text in a
@@ -219,9 +219,9 @@ CALLS = ["dumps(rows)", "loads(text)", "present(dicts)", "present(pydantic)", "p
 LABELS = {
     "dumps(rows)": "dumps",
     "loads(text)": "loads",
-    "present(dicts)": "present dicts",
-    "present(pydantic)": "present models",
-    "present(dataclasses)": "present dataclasses",
+    "present(dicts)": "present",
+    "present(pydantic)": "models",
+    "present(dataclasses)": "dataclasses",
     "encode_json(bytes)": "encode_json",
 }
 
@@ -245,6 +245,11 @@ def measure(call: str, d: Dataset, peers: dict[str, Any], runs: int, errors: dic
         raise SystemExit(f"toolwire's output of {call} on {d.name} is not toon_format's")
     shown.update(timed(fs, runs))
     return shown
+
+
+def both(cells: list[str]) -> str:
+    """A cell's values for the two corpora; one when they are the same."""
+    return cells[0] if len(set(cells)) == 1 else "/".join(cells)
 
 
 def sets_name(rows: int) -> str:
@@ -275,8 +280,8 @@ def main() -> int:
     # One row per call and shape: every peer's times at the largest size, and toolwire
     # against the fastest peer at each smaller size (the README's documents have a size
     # budget). Each cell: the non-ASCII corpus / the ASCII one.
-    head = [sets_name(big), "toolwire"] + names + ["vs fastest ×"]
-    head += [f"{sets_name(n)}: vs fastest ×" for n in small]
+    head = [sets_name(big), "toolwire"] + names + ["× fastest"]
+    head += [f"{sets_name(n)}: × fastest" for n in small]
     lines = ["|".join(head), "|".join(["---"] * len(head))]
     print(lines[0], lines[1], sep="\n", flush=True)
     for nested in (False, True):
@@ -287,31 +292,33 @@ def main() -> int:
         for call in calls:
             shown = {n: [measure(call, d, peers, args.runs, errors) for d in corpora[n]] for n in sizes}
             top = shown[big]
-            pair = lambda col: "/".join(cell(s.get(col)) for s in top)  # noqa: E731
+            pair = lambda col: both([cell(s.get(col)) for s in top])  # noqa: E731
             refs = [(s["toolwire"], s.get("toon_format")) for s in top]
             if all(isinstance(t, float) for _, t in refs):
                 against.append(
                     f"{LABELS[call]} "
                     + "/".join(f"{t / ours:.0f}" for ours, t in refs)  # type: ignore[operator]
-                    + "× slower"
+                    + "×"
                 )
             row = [f"{LABELS[call]} {'nested' if nested else 'flat'}", pair("toolwire")]
             row += [pair(n) for n in names]
-            row += ["/".join(ratio(s, peers) for s in shown[n]) for n in [big, *small]]
+            # At the largest size the times show each corpus: its ratio is the lower one.
+            row += [min((ratio(s, peers) for s in top), key=lambda r: float(r) if r != "—" else 0)]
+            row += [both([ratio(s, peers) for s in shown[n]]) for n in small]
             lines.append("|".join(row))
             print(lines[-1], flush=True)
     footer = (
-        f"ms, best of {args.runs}, cells non-ASCII/ASCII names; CPython "
-        f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}."
+        f"ms, best of {args.runs}; cells: non-ASCII/ASCII; models, dataclasses: `present`; "
+        f"CPython {platform.python_version()}, {time.strftime('%Y-%m-%d')}."
     )
     if against:
-        notes.append(f"toon_format 1.2 ({sets_name(big)} flat): " + ", ".join(against) + ".")
+        notes.append(f"toon_format 1.2, {sets_name(big)} flat: " + ", ".join(against) + ".")
+    notes.insert(0, footer)
     failed: dict[tuple[str, str], list[str]] = {}
     for (peer, data, kind), _ in errors.items():
         failed.setdefault((peer, kind), []).append(data)
     for (peer, kind), data in failed.items():
-        notes.append(f"{peer}: {kind} on {', '.join(dict.fromkeys(data))}.")
-    notes = [footer] + notes
+        notes[0] += f" {peer}: {kind} at {', '.join(dict.fromkeys(data))}."
     for n in notes:
         print(n)
     if args.readme:

@@ -1,5 +1,5 @@
-"""One call of a bench case, repeated: what docs/DECISIONS.md ("Python objects: where the
-time goes") profiles. Instructions a call are the difference of two runs under callgrind::
+"""One call of a bench case, repeated: what docs/DECISIONS.md (Python binding, "Where the
+time went") profiles. Instructions a call are the difference of two runs under callgrind::
 
     valgrind --tool=callgrind python bindings/python/bench/profile.py dumps flat 1
     valgrind --tool=callgrind python bindings/python/bench/profile.py dumps flat 6

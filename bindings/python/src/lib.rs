@@ -13,11 +13,12 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
-use toolwire::call::{Input, Shape, ToolCall};
+use toolwire::call::{Framing, Input, ToolCall};
 use toolwire::present::Overrides;
 use toolwire::toon::{DecodeOptions, Delimiter, EncodeOptions};
 use toolwire::wire::Format;
 
+mod callbacks;
 mod topy;
 mod walk;
 
@@ -187,14 +188,14 @@ fn encode_json<'py>(
     let bytes = text.bytes();
     let out = py
         .detach(|| {
-            // The engine's windowed reading with the bindings' room (`toon::BINDING_ROOM`):
+            // The engine's windowed reading with the bindings' room (`JsonInput::Binding`):
             // up to about 20 MB of rows read once, a larger input's tape never held whole.
             // Faster than a whole parse at every size measured (the same bytes, the engine
             // guarantees it): 100k flat rows 11.6 vs 16.3 ms, 300k 60.6 vs 78.6 ms, 100k
             // nested 77.4 vs 81.2 ms (docs/DECISIONS.md, "Read once in parallel").
             let mut out = Vec::with_capacity(bytes.len() / 2);
-            let room = bytes.len().min(toolwire::toon::BINDING_ROOM);
-            toolwire::toon::encode_json_with_room(bytes, &opts, room, &mut out).map(|()| out)
+            let opts = opts.json_input(toolwire::toon::JsonInput::Binding);
+            toolwire::toon::encode_json(bytes, &opts, &mut out).map(|()| out)
         })
         .map_err(|e| engine_error(py, &e))?;
     py_str(py, &out)
@@ -254,11 +255,30 @@ struct PyPresenter {
 
 #[pymethods]
 impl PyPresenter {
-    /// Reads a presenter file from its JSON text.
+    /// Reads a presenter file from its JSON text. With `callbacks` (`(kind, label, callable)`
+    /// triples, kind `rules`, `ui` or `suggest`), its `{"callback": n}` entries are the
+    /// Python callables (the `toolwire.Presenter` builder; `present::Presenter::from_doc_with`).
     #[new]
-    fn new(py: Python<'_>, json: &Bound<'_, PyAny>) -> PyResult<Self> {
+    #[pyo3(signature = (json, callbacks=None))]
+    fn new(
+        py: Python<'_>,
+        json: &Bound<'_, PyAny>,
+        callbacks: Option<Vec<(String, String, Py<PyAny>)>>,
+    ) -> PyResult<Self> {
         let text = json_text(json)?;
-        let inner = toolwire::present::Presenter::from_json(text.bytes()).map_err(|e| {
+        let read = match callbacks {
+            None => toolwire::present::Presenter::from_json(text.bytes()),
+            Some(list) => {
+                let list = list
+                    .into_iter()
+                    .map(|(kind, label, f)| callbacks::callback(&kind, label, f))
+                    .collect::<PyResult<Vec<_>>>()?;
+                let doc = toolwire::json::parse(text.bytes(), &toolwire::json::ParseOptions::new())
+                    .map_err(|e| engine_error(py, &e))?;
+                toolwire::present::Presenter::from_doc_with(doc.root(), list)
+            }
+        };
+        let inner = read.map_err(|e| {
             let pos = e.position();
             error_of(
                 py,
@@ -321,7 +341,7 @@ enum Data<'a> {
 /// texts, `isError` (absent: `None`), the side door, and — when `line` — the exact
 /// `CallToolResult` line the CLI prints.
 #[pyfunction]
-#[pyo3(signature = (data, presenter=None, *, select=None, format=None, limit=None, token_budget=None, action=None, line=false))]
+#[pyo3(signature = (data, presenter=None, *, select=None, format=None, limit=None, token_budget=None, action=None, line=false, structured=false))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn present<'py>(
     py: Python<'py>,
@@ -333,11 +353,13 @@ fn present<'py>(
     token_budget: Option<usize>,
     action: Option<String>,
     line: bool,
+    structured: bool,
 ) -> PyResult<(
     Vec<String>,
     Option<bool>,
     SideDoor,
     Option<Bound<'py, PyBytes>>,
+    Option<PyErr>,
 )> {
     let format = format
         .map(|f| f.parse::<Format>())
@@ -356,9 +378,19 @@ fn present<'py>(
         limit,
         token_budget,
     });
+    // The `action` of a validation error, and the `[tool/action]` of a callable's failure.
+    let tool_action = action
+        .clone()
+        .or_else(|| {
+            presenter
+                .as_ref()
+                .map(|p| format!("{}/present", p.inner.name()))
+        })
+        .unwrap_or_else(|| "present".to_owned());
     if let Some(a) = action {
         call = call.action(a);
     }
+    call = call.structured(structured);
     let owned_doc = if data.is_none()
         || data.is_instance_of::<PyBytes>()
         || data.is_instance_of::<PyByteArray>()
@@ -368,7 +400,7 @@ fn present<'py>(
     } else {
         Some(Walker::new(py, Mode::Json, None, false).walk(data)?.0)
     };
-    let (texts, is_error, bytes, copied) = {
+    let (texts, is_error, bytes, failure, copied) = {
         let input_data = match &owned_doc {
             Some(d) => Data::Doc(d),
             None if data.is_none() => Data::Nothing,
@@ -377,14 +409,24 @@ fn present<'py>(
         let call = &call;
         let out = {
             let input_data = &input_data;
+            let tool_action = &tool_action;
             py.detach(move || -> toolwire::Result<_> {
-                let input = input_data.input(call)?;
-                let reply = call.respond(&input)?;
-                let mut bytes = Vec::new();
-                if line {
-                    reply.write(&Shape::result(), &mut bytes);
+                let (out, failure) = callbacks::guarded(|| -> toolwire::Result<_> {
+                    let input = input_data.input(call)?;
+                    let reply = call.respond(&input)?;
+                    let mut bytes = Vec::new();
+                    if line {
+                        reply.write(&Framing::result(), &mut bytes);
+                    }
+                    Ok((reply.response().texts(), reply.response().is_error(), bytes))
+                });
+                match failure {
+                    None => out.map(|(t, e, b)| (t, e, b, None)),
+                    Some(f) => {
+                        let (t, e, b) = failed_response(tool_action, &f.message, line);
+                        Ok((t, e, b, Some(f.err)))
+                    }
                 }
-                Ok((reply.response().texts(), reply.response().is_error(), bytes))
             })
             .map_err(|e| engine_error(py, &e))?
         };
@@ -393,7 +435,7 @@ fn present<'py>(
             Data::Json(JsonText::Owned(v)) => Some(v),
             _ => None,
         };
-        (out.0, out.1, out.2, copied)
+        (out.0, out.1, out.2, out.3, copied)
     };
     let line = line.then(|| PyBytes::new(py, &bytes));
     let input = match (owned_doc, copied) {
@@ -402,7 +444,36 @@ fn present<'py>(
         (None, None) if data.is_none() => SideInput::Nothing,
         (None, None) => SideInput::Json(data.clone().unbind()),
     };
-    Ok((texts, is_error, SideDoor { call, input }, line))
+    // A callable that raised something other than an `Exception` (`KeyboardInterrupt`,
+    // `SystemExit`) is not the call's failure to report: it goes on up.
+    if let Some(err) = &failure {
+        if !err.is_instance_of::<pyo3::exceptions::PyException>(py) {
+            return Err(err.clone_ref(py));
+        }
+    }
+    let side = SideDoor {
+        call,
+        input,
+        tool_action,
+    };
+    Ok((texts, is_error, side, line, failure))
+}
+
+/// The response of a call whose presenter callable raised: the `INTERNAL_ERROR` envelope
+/// (WIRE.md §8) naming it, as texts, `isError` and (when `line`) the `CallToolResult` line.
+fn failed_response(
+    tool_action: &str,
+    message: &str,
+    line: bool,
+) -> (Vec<String>, Option<bool>, Vec<u8>) {
+    let r = toolwire::wire::handler_error(tool_action, message);
+    let mut bytes = Vec::new();
+    if line {
+        // As `Reply::write` with `Framing::result()`: the object on one line ending with LF.
+        toolwire::frame::write_result(&r, toolwire::frame::Protocol::default(), &mut bytes);
+        bytes.push(b'\n');
+    }
+    (r.texts(), r.is_error(), bytes)
 }
 
 impl Data<'_> {
@@ -437,6 +508,8 @@ enum SideInput {
 struct SideDoor {
     call: ToolCall,
     input: SideInput,
+    /// The `[tool/action]` of a callable's failure.
+    tool_action: String,
 }
 
 #[pymethods]
@@ -453,12 +526,23 @@ impl SideDoor {
             SideInput::Doc(d) => Data::Doc(d),
             SideInput::Nothing => Data::Nothing,
         };
-        let input = data.input(&self.call).map_err(|e| engine_error(py, &e))?;
-        let reply = self
-            .call
-            .respond(&input)
-            .map_err(|e| engine_error(py, &e))?;
-        meta_dict(py, reply.response().data(), reply.response().meta())
+        // Presenting again runs the presenter's callables again: one that raises gives the
+        // side door of the failure's envelope, as the call did.
+        let (out, failure) = callbacks::guarded(|| -> PyResult<_> {
+            let input = data.input(&self.call).map_err(|e| engine_error(py, &e))?;
+            let reply = self
+                .call
+                .respond(&input)
+                .map_err(|e| engine_error(py, &e))?;
+            meta_dict(py, reply.response().data(), reply.response().meta())
+        });
+        match failure {
+            None => out,
+            Some(f) => {
+                let r = toolwire::wire::handler_error(&self.tool_action, &f.message);
+                meta_dict(py, r.data(), r.meta())
+            }
+        }
     }
 }
 
@@ -546,6 +630,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(format_names, m)?)?;
     m.add_function(wrap_pyfunction!(handler_error, m)?)?;
     m.add_class::<PyPresenter>()?;
+    m.add_class::<callbacks::PyUiBlock>()?;
     m.add_class::<SideDoor>()?;
     Ok(())
 }

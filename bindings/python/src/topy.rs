@@ -71,7 +71,7 @@ fn to_py_hooked<'py>(
         ValueRef::Number(Number::Float(x)) => match &hooks.parse_float {
             Some(f) => {
                 let mut buf = ryu_js::Buffer::new();
-                f.call1((toolwire::num::format_f64(&mut buf, x),))?
+                f.call1((toolwire::json::format_f64(&mut buf, x),))?
             }
             // `-0` decodes to 0 (TOON §4).
             None => PyFloat::new(py, if x == 0.0 { 0.0 } else { x }).into_any(),

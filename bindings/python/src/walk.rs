@@ -457,7 +457,7 @@ impl<'py> Walker<'py> {
     fn text(&mut self, text: &[u8]) {
         if self.mode == Mode::Json
             && text.contains(&b'<')
-            && toolwire::tag::contains_reserved_tag(text)
+            && toolwire::wire::contains_reserved_tag(text)
         {
             self.b.mark_reserved_tag();
         }
@@ -618,7 +618,7 @@ impl<'py> Walker<'py> {
             heap: Cell::new(None),
             tag: self.mode == Mode::Json
                 && text.contains(&b'<')
-                && toolwire::tag::contains_reserved_tag(text),
+                && toolwire::wire::contains_reserved_tag(text),
         })
     }
 
@@ -1034,7 +1034,7 @@ impl<'py> Walker<'py> {
             return Ok(());
         }
         let text: String = text.extract()?;
-        if toolwire::num::is_int_lexeme(text.as_bytes()) {
+        if toolwire::json::is_int_lexeme(text.as_bytes()) {
             self.b.int_lexeme(text.as_bytes());
             return Ok(());
         }
@@ -1042,7 +1042,7 @@ impl<'py> Walker<'py> {
             .parse()
             .map_err(|_| PyValueError::new_err(format!("not a number: {text}")))?;
         let mut buf = ryu_js::Buffer::new();
-        if self.mode == Mode::Json || toolwire::num::format_f64(&mut buf, x) == text {
+        if self.mode == Mode::Json || toolwire::json::format_f64(&mut buf, x) == text {
             self.float(x);
             return Ok(());
         }
@@ -1104,5 +1104,5 @@ fn format_float_key(x: f64) -> String {
         return buf.format(x as i128).to_owned();
     }
     let mut buf = ryu_js::Buffer::new();
-    toolwire::num::format_f64(&mut buf, x).to_owned()
+    toolwire::json::format_f64(&mut buf, x).to_owned()
 }

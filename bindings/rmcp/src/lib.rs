@@ -7,7 +7,7 @@
 //!   result through `serde_json`, so each block is materialised as a `String` and
 //!   `structuredContent` as a `serde_json::Value`: correct, but it gives up toolwire's
 //!   streaming framer. Servers that answer huge collections should serve them with
-//!   `toolwire serve` (or write [`toolwire::frame::frame`] straight into their transport),
+//!   `toolwire serve` (or write [`toolwire::frame::write_frame`] straight into their transport),
 //!   which writes the same bytes chunk by chunk.
 //! * [`ToolDef`]: a [`Presenter`] as rmcp's [`Tool`]: the handler's input schema plus the
 //!   presenter's `_select` property (WIRE.md §4), the presenter's `outputSchema` (WIRE.md §7)

@@ -3,7 +3,7 @@
 //! whole rows before its first byte.
 //!
 //! ```
-//! use toolwire::call::{Input, Shape, ToolCall};
+//! use toolwire::call::{Input, Framing, ToolCall};
 //! use toolwire::frame::{Id, Protocol};
 //! use toolwire::present::Presenter;
 //!
@@ -15,8 +15,8 @@
 //!     .presenter(&presenter)
 //!     .paging(|shown, total| format!("{shown} of {total} shown; next offset {}", 1 + shown));
 //! let input = Input::page(all[1..].iter().copied(), 3);
-//! let shape = Shape::Frame { id: Id::Number("7".into()), protocol: Protocol::default() };
-//! let reply = call.respond_within(&input, &shape, 1 << 20)?;
+//! let framing = Framing::Frame { id: Id::Number("7".into()), protocol: Protocol::default() };
+//! let reply = call.respond_within(&input, &framing, 1 << 20)?;
 //! let texts = reply.response().texts();
 //! assert_eq!(texts[0], "[2]{id}:\n  2\n  3");
 //! assert!(texts[1].contains("2 shown, 1 hidden"));
@@ -27,7 +27,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{Input, InputKind, Problem, Reply, Shape, ToolCall};
+use super::{Framing, Input, InputKind, Problem, Reply, ToolCall};
 use crate::doc::{DocBuilder, Value};
 use crate::error::{Category, Error, Result};
 use crate::frame::{self, Id};
@@ -133,7 +133,7 @@ impl ToolCall {
         }
     }
 
-    /// [`ToolCall::respond`], cut so that its message written in `shape` is at most `cap`
+    /// [`ToolCall::respond`], cut so that its message written in `framing` is at most `cap`
     /// bytes: [`ToolCall::respond_fitted`] with a cap and no token budget.
     ///
     /// # Errors
@@ -142,12 +142,12 @@ impl ToolCall {
     pub fn respond_within<'d>(
         &self,
         input: &'d Input<'_>,
-        shape: &Shape,
+        framing: &Framing,
         cap: usize,
     ) -> Result<Reply<'d>> {
         self.respond_fitted(
             input,
-            shape,
+            framing,
             Fit {
                 cap: Some(cap),
                 tokens: None,
@@ -155,7 +155,7 @@ impl ToolCall {
         )
     }
 
-    /// [`ToolCall::respond`], cut so that it fits `fit`: its message written in `shape` at
+    /// [`ToolCall::respond`], cut so that it fits `fit`: its message written in `framing` at
     /// most `fit.cap` bytes, and the text of its content (every block, as the client
     /// receives it) at most `fit.tokens` tokens ([`Fit`]). A collection keeps the largest
     /// number of whole items that fits both (with the truncation notice and
@@ -170,7 +170,7 @@ impl ToolCall {
     pub fn respond_fitted<'d>(
         &self,
         input: &'d Input<'_>,
-        shape: &Shape,
+        framing: &Framing,
         fit: Fit,
     ) -> Result<Reply<'d>> {
         let full = self.respond_bounded(input, true)?;
@@ -179,14 +179,14 @@ impl ToolCall {
         }
         // The cheap bound (a walk over the data, no encoding) answers most calls; it also
         // places the first probe when the message does not fit.
-        let over = match fit.measure(&full, shape, true) {
+        let over = match fit.measure(&full, framing, true) {
             Measure::Fits(_) => return Ok(full),
             Measure::Over(over) => over,
         };
         // An error response (a bad `_select`, output validation) is not cut: a short
         // TOO_LARGE stands in for it, saying what it is.
         if full.is_error() {
-            let response = fit.fit_response(full.response, shape);
+            let response = fit.fit_response(full.response, framing);
             return Ok(Reply {
                 response,
                 problem: full.problem,
@@ -217,7 +217,7 @@ impl ToolCall {
             }
             let k = guess.clamp(lo + usize::from(best.is_some()), hi - 1);
             let reply = self.clone().limit(k).respond(input)?;
-            let missed = match fit.measure(&reply, shape, false) {
+            let missed = match fit.measure(&reply, framing, false) {
                 Measure::Fits(used) => {
                     (lo, lo_use) = (k, used);
                     best = Some(reply);
@@ -287,7 +287,7 @@ impl ToolCall {
 /// What a response must fit in ([`ToolCall::respond_fitted`]): `None` is no limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Fit {
-    /// The message written in its shape, in bytes.
+    /// The message written in its framing, in bytes.
     pub cap: Option<usize>,
     /// The text of the content, every block as the client receives it, in tokens: counted
     /// with `o200k_base` (`tokens::count_bound`, never under
@@ -314,17 +314,21 @@ enum Measure {
 
 impl Fit {
     /// `response` (an error response a caller built itself: a validation error, not found)
-    /// when it fits in `shape`, else a short `<tool_error code="TOO_LARGE">` saying that the
+    /// when it fits in `framing`, else a short `<tool_error code="TOO_LARGE">` saying that the
     /// error is over the limits (which fits any cap of 4096 bytes and budget of 500 tokens
     /// or more).
-    pub fn fit_response<'d>(&self, response: ToolResponse<'d>, shape: &Shape) -> ToolResponse<'d> {
+    pub fn fit_response<'d>(
+        &self,
+        response: ToolResponse<'d>,
+        framing: &Framing,
+    ) -> ToolResponse<'d> {
         let reply = Reply {
             response,
             problem: None,
             select_ignored: false,
             item_over: false,
         };
-        match self.measure(&reply, shape, false) {
+        match self.measure(&reply, framing, false) {
             Measure::Fits(_) => reply.response,
             Measure::Over(over) => {
                 let (limit, _) = self.describe(over);
@@ -338,16 +342,16 @@ impl Fit {
         }
     }
 
-    /// Whether `reply` written in `shape` fits, and how much of the limits it uses. With
+    /// Whether `reply` written in `framing` fits, and how much of the limits it uses. With
     /// `estimate`, an over response's use is estimated (for the first probe).
-    fn measure(&self, reply: &Reply<'_>, shape: &Shape, estimate: bool) -> Measure {
+    fn measure(&self, reply: &Reply<'_>, framing: &Framing, estimate: bool) -> Measure {
         let mut used = 0f64;
         if let Some(cap) = self.cap {
-            let bound = frame::framed_len_bound(shape_id(shape), &reply.response);
+            let bound = frame::framed_len_bound(framing_id(framing), &reply.response);
             let len = if bound <= cap {
                 Some(bound)
             } else {
-                counted(reply, shape, cap)
+                counted(reply, framing, cap)
             };
             match len {
                 Some(len) => used = used.max(len as f64 / cap.max(1) as f64),
@@ -473,22 +477,22 @@ fn count_within(text: &str, limit: usize) -> std::result::Result<usize, usize> {
     }
 }
 
-/// The id a message in `shape` carries, for the cheap bound (`0` outside a frame: the bound
+/// The id a message in `framing` carries, for the cheap bound (`0` outside a frame: the bound
 /// of a frame is over the bare result's and the blocks' lengths too).
-fn shape_id(shape: &Shape) -> &Id {
+fn framing_id(framing: &Framing) -> &Id {
     static ZERO: std::sync::LazyLock<Id> = std::sync::LazyLock::new(|| Id::Number("0".into()));
-    match shape {
-        Shape::Frame { id, .. } => id,
+    match framing {
+        Framing::Frame { id, .. } => id,
         _ => &ZERO,
     }
 }
 
-/// The length of `reply` written in `shape` when it is at most `cap` (`None`: over it),
+/// The length of `reply` written in `framing` when it is at most `cap` (`None`: over it),
 /// counted by writing it into a counting sink that stops the encoders once past the cap.
 /// (Probes near the cap skip the cheap bound: it is over the truth, so there it would
 /// rarely decide.)
-fn counted(reply: &Reply<'_>, shape: &Shape, cap: usize) -> Option<usize> {
+fn counted(reply: &Reply<'_>, framing: &Framing, cap: usize) -> Option<usize> {
     let mut counter = CountingSink::up_to(cap);
-    reply.write(shape, &mut counter);
+    reply.write(framing, &mut counter);
     Some(counter.written()).filter(|&n| n <= cap)
 }

@@ -629,7 +629,7 @@ impl<'s> DocBuilder<'s> {
 
     /// [`DocBuilder::end_object_unique`] for an object whose keys `token` names: when the
     /// object closed last at its level was closed here with an equal token, it has the same
-    /// keys, so it is marked [`Node::Object::same_keys`] without comparing any (the encoder's
+    /// keys, so it is marked `same_keys` without comparing any (the encoder's
     /// shape analysis then reads only the values of a collection's rows). Debug builds verify
     /// both guarantees.
     #[inline]
@@ -638,7 +638,7 @@ impl<'s> DocBuilder<'s> {
     }
 
     /// [`DocBuilder::end_object_keyed`] for an object that may also be marked
-    /// [`Node::Object::flat`]: its caller pushed every one of its values as a string, number
+    /// `flat`: its caller pushed every one of its values as a string, number
     /// or literal (debug builds verify it).
     #[inline]
     pub fn end_object_keyed_as(&mut self, mark: Mark, len: usize, token: KeysToken, flat: bool) {

@@ -644,7 +644,7 @@ fn kept_heap_strings_are_pushed_again_without_a_copy() {
         b.finish()
     };
     let (kept, copied) = (build(true), build(false));
-    let text = |d: &Doc<'_>| crate::json::write::to_string_compact(d.root());
+    let text = |d: &Doc<'_>| crate::json::to_string_compact(d.root());
     assert_eq!(text(&kept), text(&copied));
     assert!(kept.heap.len() < copied.heap.len());
     assert_eq!(

@@ -104,7 +104,7 @@ fn revision_date(rev: &str) -> Option<(u32, u32, u32)> {
 }
 
 /// Writes `response` as one JSON-RPC 2.0 response line (LF-terminated) into `out`.
-pub fn frame<W: Sink + ?Sized>(
+pub fn write_frame<W: Sink + ?Sized>(
     id: &Id,
     response: &ToolResponse<'_>,
     protocol: Protocol,

@@ -8,7 +8,7 @@
 //! cap, by framing into a counting sink. A message over the cap is rejected with an error;
 //! it is never truncated.
 
-use super::{Id, Protocol, frame};
+use super::{Id, Protocol, write_frame};
 use crate::error::{Category, Error, Result};
 use crate::sink::{CountingSink, Sink};
 use crate::wire::ToolResponse;
@@ -32,7 +32,7 @@ pub fn check_size(
         return Ok(None);
     }
     let mut counter = CountingSink::new();
-    frame(id, response, protocol, &mut counter);
+    write_frame(id, response, protocol, &mut counter);
     let exact = counter.written();
     if exact > cap {
         return Err(Error::new(
@@ -56,7 +56,7 @@ pub fn frame_capped<W: Sink + ?Sized>(
     out: &mut W,
 ) -> Result<()> {
     check_size(id, response, protocol, cap)?;
-    frame(id, response, protocol, out);
+    write_frame(id, response, protocol, out);
     Ok(())
 }
 
@@ -97,7 +97,7 @@ mod tokio_stream {
 
     use super::{DEFAULT_MAX_MESSAGE_BYTES, check_size};
     use crate::error::Result;
-    use crate::frame::{Id, Protocol, frame};
+    use crate::frame::{Id, Protocol, write_frame};
     use crate::sink::ChunkedSink;
     use crate::wire::ToolResponse;
 
@@ -163,7 +163,7 @@ mod tokio_stream {
             let mut sink = ChunkedSink::new(opts.chunk_bytes, |chunk| {
                 tx.blocking_send(Ok(chunk)).is_ok()
             });
-            frame(&id, &response, opts.protocol, &mut sink);
+            write_frame(&id, &response, opts.protocol, &mut sink);
             sink.finish();
         });
         FrameStream { rx }

@@ -5,20 +5,27 @@
 //!   array kept, the others validated and counted (a presenter's `limit` pushed down).
 //! * [`write_compact`] / [`write_pretty`]: byte-identical to `JSON.stringify(x)` and
 //!   `JSON.stringify(x, null, 2)` with the three deviations of WIRE.md §1.3.
-//! * String escaping as `JSON.stringify` does it is the bottom layer's [`crate::escape`].
+//! * [`write_json_string`]: one string escaped as `JSON.stringify` does it, with WIRE.md §2's
+//!   `\u003c` before a reserved tag; [`format_f64`] / [`is_int_lexeme`]: numbers as WIRE.md
+//!   §1.3 prints them (the bindings use these for their own values).
+//! * Inside the crate, `windows`: a root array of any size read window by window, for
+//!   [`toon::encode_json`](crate::toon::encode_json) and
+//!   [`Data::Json`](crate::wire::Data::Json).
 
 mod parse;
 mod select;
-pub(crate) mod windowed;
 mod windows;
-pub mod write;
+mod write;
 
 pub use parse::{ParseOptions, parse};
 pub(crate) use parse::{scan, with_kernel};
 pub use select::{Selector, parse_head, parse_selected};
-pub(crate) use windows::RowWindows;
+pub(crate) use windows::{Facts, Kept, Reading, WindowPlan, first_reading, second_reading};
 pub use write::{
     CompactFormatter, Formatter, PrettyFormatter, to_string_compact, to_string_pretty,
     to_vec_compact, to_vec_pretty, write_compact, write_pretty, write_with,
 };
 pub(crate) use write::{write_elements, write_leaf};
+
+pub use crate::escape::write_json_string;
+pub use crate::num::{format_f64, is_int_lexeme};

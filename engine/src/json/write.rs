@@ -1011,7 +1011,7 @@ mod tests {
             .collect();
         let src = format!("[{}]", rows.join(","));
         let doc = crate::json::parse(src.as_bytes(), &Default::default()).unwrap();
-        let kernel = crate::json::parse::kernel().is_some();
+        let kernel = crate::json::scan::kernel().is_some();
         let mut plain = 0;
         for (n, t) in texts.iter().enumerate() {
             let row = doc.root().as_array().unwrap().iter().nth(n).unwrap();

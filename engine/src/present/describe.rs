@@ -287,7 +287,7 @@ impl Presenter {
             if let Some(obj) = inner.root().as_object() {
                 for (k, v) in obj.iter() {
                     b.string(k.as_bytes());
-                    super::run::copy_value(&mut b, v);
+                    super::derived::copy_value(&mut b, v);
                     n += 1;
                 }
             }

@@ -3,62 +3,114 @@
 //! Every key at every level is optional except `name`; `null` means absent. An unknown key, a
 //! wrong type or a bad path is a [`PresenterError`] naming the key path
 //! (`ui.collection[0].table.columns: expected an array of strings`).
+//!
+//! A program that builds presenters in code (the Python binding's `Presenter` builder) writes
+//! the same file, with a `{"callback": n, "reads": [...]}` entry wherever one of its callbacks
+//! goes — in `item_rules`, `collection_rules`, `ui.item`, `ui.collection`, `suggest.item`,
+//! `suggest.collection` — and reads it with [`Presenter::from_doc_with`], which puts
+//! callback `n` of its list there, in the entry's order. One reader, so a presenter built in
+//! code and the same presenter as a file are the same presenter. [`Presenter::from_json`]
+//! and the CLI refuse such entries like any other wrong entry.
 
 use super::schema::{EnumValue, Schema, Type};
-use super::template::UiEntry;
-use super::{Presenter, PresenterBuilder};
+use super::template::{CompiledEntry, UiEntry};
+use super::{
+    Presenter, PresenterBuilder, PresenterError, Reading, RulesFn, SuggestFn, SuggestSource, UiFn,
+    UiSource,
+};
 use crate::doc::{Number, Object, Value, ValueRef};
 use crate::wire::{Format, UiMeta, Width};
 
-/// What is wrong with a presenter, read from a file ([`Presenter::from_json`]) or built
-/// ([`PresenterBuilder::build`](super::PresenterBuilder::build)): the key path (the file's, or
-/// the builder's equivalent such as `ui.item[0]`) and the problem, plus the line and column
-/// when a file is not JSON.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PresenterError {
-    path: String,
-    message: String,
-    position: Option<(usize, usize)>,
-}
-
-impl PresenterError {
-    pub(crate) fn new(path: &str, message: impl Into<String>) -> PresenterError {
-        PresenterError {
-            path: path.to_owned(),
-            message: message.into(),
-            position: None,
-        }
-    }
-
-    /// The key path (`ui.collection[0].table.columns`), empty for the whole file.
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// What is wrong.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-
-    /// `(line, column)` (1-based) when the file is not valid JSON.
-    pub fn position(&self) -> Option<(usize, usize)> {
-        self.position
-    }
-}
-
-impl std::fmt::Display for PresenterError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (self.position, self.path.is_empty()) {
-            (Some((l, c)), _) => write!(f, "{l}:{c}: {}", self.message),
-            (None, true) => f.write_str(&self.message),
-            (None, false) => write!(f, "{}: {}", self.path, self.message),
-        }
-    }
-}
-
-impl std::error::Error for PresenterError {}
-
 type R<T> = Result<T, PresenterError>;
+
+/// A callback of a presenter built in code, for a `{"callback": n}` entry of its file (see
+/// the module docs and [`Presenter::from_doc_with`]).
+pub enum Callback {
+    /// Rules: for an `item_rules` entry (the item, or the first kept item) or a
+    /// `collection_rules` entry (the kept collection).
+    Rules(Box<RulesFn>),
+    /// UI blocks: for a `ui.item` or `ui.collection` entry.
+    Ui(Box<UiFn>),
+    /// Suggestions: for a `suggest.item` or `suggest.collection` entry.
+    Suggest(Box<SuggestFn>),
+}
+
+impl Callback {
+    fn kind(&self) -> &'static str {
+        match self {
+            Callback::Rules(_) => "rules",
+            Callback::Ui(_) => "UI blocks",
+            Callback::Suggest(_) => "suggestions",
+        }
+    }
+
+    fn rules(self) -> Option<Box<RulesFn>> {
+        match self {
+            Callback::Rules(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    fn ui(self) -> Option<Box<UiFn>> {
+        match self {
+            Callback::Ui(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    fn suggest(self) -> Option<Box<SuggestFn>> {
+        match self {
+            Callback::Suggest(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+/// The callbacks a file's `{"callback": n}` entries take, each once; `None` for a plain
+/// presenter file, where such an entry is as wrong as any other unknown entry.
+struct Slots(Option<Vec<Option<Callback>>>);
+
+impl Slots {
+    /// The callback of `v` when it is a `{"callback": n, "reads": [...]}` entry and
+    /// callbacks are given: its kind checked against `want`, taken out of the table.
+    fn take<F: ?Sized>(
+        &mut self,
+        v: Value<'_>,
+        path: &str,
+        want: &'static str,
+        pick: fn(Callback) -> Option<Box<F>>,
+    ) -> R<Option<Reading<F>>> {
+        let Some(table) = self.0.as_mut() else {
+            return Ok(None);
+        };
+        if v.as_object().and_then(|o| o.get(b"callback")).is_none() {
+            return Ok(None);
+        }
+        let mut n = None;
+        let mut reads = None;
+        for (k, val) in members(v, path, &["callback", "reads"])? {
+            let p = join(path, &k);
+            if k == "callback" {
+                n = Some(natural(val, &p)?);
+            } else {
+                reads = Some(strings(val, &p, false)?);
+            }
+        }
+        let n = n.ok_or_else(|| PresenterError::new(&join(path, "callback"), "missing"))?;
+        let p = join(path, "callback");
+        let slot = table
+            .get_mut(n)
+            .ok_or_else(|| PresenterError::new(&p, format!("no callback {n}")))?;
+        let cb = slot
+            .take()
+            .ok_or_else(|| PresenterError::new(&p, format!("callback {n} is used twice")))?;
+        let kind = cb.kind();
+        let f = pick(cb).ok_or_else(|| {
+            PresenterError::new(&p, format!("callback {n} gives {kind}, expected {want}"))
+        })?;
+        Ok(Some(Reading { reads, f }))
+    }
+}
 
 fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
@@ -298,13 +350,46 @@ fn ui_entry(v: Value<'_>, path: &str) -> R<UiEntry> {
     Ok(entry)
 }
 
+/// An `item_rules` or `collection_rules` list: each run of strings one static source (nulls
+/// dropped), each `{"callback": n}` entry its callback, in the list's order.
+fn rule_list(v: Value<'_>, path: &str, slots: &mut Slots) -> R<Vec<Reading<RulesFn>>> {
+    let a = v
+        .as_array()
+        .ok_or_else(|| PresenterError::new(path, "expected an array of strings"))?;
+    let mut out: Vec<Reading<RulesFn>> = Vec::new();
+    let mut run: Vec<String> = Vec::new();
+    let flush = |run: &mut Vec<String>, out: &mut Vec<Reading<RulesFn>>| {
+        if !run.is_empty() {
+            let rules = std::mem::take(run);
+            out.push(Reading {
+                reads: Some(Vec::new()),
+                f: Box::new(move |_| rules.clone()),
+            });
+        }
+    };
+    for (i, el) in a.iter().enumerate() {
+        if let Some(r) = slots.take(el, &format!("{path}[{i}]"), "rules", Callback::rules)? {
+            flush(&mut run, &mut out);
+            out.push(r);
+            continue;
+        }
+        match text(el) {
+            Some(s) => run.push(s),
+            None if el.is_null() => {}
+            None => return Err(PresenterError::new(path, "expected an array of strings")),
+        }
+    }
+    flush(&mut run, &mut out);
+    Ok(out)
+}
+
 fn format(v: Value<'_>, path: &str) -> R<Format> {
     string(v, path)?
         .parse()
         .map_err(|e: crate::wire::UnknownFormat| PresenterError::new(path, e.to_string()))
 }
 
-fn presenter(v: Value<'_>, path: &str) -> R<Presenter> {
+fn presenter(v: Value<'_>, path: &str, slots: &mut Slots) -> R<Presenter> {
     let allowed = [
         "name",
         "schema",
@@ -333,13 +418,15 @@ fn presenter(v: Value<'_>, path: &str) -> R<Presenter> {
         b = match k.as_str() {
             "schema" => b.schema(schema(val, &p)?),
             "rules" => b.rules(strings(val, &p, true)?),
-            "item_rules" => {
-                let rules = strings(val, &p, true)?;
-                b.item_rules_reading(&[], move |_| rules.clone())
-            }
-            "collection_rules" => {
-                let rules = strings(val, &p, true)?;
-                b.collection_rules_reading(&[], move |_| rules.clone())
+            "item_rules" | "collection_rules" => {
+                let list = rule_list(val, &p, slots)?;
+                let target = if k.as_str() == "item_rules" {
+                    &mut b.cfg.item_rules
+                } else {
+                    &mut b.cfg.collection_rules
+                };
+                target.extend(list);
+                b
             }
             "limit" => b.limit(natural(val, &p)?),
             "token_budget" => b.token_budget(natural(val, &p)?),
@@ -364,12 +451,16 @@ fn presenter(v: Value<'_>, path: &str) -> R<Presenter> {
                         .as_array()
                         .ok_or_else(|| PresenterError::new(&up, "expected an array"))?;
                     for (i, el) in a.iter().enumerate() {
-                        let e = ui_entry(el, &format!("{up}[{i}]"))?;
-                        b = if uk == "item" {
-                            b.item_ui_entry(e)
-                        } else {
-                            b.collection_ui_entry(e)
+                        let ep = format!("{up}[{i}]");
+                        let src = match slots.take(el, &ep, "UI blocks", Callback::ui)? {
+                            Some(r) => UiSource::Fn(r),
+                            None => UiSource::Entry(CompiledEntry::compile(ui_entry(el, &ep)?)),
                         };
+                        if uk == "item" {
+                            b.cfg.item_ui.push(src);
+                        } else {
+                            b.cfg.collection_ui.push(src);
+                        }
                     }
                 }
                 b
@@ -382,6 +473,15 @@ fn presenter(v: Value<'_>, path: &str) -> R<Presenter> {
                         .ok_or_else(|| PresenterError::new(&sp, "expected an array"))?;
                     for (i, el) in a.iter().enumerate() {
                         let ep = format!("{sp}[{i}]");
+                        if let Some(r) = slots.take(el, &ep, "suggestions", Callback::suggest)? {
+                            let src = SuggestSource::Fn(r);
+                            if sk == "item" {
+                                b.cfg.item_suggest.push(src);
+                            } else {
+                                b.cfg.collection_suggest.push(src);
+                            }
+                            continue;
+                        }
                         let mut tool = None;
                         let mut reason = String::new();
                         for (fk, fv) in members(el, &ep, &["tool", "reason"])? {
@@ -405,7 +505,7 @@ fn presenter(v: Value<'_>, path: &str) -> R<Presenter> {
             }
             "embed" => {
                 for (ek, ev) in members(val, &p, &[])? {
-                    let child = presenter(ev, &join(&p, &ek))?;
+                    let child = presenter(ev, &join(&p, &ek), slots)?;
                     b = b.embed(ek, child);
                 }
                 b
@@ -429,7 +529,42 @@ impl Presenter {
     ///
     /// A [`PresenterError`] naming the key path of the first problem.
     pub fn from_doc(v: Value<'_>) -> Result<Presenter, PresenterError> {
-        presenter(v, "")
+        presenter(v, "", &mut Slots(None))
+    }
+
+    /// Reads a presenter file whose `{"callback": n, "reads": [...]}` entries stand for
+    /// `callbacks[n]` (see the module docs): how a presenter built in code becomes one, the
+    /// file's reading and checks included. `reads` (optional) names the root fields the
+    /// callback reads, as [`PresenterBuilder::item_rules_reading`] does.
+    ///
+    /// ```
+    /// use toolwire::present::{Callback, Presenter};
+    ///
+    /// let file = br#"{"name": "Invoice", "item_rules": ["Amounts are in cents.", {"callback": 0}]}"#;
+    /// let doc = toolwire::json::parse(file, &toolwire::json::ParseOptions::new()).unwrap();
+    /// let count = Callback::Rules(Box::new(|v| vec![format!("{} fields", v.as_object().map_or(0, |o| o.len()))]));
+    /// let p = Presenter::from_doc_with(doc.root(), vec![count]).unwrap();
+    /// let data = toolwire::json::parse(br#"{"id": "A", "n": 1}"#, &toolwire::json::ParseOptions::new()).unwrap();
+    /// let r = p.present(data.root(), None).unwrap();
+    /// assert_eq!(r.meta().rules, ["Amounts are in cents.", "2 fields"]);
+    /// // A plain file cannot hold a callback.
+    /// assert!(Presenter::from_json(file).is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Presenter::from_doc`]; also a callback number out of range, used twice, never
+    /// used, or of the wrong kind for its list (UI blocks in a rules list).
+    pub fn from_doc_with(
+        v: Value<'_>,
+        callbacks: Vec<Callback>,
+    ) -> Result<Presenter, PresenterError> {
+        let mut slots = Slots(Some(callbacks.into_iter().map(Some).collect()));
+        let p = presenter(v, "", &mut slots)?;
+        if let Some(n) = slots.0.iter().flatten().position(Option::is_some) {
+            return Err(PresenterError::new("", format!("callback {n} is not used")));
+        }
+        Ok(p)
     }
 
     /// Reads a presenter file (JSON text).
@@ -453,5 +588,148 @@ impl Presenter {
             }
         })?;
         Presenter::from_doc(doc.root())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{Suggestion, ui};
+
+    fn doc(text: &str) -> crate::Doc<'_> {
+        crate::json::parse(text.as_bytes(), &crate::json::ParseOptions::new()).unwrap()
+    }
+
+    fn with(file: &str, callbacks: Vec<Callback>) -> Result<Presenter, PresenterError> {
+        Presenter::from_doc_with(doc(file).root(), callbacks)
+    }
+
+    fn rule(text: &'static str) -> Callback {
+        Callback::Rules(Box::new(move |_| vec![text.to_owned()]))
+    }
+
+    #[test]
+    fn callbacks_take_their_entries_place_among_static_ones() {
+        let file = r#"{"name": "I",
+            "item_rules": ["s1", {"callback": 0}, "s2", null, "s3", {"callback": 1}],
+            "collection_rules": [{"callback": 2}, "c1"],
+            "ui": {"collection": [{"callback": 3}, {"summary": "{count} rows"}]},
+            "suggest": {"collection": [{"tool": "t.get", "reason": "r"}, {"callback": 4}]}}"#;
+        let p = with(
+            file,
+            vec![
+                rule("d1"),
+                rule("d2"),
+                Callback::Rules(Box::new(|v| {
+                    vec![format!("{} kept", v.as_array().map_or(0, |a| a.len()))]
+                })),
+                Callback::Ui(Box::new(|_| vec![ui::markdown("chart")])),
+                Callback::Suggest(Box::new(|_| {
+                    vec![Suggestion {
+                        tool: "t.more".into(),
+                        reason: "next".into(),
+                    }]
+                })),
+            ],
+        )
+        .unwrap();
+        let data = doc(r#"[{"a": 1}, {"a": 2}]"#);
+        let r = p.present(data.root(), None).unwrap();
+        let m = r.meta();
+        assert_eq!(m.rules, ["s1", "d1", "s2", "s3", "d2", "2 kept", "c1"]);
+        let ui: Vec<&str> = m.ui_blocks.iter().map(|b| b.content()).collect();
+        assert_eq!(ui, ["chart", "📊 **Summary**: 2 rows"]);
+        let tools: Vec<&str> = m.suggestions.iter().map(|s| s.tool.as_str()).collect();
+        assert_eq!(tools, ["t.get", "t.more"]);
+    }
+
+    #[test]
+    fn a_pure_file_reads_the_same_with_and_without_the_table() {
+        let file = r#"{"name": "I", "item_rules": ["a", null, "b"], "collection_rules": ["c"],
+            "ui": {"item": [{"markdown": "{a}"}]}, "suggest": {"item": [{"tool": "x"}]}}"#;
+        let plain = Presenter::from_json(file.as_bytes()).unwrap();
+        let coded = with(file, Vec::new()).unwrap();
+        for data in [r#"{"a": 1}"#, r#"[{"a": 1}]"#, "[]"] {
+            let d = doc(data);
+            let (x, y) = (
+                plain.present(d.root(), None).unwrap(),
+                coded.present(d.root(), None).unwrap(),
+            );
+            assert_eq!(x.texts(), y.texts(), "{data}");
+        }
+    }
+
+    #[test]
+    fn embedded_children_take_callbacks_from_the_same_table() {
+        let file = r#"{"name": "I", "embed": {"client": {"name": "C",
+            "item_rules": [{"callback": 0, "reads": ["name"]}]}}}"#;
+        let p = with(
+            file,
+            vec![Callback::Rules(Box::new(|v| {
+                let name = v.as_object().and_then(|o| o.get(b"name"));
+                vec![format!(
+                    "client {}",
+                    name.and_then(|n| n.as_str())
+                        .and_then(|s| s.to_str())
+                        .unwrap_or("?")
+                )]
+            }))],
+        )
+        .unwrap();
+        let d = doc(r#"{"id": 1, "client": {"name": "Acme"}}"#);
+        assert_eq!(
+            p.present(d.root(), None).unwrap().meta().rules,
+            ["client Acme"]
+        );
+    }
+
+    #[test]
+    fn callback_entries_are_checked() {
+        let cases: [(&str, Vec<Callback>, &str); 6] = [
+            (
+                r#"{"name": "I", "item_rules": [{"callback": 1}]}"#,
+                vec![rule("x")],
+                "item_rules[0].callback: no callback 1",
+            ),
+            (
+                r#"{"name": "I", "item_rules": [{"callback": 0}], "collection_rules": [{"callback": 0}]}"#,
+                vec![rule("x")],
+                "collection_rules[0].callback: callback 0 is used twice",
+            ),
+            (
+                r#"{"name": "I", "ui": {"item": [{"callback": 0}]}}"#,
+                vec![rule("x")],
+                "ui.item[0].callback: callback 0 gives rules, expected UI blocks",
+            ),
+            (
+                r#"{"name": "I", "suggest": {"item": [{"callback": 0, "tool": "x"}]}}"#,
+                vec![rule("x")],
+                "suggest.item[0].tool: unknown key",
+            ),
+            (
+                r#"{"name": "I", "rules": ["a"]}"#,
+                vec![rule("x")],
+                "callback 0 is not used",
+            ),
+            (
+                r#"{"name": "I", "embed": {"c": {"name": "C", "item_rules": [{"callback": 0, "reads": 3}]}}}"#,
+                vec![rule("x")],
+                "embed.c.item_rules[0].reads: expected an array of strings",
+            ),
+        ];
+        for (file, cbs, want) in cases {
+            let e = with(file, cbs).map(|_| ()).unwrap_err();
+            assert_eq!(e.to_string(), want, "{file}");
+        }
+        // A plain presenter file has no callbacks: the entry is wrong like any other.
+        let plain = |f: &str| Presenter::from_json(f.as_bytes()).unwrap_err().to_string();
+        assert_eq!(
+            plain(r#"{"name": "I", "item_rules": [{"callback": 0}]}"#),
+            "item_rules: expected an array of strings"
+        );
+        assert_eq!(
+            plain(r#"{"name": "I", "ui": {"item": [{"callback": 0}]}}"#),
+            "ui.item[0].callback: unknown key"
+        );
     }
 }

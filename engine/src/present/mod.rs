@@ -107,7 +107,10 @@
 //! ```
 
 mod check;
+mod derived;
 mod describe;
+mod error;
+mod fast_row;
 mod file;
 mod fit;
 mod redact;
@@ -116,19 +119,21 @@ mod schema;
 mod select;
 mod template;
 mod view;
+mod writer;
 
 use std::sync::Arc;
 
 pub use describe::{ActionDescription, plain_description, toon_description};
-pub use file::PresenterError;
+pub use error::{PresentError, PresenterError};
+pub use file::Callback;
 pub use fit::measure;
 pub(crate) use run::with_general_path;
 pub use schema::{EnumValue, Schema, Type};
 pub use select::{select_input_property, validate_select};
-pub use template::UiEntry;
+pub use template::{UNCOUNTED, UiEntry};
 
 use crate::doc::Value;
-use crate::wire::{FieldProblem, Format, Suggestion, ToolError, ToolResponse, UiBlock};
+use crate::wire::{Format, Suggestion, UiBlock};
 
 /// A UI callback: blocks from an item (item UI) or from the kept collection (collection UI).
 pub type UiFn = dyn Fn(Value<'_>) -> Vec<UiBlock> + Send + Sync;
@@ -181,8 +186,8 @@ pub(crate) struct Plan {
     pub(crate) cfg: Arc<Config>,
     pub(crate) redact: redact::RNode,
     pub(crate) embeds: Vec<EmbedPlan>,
-    /// The row fast path, when the schema allows it (see [`run::FastRow`]).
-    pub(crate) fast: Option<Arc<run::FastRow>>,
+    /// The row fast path, when the schema allows it (see [`fast_row::FastRow`]).
+    pub(crate) fast: Option<Arc<fast_row::FastRow>>,
     /// Stages 4–7 may produce something for this plan or one embedded in it.
     pub(crate) derived: bool,
     /// Some censor of this plan or of one embedded in it holds a reserved tag sequence /
@@ -268,8 +273,8 @@ impl Plan {
                 )?,
             });
         }
-        let fast =
-            run::FastRow::compile(cfg.schema.as_ref(), &redact, &embeds, &cfg.censor).map(Arc::new);
+        let fast = fast_row::FastRow::compile(cfg.schema.as_ref(), &redact, &embeds, &cfg.censor)
+            .map(Arc::new);
         let c = &cfg;
         let own_derived = !(c.rules.is_empty()
             && c.item_rules.is_empty()
@@ -372,50 +377,6 @@ impl std::fmt::Debug for Presenter {
             .finish_non_exhaustive()
     }
 }
-
-/// Why [`Presenter::present`] did not produce a success response.
-#[derive(Debug)]
-pub enum PresentError {
-    /// The data does not match the schema: `OUTPUT_VALIDATION_FAILED` (WIRE.md §8).
-    Output(Box<ToolError>),
-    /// A `_select` name is not a field of the schema (WIRE.md §4).
-    Select(Vec<FieldProblem>),
-    /// The data cannot be encoded (for example nested deeper than the TOON depth limit).
-    Encode(crate::Error),
-}
-
-impl PresentError {
-    /// The error response: the `<tool_error>` for output problems and encoding failures, the
-    /// `<validation_error action="…">` for a bad `_select`.
-    pub fn into_response(self, action: &str) -> ToolResponse<'static> {
-        match self {
-            PresentError::Output(e) => e.into_response(),
-            PresentError::Select(p) => crate::wire::validation_error(action, &p),
-            PresentError::Encode(e) => crate::wire::error_with_code("INTERNAL_ERROR", e.message()),
-        }
-    }
-}
-
-impl std::fmt::Display for PresentError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PresentError::Output(e) => {
-                let mut v = Vec::new();
-                e.write(&mut v);
-                f.write_str(&String::from_utf8_lossy(&v))
-            }
-            PresentError::Select(p) => {
-                for x in p {
-                    write!(f, "{}: {} ", x.name, x.detail)?;
-                }
-                Ok(())
-            }
-            PresentError::Encode(e) => write!(f, "{}", e.message()),
-        }
-    }
-}
-
-impl std::error::Error for PresentError {}
 
 /// Builds a [`Presenter`]; see [`Presenter::builder`].
 pub struct PresenterBuilder {

@@ -2,7 +2,7 @@
 //! (one name or an array of names), `properties` (declaration order is the output key order),
 //! `required`, `items`, `enum`, `additionalProperties`.
 
-use crate::doc::{DocBuilder, Number, Value, ValueRef};
+use crate::doc::{DocBuilder, Node, Number, Value, ValueRef};
 
 /// A JSON type name of the schema subset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -91,6 +91,27 @@ impl Type {
             Type::Array => kinds::ARR,
             Type::Object => kinds::OBJ,
         }
+    }
+}
+
+/// Type bits of a tape node, matched against [`Schema::mask`].
+#[inline]
+pub(crate) fn kind(node: &Node) -> u8 {
+    use kinds::*;
+    match *node {
+        Node::Null => NULL,
+        Node::Bool(_) => BOOL,
+        Node::IntSrc(_) | Node::IntHeap(_) => INT | NUM,
+        Node::Float(x) if x.get().is_finite() && x.get().fract() == 0.0 => INT | NUM,
+        // Its lexeme ends in a nonzero fraction digit.
+        Node::Float(_) | Node::FloatSrc(_) => NUM,
+        Node::StrSrc(_)
+        | Node::StrPlain(_)
+        | Node::StrBare(_)
+        | Node::StrQuoted(_)
+        | Node::StrHeap(_) => STR,
+        Node::Array { .. } => ARR,
+        Node::Object { .. } => OBJ,
     }
 }
 

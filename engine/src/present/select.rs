@@ -1,7 +1,7 @@
 //! `_select` (WIRE.md §4): the tool's input property, request validation, projection of the
 //! data block, and the root keys the parser must materialise (pushdown).
 
-use super::run::{copy_value, derived_builder};
+use super::derived::{copy_value, derived_builder};
 use super::{Plan, Presenter, UiSource};
 use crate::doc::{Doc, DocBuilder, Value, ValueRef};
 use crate::wire::{FieldProblem, you_sent_string};

@@ -109,6 +109,26 @@ fn parse_template(t: &str) -> Vec<Part> {
     parts
 }
 
+/// The `total` of a page ([`Input::page`](crate::call::Input::page)) whose collection was
+/// not counted (a database that could not count the matching rows in time): the truncation
+/// notice says `N shown, more hidden`, `{count}` in templates reads `more than N` and
+/// `{hidden}` `more`, and [`ToolCall::paging`](crate::call::ToolCall::paging) receives it as
+/// the total.
+///
+/// ```
+/// use toolwire::call::{Input, ToolCall, UNCOUNTED};
+/// use toolwire::present::Presenter;
+///
+/// let rows = toolwire::json::parse(br#"[{"id":1},{"id":2}]"#, &Default::default())?;
+/// let presenter = Presenter::from_json(br#"{"name": "Row", "limit": 1, "format": "compact"}"#)?;
+/// let input = Input::page(rows.root().as_array().unwrap().iter(), UNCOUNTED);
+/// let reply = ToolCall::new().presenter(&presenter).respond(&input)?;
+/// assert_eq!(reply.response().texts()[0], r#"[{"id":1}]"#);
+/// assert!(reply.response().texts()[1].contains("1 shown, more hidden."));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub const UNCOUNTED: usize = usize::MAX;
+
 /// Counts a collection template sees.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Counts {
@@ -211,6 +231,12 @@ impl CompiledEntry {
         for part in &self.parts {
             match part {
                 Part::Lit(s) => out.push_str(s),
+                // A page of an uncounted collection has no number for these.
+                Part::Count if counts.count == UNCOUNTED => {
+                    out.push_str("more than ");
+                    out.push_str(itoa::Buffer::new().format(counts.shown));
+                }
+                Part::Hidden if counts.count == UNCOUNTED => out.push_str("more"),
                 Part::Count => out.push_str(itoa::Buffer::new().format(counts.count)),
                 Part::Shown => out.push_str(itoa::Buffer::new().format(counts.shown)),
                 Part::Hidden => out.push_str(

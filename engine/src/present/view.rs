@@ -24,8 +24,8 @@ use std::sync::{Arc, OnceLock};
 use rayon::prelude::*;
 
 use super::Plan;
-use super::run::{FastRow, kind};
-use super::schema::kinds;
+use super::fast_row::FastRow;
+use super::schema::{kind, kinds};
 use crate::doc::{Array, Doc, Node, key_eq};
 use crate::wire::RowBlock;
 

@@ -1,7 +1,7 @@
 //! Exact block texts (WIRE.md §1.2, §8). Every untrusted string goes through the escapes of
-//! [`super::escape`]; only the tags written here appear in the output.
+//! [`super::tag_safe`]; only the tags written here appear in the output.
 
-use super::escape::{
+use super::tag_safe::{
     UiEscape, write_attr_value, write_element_text, write_item_text, write_ui_content,
 };
 use crate::error::{Category, Error, Result};

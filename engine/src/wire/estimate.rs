@@ -24,7 +24,7 @@
 //! The estimator no longer decides `token_budget` (which measures the data block as written,
 //! `present::fit`); it is what [`choose_auto`] compares without feature `tokenizer`.
 
-use super::Format;
+use super::format::Format;
 use crate::doc::Value;
 use crate::toon::{Delimiter, EncodeOptions};
 
@@ -194,8 +194,8 @@ pub(crate) fn write_format(value: Value<'_>, format: Format, out: &mut Vec<u8>) 
 /// and by [`estimate_tokens`] without it. A format whose text would be empty (TOON of `{}`)
 /// is never chosen. TOON is not a candidate when the document holds a reserved tag or a lone
 /// surrogate (it would fall back to compact JSON). A root array is judged on its first
-/// [`AUTO_SAMPLE_ROWS`] elements, and with feature `tokenizer` on no more of them than fit
-/// in [`AUTO_SAMPLE_BYTES`] bytes of compact JSON (at least one).
+/// 2,000 elements, and with feature `tokenizer` on no more of them than fit in 48 KiB of
+/// compact JSON (at least one).
 ///
 /// This is the one definition of `Auto`: [`crate::wire::ResponseBuilder`] uses it on its
 /// data, and a [`Presenter`](crate::present::Presenter) on its data block's rows before it fits its
@@ -284,7 +284,7 @@ fn sample_rows(a: crate::doc::Array<'_>) -> usize {
 
 /// With feature `tokenizer`, [`choose_auto`] counts the tokens of at most this many bytes of
 /// compact JSON of a root array's rows in each candidate format (about 12,000 tokens).
-pub const AUTO_SAMPLE_BYTES: usize = 48 * 1024;
+pub(crate) const AUTO_SAMPLE_BYTES: usize = 48 * 1024;
 
 /// Rows of a root array [`choose_auto`] looks at.
-pub const AUTO_SAMPLE_ROWS: usize = 2000;
+pub(crate) const AUTO_SAMPLE_ROWS: usize = 2000;

@@ -1,26 +1,27 @@
 //! The wire: block texts, tag safety and error envelopes (WIRE.md §1–3, §8).
 //!
-//! Every untrusted string passes through [`escape`]; the block writers in this module are the
+//! Every untrusted string passes through `tag_safe`; the block writers in this module are the
 //! only code that writes block tags.
 
-pub mod escape;
+mod tag_safe;
 pub mod ui;
 
 mod blocks;
+mod bounds;
 mod estimate;
 mod format;
 mod response;
 mod rows;
-pub(crate) mod windowed;
+mod windowed_block;
 
+/// Whether a text holds a reserved block tag (WIRE.md §2): such text is never copied raw.
+pub use crate::tag::contains_reserved_tag;
 pub use blocks::{
     FieldProblem, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, you_sent_string,
 };
+pub(crate) use estimate::AUTO_SAMPLE_ROWS;
 pub(crate) use estimate::write_format;
-pub use estimate::{
-    AUTO_SAMPLE_BYTES, AUTO_SAMPLE_ROWS, cheapest_format, choose_auto, estimate_format_tokens,
-    estimate_tokens,
-};
+pub use estimate::{cheapest_format, choose_auto, estimate_format_tokens, estimate_tokens};
 pub use format::{Format, UnknownFormat};
 pub(crate) use response::response_view;
 pub use response::{

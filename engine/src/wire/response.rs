@@ -11,11 +11,13 @@ use super::blocks::{
     FieldProblem, Suggestion, ToolError, UiBlock, write_bullets, write_required,
     write_simple_error, write_suggestions, write_validation_error,
 };
+use super::bounds::{data_len_bound, escaped_len};
 use super::format::Format;
 use super::rows::RowBlock;
-use super::windowed::{KEEP_TAPE, WINDOW_BYTES, WINDOWED_ABOVE, Windowed};
+use super::windowed_block::{self, WindowedBlock};
 use crate::doc::{Doc, Value};
 use crate::error::Result;
+use crate::json::WindowPlan;
 use crate::sink::Sink;
 use crate::toon::Delimiter;
 
@@ -78,9 +80,7 @@ pub fn response<'d>(data: impl Into<Data<'d>>) -> ResponseBuilder<'d> {
         rules: Vec::new(),
         suggestions: Vec::new(),
         view: None,
-        window: WINDOW_BYTES,
-        windowed_above: WINDOWED_ABOVE,
-        keep_tape: KEEP_TAPE,
+        window_plan: WindowPlan::default(),
         input_off_heap: false,
         size_bound: true,
     }
@@ -165,12 +165,8 @@ pub struct ResponseBuilder<'d> {
     suggestions: Vec<Suggestion>,
     /// A presenter's row view: the data block instead of `data`.
     view: Option<Box<RowBlock<'d>>>,
-    /// Input bytes per window of [`Data::Json`].
-    window: usize,
-    /// [`Data::Json`] longer than this is read window by window.
-    windowed_above: usize,
-    /// The tape bytes a windowed reading keeps to read its input once.
-    keep_tape: usize,
+    /// How [`Data::Json`] is read: whole, or window by window keeping how much.
+    window_plan: WindowPlan,
     /// The bytes of [`Data::Json`] are not on the heap (a mapped file).
     input_off_heap: bool,
     /// Something will ask for the data block's size bound ([`ResponseBuilder::size_bound`]).
@@ -182,16 +178,14 @@ impl<'d> ResponseBuilder<'d> {
     /// of 1 MiB above 8 MiB): for tests that cut small inputs into many windows
     /// (`test_hooks`).
     pub(crate) fn set_window_bytes(mut self, n: usize) -> Self {
-        self.window = n.max(1);
-        self.windowed_above = self.window;
-        self.keep_tape = 0;
+        self.window_plan = WindowPlan::windows_of(n, 0);
         self
     }
 
     /// Keeps up to `n` bytes of window tapes to read [`Data::Json`] once (default: 11 MiB,
     /// or none after [`Self::set_window_bytes`]): for tests (`test_hooks`).
     pub(crate) fn set_keep_tape(mut self, n: usize) -> Self {
-        self.keep_tape = n;
+        self.window_plan.keep = n;
         self
     }
 
@@ -280,15 +274,10 @@ impl<'d> ResponseBuilder<'d> {
             return Ok(self.assemble(DataBlock::View(view, format), format));
         }
         if let Data::Json(src) = self.data {
-            if self.format != Format::Auto && src.len() > self.windowed_above {
-                let keep = if self.input_off_heap {
-                    self.keep_tape.saturating_add(src.len())
-                } else {
-                    self.keep_tape
-                };
-                let bound = self.size_bound;
-                if let Some(w) =
-                    super::windowed::analyse(src, self.format, self.window, keep, bound)?
+            if self.format != Format::Auto && self.window_plan.windowed(src.len()) {
+                let room = if self.input_off_heap { src.len() } else { 0 };
+                let plan = self.window_plan.with_room(room);
+                if let Some(w) = windowed_block::analyse(src, self.format, &plan, self.size_bound)?
                 {
                     let format = w.format();
                     return Ok(self.assemble(DataBlock::Windowed(Box::new(w)), format));
@@ -297,8 +286,10 @@ impl<'d> ResponseBuilder<'d> {
             self.data = Data::Doc(crate::json::parse(src, &crate::json::ParseOptions::new())?);
         }
         let format = match (&self.data, self.format) {
-            (Data::Value(v), Format::Auto) => resolve(super::choose_auto(*v), *v)?,
-            (Data::Doc(d), Format::Auto) => resolve(super::choose_auto(d.root()), d.root())?,
+            (Data::Value(v), Format::Auto) => resolve(super::estimate::choose_auto(*v), *v)?,
+            (Data::Doc(d), Format::Auto) => {
+                resolve(super::estimate::choose_auto(d.root()), d.root())?
+            }
             (_, Format::Auto) => Format::Pretty,
             (Data::Value(v), Format::Toon(delimiter)) => toon_or_fallback(*v, delimiter)?,
             (Data::Doc(d), Format::Toon(delimiter)) => toon_or_fallback(d.root(), delimiter)?,
@@ -445,7 +436,7 @@ enum DataBlock<'d> {
     /// A presenter's row view.
     View(Box<RowBlock<'d>>, Format),
     /// JSON text read window by window (its format inside).
-    Windowed(Box<Windowed<'d>>),
+    Windowed(Box<WindowedBlock<'d>>),
 }
 
 /// The testing side door (WIRE.md §10): what the response's blocks were built from. Never
@@ -596,7 +587,7 @@ impl<'d> ToolResponse<'d> {
     }
 
     /// The windowed data block, if it is one (its `structuredContent` is written from it).
-    pub(crate) fn windowed(&self) -> Option<&Windowed<'d>> {
+    pub(crate) fn windowed(&self) -> Option<&WindowedBlock<'d>> {
         match &self.data {
             DataBlock::Windowed(w) => Some(w),
             _ => None,
@@ -672,97 +663,6 @@ impl<'d> ToolResponse<'d> {
             .map(|i| self.block_text(i))
             .collect()
     }
-}
-
-/// Length of `text` escaped as the body of a JSON string (framing).
-fn escaped_len(text: &[u8]) -> usize {
-    text.iter()
-        .map(|&b| match b {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0C => 2,
-            0..=0x1F => 6,
-            _ => 1,
-        })
-        .sum()
-}
-
-/// Upper bound of the framed length of a value's data block in any format (pretty and compact
-/// JSON, TOON with any delimiter and the default indent). Per string byte at most 7 (a JSON
-/// `\u00xx` escape whose backslash the frame doubles); per node at most 24 bytes of
-/// punctuation, number digits or TOON header, plus its line's indentation.
-pub(super) fn data_len_bound(v: Value<'_>) -> usize {
-    use crate::doc::Node;
-    let doc = v.doc();
-    let nodes = doc.nodes();
-    let start = v.index();
-    let end = doc.next_sibling(start);
-    // The sum of `node_len_bound` over the nodes, walked without tracking every node's depth:
-    // a node's `2 * depth` is counted by the containers around it instead (each adds 2 per
-    // node inside it), so only containers look at the stack of open ones.
-    let mut ends: Vec<usize> = Vec::new();
-    let mut bound = 0usize;
-    for (i, node) in nodes.slice(start..end).iter().enumerate() {
-        bound += match node {
-            Node::StrSrc(s)
-            | Node::StrPlain(s)
-            | Node::StrBare(s)
-            | Node::StrQuoted(s)
-            | Node::StrHeap(s) => 28 + 7 * s.len as usize,
-            Node::IntSrc(s) | Node::IntHeap(s) => 24 + s.len as usize,
-            Node::Array { end, .. } | Node::Object { end, .. } => {
-                let i = start + i;
-                while ends.last().is_some_and(|&e| e <= i) {
-                    ends.pop();
-                }
-                let depth = ends.len();
-                ends.push(end as usize);
-                // Its own line (whose depth the containers around it count) and its closing
-                // line at its depth, and one level for each node inside it.
-                48 + 2 * depth + 2 * (end as usize - i - 1)
-            }
-            _ => 24,
-        };
-    }
-    debug_assert_eq!(bound, data_len_bound_by_depth(v));
-    bound
-}
-
-/// [`data_len_bound`] as [`node_len_bound`] defines it, each node at its depth (the check
-/// of debug builds).
-fn data_len_bound_by_depth(v: Value<'_>) -> usize {
-    let nodes = v.doc().nodes();
-    let start = v.index();
-    let end = v.doc().next_sibling(start);
-    let mut ends: Vec<usize> = Vec::new();
-    let mut bound = 0usize;
-    for (i, node) in nodes.slice(start..end).iter().enumerate() {
-        while ends.last().is_some_and(|&e| e <= start + i) {
-            ends.pop();
-        }
-        bound += node_len_bound(&node, ends.len());
-        if let crate::doc::Node::Array { end, .. } | crate::doc::Node::Object { end, .. } = node {
-            ends.push(end as usize);
-        }
-    }
-    bound
-}
-
-/// The share of one tape node at nesting `depth` in [`data_len_bound`] (a container's includes
-/// its closing line).
-#[inline]
-pub(super) fn node_len_bound(node: &crate::doc::Node, depth: usize) -> usize {
-    use crate::doc::Node;
-    24 + 2 * depth
-        + match *node {
-            Node::StrSrc(s)
-            | Node::StrPlain(s)
-            | Node::StrBare(s)
-            | Node::StrQuoted(s)
-            | Node::StrHeap(s) => 7 * s.len as usize + 4,
-            Node::IntSrc(s) | Node::IntHeap(s) => s.len as usize,
-            // The closing bracket's line.
-            Node::Array { .. } | Node::Object { .. } => 24 + 2 * depth,
-            _ => 0,
-        }
 }
 
 fn write_data<W: Sink + ?Sized>(v: Value<'_>, format: Format, out: &mut W) {

@@ -13,9 +13,9 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::Format;
+use super::bounds::node_len_bound;
 use super::estimate::{AUTO_SAMPLE_ROWS, choose_auto};
-use super::response::node_len_bound;
+use super::format::Format;
 use crate::doc::{Doc, DocBuilder, Node};
 use crate::json::{CompactFormatter, Formatter, PrettyFormatter, write_leaf};
 use crate::sink::Sink;

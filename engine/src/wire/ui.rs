@@ -43,7 +43,7 @@ pub fn json(value: crate::doc::Value<'_>) -> UiBlock {
 fn json_fenced(kind: &str, value: crate::doc::Value<'_>) -> UiBlock {
     let body = crate::json::to_string_pretty(value);
     let mut b = UiBlock::new(kind, fence(kind, &body));
-    b.escape = super::escape::UiEscape::JsonUnicode;
+    b.escape = super::tag_safe::UiEscape::JsonUnicode;
     b
 }
 
@@ -147,7 +147,7 @@ impl UiBlock {
     }
 
     /// Sets the width.
-    pub fn width(mut self, width: super::Width) -> UiBlock {
+    pub fn width(mut self, width: super::blocks::Width) -> UiBlock {
         self.meta.width = Some(width);
         self
     }

@@ -1,5 +1,5 @@
-//! A counting global allocator for memory tests: every call goes to the system allocator
-//! unchanged, and the sizes are counted. A test binary installs it with
+//! Counting global allocators for memory tests: every call goes to the system allocator
+//! unchanged, and the sizes are counted. A test binary installs one of them with
 //!
 //! ```
 //! #[global_allocator]
@@ -11,16 +11,25 @@
 //! }
 //! ```
 //!
-//! and then measures with [`peak_above`] (process-wide peak of live bytes), [`allocated`]
-//! (bytes and allocations made on this thread) or [`largest`] (the largest single
-//! allocation on this thread).
+//! and then measures with [`allocated`] (bytes and allocations made on this thread),
+//! [`largest`] (the largest single allocation on this thread) or, with [`Counting`] only,
+//! [`peak_above`] (process-wide peak of live bytes).
+//!
+//! * [`PerThread`] counts per thread only: the other tests of a binary may run meanwhile
+//!   without disturbing a measurement, and it costs the binary's other tests less (no
+//!   counter shared between threads).
+//! * [`Counting`] also keeps the live bytes of the whole process and their peak, which only
+//!   mean something when nothing else runs in the process meanwhile.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// The counting allocator (see the module docs).
+/// Counts per thread and the live bytes of the whole process (see the module docs).
 pub struct Counting;
+
+/// Counts per thread only (see the module docs).
+pub struct PerThread;
 
 static CURRENT: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
@@ -79,11 +88,48 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
+// SAFETY: as for `Counting`: every method forwards to `System` with the caller's arguments
+// unchanged; the bookkeeping touches const-initialised thread-local `Cell<usize>`s only.
+unsafe impl GlobalAlloc for PerThread {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded verbatim; the caller upholds `alloc`'s contract.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            note(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System` through this allocator with this `layout`.
+        unsafe { System.dealloc(ptr, layout) };
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded verbatim; the caller upholds `realloc`'s contract.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            note(new_size);
+        }
+        p
+    }
+}
+
 /// `f`'s result and the peak of live heap bytes (all threads) above the level when it
 /// started. Only meaningful when nothing else allocates meanwhile (one test per binary, or
 /// the measurements in one test function).
+///
+/// # Panics
+///
+/// When [`Counting`] is not the global allocator (nothing counts the process's bytes).
 pub fn peak_above<T>(f: impl FnOnce() -> T) -> (usize, T) {
     let base = CURRENT.load(Ordering::Relaxed);
+    // Under `Counting` the process holds live allocations (at least the test harness's) by
+    // the time anything measures; without it nothing is ever counted.
+    assert!(
+        base > 0,
+        "peak_above needs toolwire_oracles::alloc::Counting as the global allocator"
+    );
     PEAK.store(base, Ordering::Relaxed);
     let out = f();
     (PEAK.load(Ordering::Relaxed).saturating_sub(base), out)

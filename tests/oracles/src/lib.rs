@@ -4,13 +4,27 @@
 //!
 //! * [`model_eq`]: JSON-model equality (numbers by value, keys in order).
 //! * [`rows_in_first_order`]: the key order TOON tables give their rows.
-//! * [`project`]: `_select` as WIRE.md §4 defines it, on a `serde_json::Value`.
+//! * [`project`]: `_select` as WIRE.md §4 defines it, on a document's value.
 //! * [`reserved_tags`]: every reserved tag sequence of a text (WIRE.md §2).
-//! * [`alloc::Counting`]: a counting global allocator for memory tests.
+//! * [`alloc`]: counting global allocators for memory tests.
+//! * [`invoices`]: the deterministic invoice corpus of the benches and the tests.
+//! * `values` (feature `values`): the generator of arbitrary JSON values of the property
+//!   tests.
+//!
+//! # Crate features
+//!
+//! * `json` (default): the oracles over `serde_json::Value` ([`model_eq`],
+//!   [`rows_in_first_order`]). Without it the crate needs no serde_json (the benches use only
+//!   [`invoices`]).
+//! * `values`: the module `values`, the generator of arbitrary JSON values (proptest).
 
 pub mod alloc;
+pub mod invoices;
+#[cfg(feature = "values")]
+pub mod values;
 
-use serde_json::{Map, Value as V};
+#[cfg(feature = "json")]
+use serde_json::Value as V;
 
 /// JSON-model equality as the TOON fixtures define it: numbers by value (as f64, and integers
 /// that both sides spell identically also equal, however long), strings and booleans
@@ -21,6 +35,7 @@ use serde_json::{Map, Value as V};
 /// assert!(toolwire_oracles::model_eq(&json!({"a": 1.0, "b": [2]}), &json!({"a": 1, "b": [2]})));
 /// assert!(!toolwire_oracles::model_eq(&json!({"a": 1, "b": 2}), &json!({"b": 2, "a": 1})));
 /// ```
+#[cfg(feature = "json")]
 pub fn model_eq(a: &V, b: &V) -> bool {
     match (a, b) {
         (V::Null, V::Null) => true,
@@ -44,6 +59,7 @@ pub fn model_eq(a: &V, b: &V) -> bool {
 
 /// A number as JavaScript reads it (`-0` is `0`). With `arbitrary_precision` the lexeme is
 /// kept; an unreadable one is NaN, which equals nothing.
+#[cfg(feature = "json")]
 fn number_f64(n: &serde_json::Number) -> f64 {
     let x: f64 = n.to_string().parse().unwrap_or(f64::NAN);
     if x == 0.0 { 0.0 } else { x }
@@ -61,6 +77,7 @@ fn number_f64(n: &serde_json::Number) -> f64 {
 /// toolwire_oracles::rows_in_first_order(&mut v);
 /// assert_eq!(v.to_string(), r#"[{"a":1,"b":2},{"a":4,"b":3}]"#);
 /// ```
+#[cfg(feature = "json")]
 pub fn rows_in_first_order(v: &mut V) {
     match v {
         V::Array(items) => {
@@ -87,37 +104,49 @@ pub fn rows_in_first_order(v: &mut V) {
     }
 }
 
-/// `_select` on a value (WIRE.md §4): an object keeps the requested keys present in it, in
-/// request order, a repeated name once; a collection applies that to each object element;
-/// anything else passes unchanged.
+/// `_select` on a value (WIRE.md §4), as a document of its own: an object keeps the
+/// requested keys present in it, in request order, a repeated name once; a collection applies
+/// that to each object element; anything else passes unchanged. Built with
+/// [`toolwire::DocBuilder`], so the result carries the marks a parse would give it (the rows'
+/// same keys, which the TOON encoder trusts), and strings of any bytes (lone surrogates
+/// included) are kept.
 ///
 /// ```
-/// let v = serde_json::json!([{"a": 1, "b": 2, "c": 3}, 7]);
-/// let p = toolwire_oracles::project(&v, &["c", "a", "c", "x"]);
-/// assert_eq!(p.to_string(), r#"[{"c":3,"a":1},7]"#);
+/// let doc = toolwire::json::parse(br#"[{"a": 1, "b": 2, "c": 3}, 7]"#, &Default::default()).unwrap();
+/// let p = toolwire_oracles::project(doc.root(), &["c", "a", "c", "x"]);
+/// assert_eq!(toolwire::json::to_string_compact(p.root()), r#"[{"c":3,"a":1},7]"#);
 /// ```
-pub fn project(v: &V, names: &[&str]) -> V {
-    let pick = |o: &Map<String, V>| {
-        let mut out = Map::new();
-        for n in names {
-            if let Some(x) = o.get(*n) {
-                out.entry((*n).to_owned()).or_insert_with(|| x.clone());
+pub fn project(v: toolwire::Value<'_>, names: &[&str]) -> toolwire::Doc<'static> {
+    let mut b = toolwire::DocBuilder::new(b"");
+    let pick = |b: &mut toolwire::DocBuilder<'static>, v: toolwire::Value<'_>| match v.as_object() {
+        Some(o) => {
+            let m = b.begin_object();
+            let mut n = 0;
+            for (i, k) in names.iter().enumerate() {
+                if names[..i].contains(k) {
+                    continue;
+                }
+                if let Some(x) = o.get(k.as_bytes()) {
+                    b.string(k.as_bytes());
+                    b.copy_value(x);
+                    n += 1;
+                }
             }
+            b.end_object(m, n);
         }
-        V::Object(out)
+        None => b.copy_value(v),
     };
-    match v {
-        V::Object(o) => pick(o),
-        V::Array(a) => V::Array(
-            a.iter()
-                .map(|e| match e {
-                    V::Object(o) => pick(o),
-                    other => other.clone(),
-                })
-                .collect(),
-        ),
-        other => other.clone(),
+    match v.as_array() {
+        Some(a) => {
+            let m = b.begin_array();
+            for x in a.iter() {
+                pick(&mut b, x);
+            }
+            b.end_array(m, a.len());
+        }
+        None => pick(&mut b, v),
     }
+    b.finish()
 }
 
 /// Every reserved tag sequence of `text` (WIRE.md §2), in order, as written: `<name` or
@@ -131,7 +160,7 @@ pub fn project(v: &V, names: &[&str]) -> V {
 pub fn reserved_tags(text: &str) -> Vec<String> {
     let b = text.as_bytes();
     memchr_lt(b)
-        .filter(|&i| toolwire::tag::starts_reserved_tag(b, i))
+        .filter(|&i| toolwire::test_hooks::starts_reserved_tag(b, i))
         .map(|i| {
             let end = b[i + 1..]
                 .iter()
@@ -150,7 +179,7 @@ fn memchr_lt(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
         .map(|(i, _)| i)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "json"))]
 mod tests {
     use super::*;
 

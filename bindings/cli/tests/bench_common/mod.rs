@@ -1,7 +1,6 @@
 //! Helpers of the `bench*` tests: the real `toolwire` binary runs `toolwire bench` against
 //! real servers (a child over stdio, loopback HTTP); the figures are checked against calls
 //! made here with raw JSON-RPC and counted with independent tokenizers.
-#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
@@ -11,7 +10,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_toolwire");
+pub(crate) use crate::BIN;
+
+/// The `list` call of the built-in invoices that the bench tests measure.
+pub const LIST7: &str = r#"{"action":"list","limit":7}"#;
 
 /// The most any one bench run in these tests may take before it counts as a hang.
 pub const HANG: Duration = Duration::from_secs(120);

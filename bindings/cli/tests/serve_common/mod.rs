@@ -1,6 +1,5 @@
 //! Helpers of the `serve_*` tests: the real `toolwire` binary, driven over real stdio and
 //! loopback HTTP, by rmcp's client and by raw JSON-RPC lines.
-#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -9,10 +8,15 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_toolwire");
+pub(crate) use crate::BIN;
 
 /// How long any single wait in these tests may take.
 pub const WAIT: Duration = Duration::from_secs(20);
+
+/// A tool call's arguments for rmcp's client: the members of the object `v`.
+pub fn args(v: Value) -> serde_json::Map<String, Value> {
+    v.as_object().unwrap().clone()
+}
 
 /// A `toolwire serve` child spoken to with raw lines on stdin/stdout.
 pub struct Raw {
@@ -33,9 +37,20 @@ impl Raw {
 
     /// Starts the server without reading its stdout until [`Raw::resume`]: its pipe fills.
     pub fn start_paused(args: &[&str]) -> Raw {
-        let mut child = Command::new(BIN)
-            .arg("serve")
-            .args(args)
+        let mut c = Command::new(BIN);
+        c.arg("serve").args(args);
+        Raw::spawn_paused(c)
+    }
+
+    /// Starts `command` (a `toolwire serve` with its own environment) and reads its stdout.
+    pub fn start_with(command: Command) -> Raw {
+        let mut r = Raw::spawn_paused(command);
+        r.resume();
+        r
+    }
+
+    fn spawn_paused(mut command: Command) -> Raw {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -98,10 +113,6 @@ impl Raw {
     /// The next line of stdout, LF included.
     pub fn line(&mut self) -> Vec<u8> {
         self.lines.recv_timeout(WAIT).expect("a line on stdout")
-    }
-
-    pub fn try_line(&mut self, t: Duration) -> Option<Vec<u8>> {
-        self.lines.recv_timeout(t).ok()
     }
 
     pub fn json(&mut self) -> Value {
@@ -353,3 +364,22 @@ fn dechunk(head: &str, mut body: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// An SQLite file in a fresh temporary directory, made by the SQL `setup` (the tests of
+/// database sources serve it).
+pub fn sqlite_file(setup: &str) -> std::path::PathBuf {
+    let p = temp_file("t.db", b"");
+    std::fs::remove_file(&p).unwrap();
+    let db = rusqlite::Connection::open(&p).unwrap();
+    db.execute_batch(setup).unwrap();
+    p
+}
+
+/// The data block of a `tools/call` result as JSON (the call asked for `format: compact`).
+pub fn data_json(response: &Value) -> Value {
+    let t = &texts(&response["result"])[0];
+    serde_json::from_str(t).unwrap_or_else(|e| panic!("{e}: {t}"))
+}
+
+pub mod nginx;
+pub mod postgres;

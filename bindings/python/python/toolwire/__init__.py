@@ -3,8 +3,11 @@
 * :mod:`toolwire.toon`: a drop-in for ``toon_format`` 1.2 (``dumps``, ``loads``, …) plus
   :func:`toolwire.toon.encode_json` for JSON text.
 * :func:`present`: what a tool handler returned → the ``CallToolResult`` an agent reads
-  (data as JSON or TOON, UI blocks, rules, suggestions, errors), through a presenter file.
-* :mod:`toolwire.mcp` (extra ``mcp``): the same for the official ``mcp`` SDK.
+  (data as JSON or TOON, UI blocks, rules, suggestions, errors), through a
+  :class:`Presenter` built in Python (:mod:`toolwire.ui` for its blocks) or read from a
+  presenter file.
+* :mod:`toolwire.mcp` (extra ``mcp``) and :mod:`toolwire.fastmcp` (extra ``fastmcp``): the
+  same for servers on the official ``mcp`` SDK and on FastMCP.
 
 Every decision is the Rust engine's; this package only moves values in and out.
 """
@@ -12,77 +15,36 @@ Every decision is the Rust engine's; this package only moves values in and out.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
-from . import _native
+from . import _native, ui
 from ._errors import PresenterError, ToolwireError, ToonDecodeError
+from ._presenter import Presenter, Suggestion, as_presenter
 
 __all__ = [
     "FORMATS",
     "Presenter",
     "PresenterError",
+    "Suggestion",
     "ToolResult",
     "ToolwireError",
     "ToonDecodeError",
     "present",
     "present_line",
+    "ui",
 ]
+
+_log = logging.getLogger("toolwire")
 
 FORMATS: tuple[str, ...] = tuple(_native.format_names())
 """The data formats ``format=`` accepts (the engine's names)."""
 
 
-class Presenter:
-    """A presenter file (CLI.md "Presenter file"), read and checked once.
-
-    ``Presenter(spec)`` takes the file as a ``dict`` or as its JSON text (``str``/``bytes``).
-    Raises :class:`PresenterError` naming the key path of the first problem.
-    """
-
-    __slots__ = ("_native", "spec")
-
-    def __init__(self, spec: Any) -> None:
-        if isinstance(spec, Presenter):
-            self._native: Any = spec._native
-            self.spec: Any = spec.spec
-            return
-        text = spec if isinstance(spec, (str, bytes, bytearray)) else json.dumps(spec)
-        self._native = _native.Presenter(text)
-        self.spec = spec
-
-    @property
-    def name(self) -> str:
-        return str(self._native.name)
-
-    @property
-    def select_enabled(self) -> bool:
-        return bool(self._native.select_enabled)
-
-    def select_names(self) -> list[str]:
-        """The ``_select`` enum (the schema's root keys, sorted bytewise)."""
-        return list(self._native.select_names())
-
-    def select_property(self) -> dict[str, Any] | None:
-        """The ``_select`` property of the tool's ``inputSchema``; ``None`` when select is off."""
-        prop = self._native.input_schema_property()
-        return None if prop is None else json.loads(prop)
-
-    def output_schema(
-        self, *, collection: bool = False, protocol: str = "2025-11-25"
-    ) -> dict[str, Any]:
-        """The tool's ``outputSchema`` (WIRE.md §7) for items, or a collection of them."""
-        return json.loads(self._native.output_schema(protocol, collection))
-
-    def __repr__(self) -> str:
-        return f"Presenter({self.name!r})"
-
-
 def _presenter(p: Any) -> Any:
     if p is None:
         return None
-    if not isinstance(p, Presenter):
-        p = Presenter(p)
-    return p._native
+    return as_presenter(p)._native
 
 
 def _count(name: str, n: Any) -> int | None:
@@ -104,12 +66,23 @@ class ToolResult(dict):  # type: ignore[type-arg]
     "format"}``, where ``data`` is exactly what the data block encodes.
     """
 
-    def __init__(self, texts: list[str], is_error: bool | None, side: Any) -> None:
+    def __init__(
+        self,
+        texts: list[str],
+        is_error: bool | None,
+        side: Any,
+        structured: Any = None,
+        exception: BaseException | None = None,
+    ) -> None:
         super().__init__(content=[{"type": "text", "text": t} for t in texts])
         if is_error is not None:
             self["isError"] = is_error
+        if structured is not None:
+            self["structuredContent"] = structured
         self._side = side
         self._meta: dict[str, Any] | None = None
+        self.exception = exception
+        """The exception of the presenter callable that failed this response, if one did."""
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -137,10 +110,11 @@ def _call(
     token_budget: int | None,
     action: str | None,
     line: bool,
+    structured: bool = False,
 ) -> Any:
     if format is not None and not isinstance(format, str):
         raise TypeError(f"format must be a str, not {type(format).__name__}")
-    return _native.present(
+    out = _native.present(
         data,
         _presenter(presenter),
         select=select,
@@ -149,7 +123,11 @@ def _call(
         token_budget=_count("token_budget", token_budget),
         action=action,
         line=line,
+        structured=structured,
     )
+    if out[4] is not None:
+        _log.error("a presenter callable raised: the response is an INTERNAL_ERROR", exc_info=out[4])
+    return out
 
 
 def present(
@@ -161,6 +139,7 @@ def present(
     limit: int | None = None,
     token_budget: int | None = None,
     action: str | None = None,
+    structured: bool = False,
 ) -> ToolResult:
     """Present what a tool handler returned as the ``CallToolResult`` an agent reads.
 
@@ -174,22 +153,27 @@ def present(
             enables select; a bad one is a ``<validation_error>`` response).
         format, limit, token_budget: Per-call overrides of the presenter's values
             (``format`` is one of :data:`FORMATS`).
-        action: The ``action`` attribute of a ``<validation_error>`` (default
-            ``<presenter name>/present``).
+        action: The ``action`` attribute of a ``<validation_error>`` and the ``[tool]`` of
+            an ``INTERNAL_ERROR`` (default ``<presenter name>/present``).
+        structured: Add ``structuredContent``: ``{"items": [...]}``, the rows of the data
+            block (an item as a list of one), matching ``Presenter.output_schema(collection=True)``.
 
     Returns:
-        A :class:`ToolResult`. Problems of the response (bad ``_select``, output validation)
-        are error responses (``isError: True``), as the agent receives them.
+        A :class:`ToolResult`. Problems of the response (bad ``_select``, output validation,
+        a presenter callable that raised) are error responses (``isError: True``), as the
+        agent receives them; a callable's exception is also logged (logger ``toolwire``)
+        and kept as :attr:`ToolResult.exception`.
 
     Raises:
         ToolwireError: Malformed JSON bytes (positioned), or data without a presenter that
             cannot be encoded.
         PresenterError: An invalid presenter file.
     """
-    texts, is_error, meta, _ = _call(
-        data, presenter, select, format, limit, token_budget, action, False
+    texts, is_error, meta, line, exc = _call(
+        data, presenter, select, format, limit, token_budget, action, structured, structured
     )
-    return ToolResult(texts, is_error, meta)
+    content = json.loads(line).get("structuredContent") if structured else None
+    return ToolResult(texts, is_error, meta, content, exc)
 
 
 def present_line(
@@ -201,8 +185,10 @@ def present_line(
     limit: int | None = None,
     token_budget: int | None = None,
     action: str | None = None,
+    structured: bool = False,
 ) -> bytes:
     """Like :func:`present`, as the exact compact JSON line (ending with LF) of the
     ``CallToolResult`` that ``toolwire present`` prints: for servers that write the wire
     themselves."""
-    return _call(data, presenter, select, format, limit, token_budget, action, True)[3]  # type: ignore[no-any-return]
+    out = _call(data, presenter, select, format, limit, token_budget, action, True, structured)
+    return out[3]  # type: ignore[no-any-return]

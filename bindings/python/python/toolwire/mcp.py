@@ -39,7 +39,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from pydantic import Field, PrivateAttr, WithJsonSchema
 
 from . import ToolResult as _DictResult
-from . import Presenter, _native
+from . import Presenter, _native, as_presenter
 from . import present as _present
 
 __all__ = ["ToolResult", "present", "result", "tool", "tool_schema"]
@@ -62,6 +62,8 @@ def result(r: _DictResult) -> ToolResult:
     fields: dict[str, Any] = {"content": r["content"]}
     if "isError" in r:
         fields["isError"] = r["isError"]
+    if "structuredContent" in r:
+        fields["structuredContent"] = r["structuredContent"]
     out = ToolResult.model_validate(fields)
     out._toolwire = r
     return out
@@ -76,6 +78,7 @@ def present(
     limit: int | None = None,
     token_budget: int | None = None,
     action: str | None = None,
+    structured: bool = False,
 ) -> ToolResult:
     """:func:`toolwire.present`, returning the SDK's ``CallToolResult``."""
     return result(
@@ -87,6 +90,7 @@ def present(
             limit=limit,
             token_budget=token_budget,
             action=action,
+            structured=structured,
         )
     )
 
@@ -110,7 +114,7 @@ def tool_schema(
     description — with ``actions`` (``{"name", "description", "required", "destructive"}``
     dicts), the TOON description of WIRE.md §6 (discriminator ``action``).
     """
-    p = presenter if isinstance(presenter, Presenter) else Presenter(presenter)
+    p = as_presenter(presenter)
     schema = json.loads(json.dumps(input_schema)) if input_schema else {"type": "object"}
     prop = p.select_property()
     if prop is not None:
@@ -143,12 +147,12 @@ def tool_schema(
 _SELECT_KWARG = "toolwire_select"
 
 
-def _wrap_return(value: Any, presenter: Presenter, select: Any, name: str) -> Any:
+def _wrap_return(value: Any, presenter: Presenter, select: Any, name: str, structured: bool) -> Any:
     if isinstance(value, CallToolResult):
         return value  # a toolwire (or hand-built) result passes through untouched
     if isinstance(value, _DictResult):
         return result(value)
-    return present(value, presenter, select=select, action=name)
+    return present(value, presenter, select=select, action=name, structured=structured)
 
 
 def _failure(name: str, exc: BaseException) -> ToolResult:
@@ -171,16 +175,18 @@ def _exact_schema(prop: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
 
 
 def tool(
-    presenter: Any, *, name: str | None = None
+    presenter: Any, *, name: str | None = None, structured: bool = False
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: implicit wrapping (WIRE.md §9) of an MCP tool handler by ``presenter``.
 
     Put it under the SDK's ``@server.tool()``. The wrapped function keeps the handler's
     parameters (so the SDK builds the same ``inputSchema``) plus ``_select`` when the
     presenter enables select, with the engine's schema; it returns a ``CallToolResult``.
-    ``name`` (default the function's name) is the ``tool`` of error messages.
+    ``name`` (default the function's name) is the ``tool`` of error messages. With
+    ``structured``, a success also carries ``structuredContent`` (``{"items": [...]}``, as
+    ``presenter.output_schema(collection=True)`` describes it).
     """
-    p = presenter if isinstance(presenter, Presenter) else Presenter(presenter)
+    p = as_presenter(presenter)
     prop = p.select_property()
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -218,7 +224,7 @@ def tool(
                     value = await fn(*args, **kwargs)
                 except Exception as exc:  # noqa: BLE001 - every failure becomes a <tool_error>
                     return _failure(tool_name, exc)
-                return _wrap_return(value, p, select, tool_name)
+                return _wrap_return(value, p, select, tool_name, structured)
 
             wrapper: Callable[..., Any] = async_wrapper
         else:
@@ -230,7 +236,7 @@ def tool(
                     value = fn(*args, **kwargs)
                 except Exception as exc:  # noqa: BLE001 - every failure becomes a <tool_error>
                     return _failure(tool_name, exc)
-                return _wrap_return(value, p, select, tool_name)
+                return _wrap_return(value, p, select, tool_name, structured)
 
             wrapper = sync_wrapper
         wrapper.__signature__ = signature  # type: ignore[attr-defined]

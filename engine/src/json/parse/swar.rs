@@ -121,7 +121,7 @@ pub(super) fn skip_digits(src: &[u8], mut i: usize) -> usize {
 
 /// The end of the number at `i` when it is an integer of one to seven digits with no sign,
 /// no leading zero, and a byte after it (in the same 8-byte word) that is not a digit, `.`,
-/// `e` or `E`: what [`Parser::number`](super::Parser::number) would take as such an
+/// `e` or `E`: what [`Parser::number`](super::lex::Parser::number) would take as such an
 /// integer, from one word. `None` for anything else (that lexer then decides), and when
 /// fewer than 8 bytes are left.
 #[inline(always)]

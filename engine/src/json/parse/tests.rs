@@ -595,8 +595,8 @@ fn vector_and_portable_string_scans_agree() {
                     v.push(stop);
                     v.extend(std::iter::repeat_n(b'y', tail));
                     for (name, (end, hi, lt)) in [
-                        ("vector", super::scan_run(&v, 0)),
-                        ("words", super::scan_run_words(&v, 0)),
+                        ("vector", super::swar::scan_run(&v, 0)),
+                        ("words", super::swar::scan_run_words(&v, 0)),
                     ] {
                         assert_eq!(end, len, "{name} {stop} {len} {tail}");
                         let run = &v[..end];
@@ -610,8 +610,8 @@ fn vector_and_portable_string_scans_agree() {
     // No stop byte at all: the end of the input.
     for len in 0..40 {
         let v = vec![b'z'; len];
-        assert_eq!(super::scan_run(&v, 0).0, len);
-        assert_eq!(super::scan_run_words(&v, 0).0, len);
+        assert_eq!(super::swar::scan_run(&v, 0).0, len);
+        assert_eq!(super::swar::scan_run_words(&v, 0).0, len);
     }
 }
 
@@ -1029,7 +1029,11 @@ fn word_digit_scan_agrees_with_the_bytewise_one() {
                     .iter()
                     .position(|b| !b.is_ascii_digit())
                     .unwrap_or(v.len());
-                assert_eq!(super::skip_digits(&v, 0), want, "{stop} {digits} {tail}");
+                assert_eq!(
+                    super::swar::skip_digits(&v, 0),
+                    want,
+                    "{stop} {digits} {tail}"
+                );
             }
         }
     }

@@ -68,23 +68,23 @@ use crate::sink::Sink;
 
 use super::Delimiter;
 
-mod json_text;
+mod from_json;
 mod quote;
+mod root_windows;
 mod rows;
 mod shape;
 #[cfg(test)]
 mod tests;
-mod windows;
 mod writer;
 
-pub(crate) use json_text::{ToonFacts, encode_json as encode_json_text, write_windows};
+pub(crate) use from_json::{ToonFacts, encode_json as encode_json_text, write_windows};
 use quote::*;
+pub(crate) use root_windows::{
+    RootAnalysis, RootForm, write_kept_windows, write_root_header, write_root_window,
+};
 use rows::*;
 pub(crate) use rows::{Cells, Item, TableRows, encode_list, encode_table, string_cell};
 use shape::*;
-pub(crate) use windows::{
-    RootAnalysis, RootForm, write_kept_windows, write_root_header, write_root_window,
-};
 use writer::*;
 
 /// The largest accepted [`EncodeOptions::max_depth`]; larger settings are clamped to it so the
@@ -121,6 +121,7 @@ pub struct EncodeOptions {
     max_depth: usize,
     parallel: bool,
     parallel_threshold: usize,
+    json_input: JsonInput,
 }
 
 impl Default for EncodeOptions {
@@ -131,12 +132,52 @@ impl Default for EncodeOptions {
             max_depth: DEFAULT_MAX_DEPTH,
             parallel: true,
             parallel_threshold: DEFAULT_PARALLEL_THRESHOLD,
+            json_input: JsonInput::Heap,
+        }
+    }
+}
+
+/// Where the JSON text of [`encode_json`](super::encode_json) is held, which sets how much of
+/// a large root array its reading may keep parsed (docs/DECISIONS.md, "Read once"). Above
+/// 8 MiB a root array is read window by window; the windows whose tapes fit in the budget
+/// are kept for the writing, and the rows of the others are parsed a second time. The bytes
+/// written are the same whatever the choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum JsonInput {
+    /// On the heap, inside the memory contract (ARCHITECTURE.md: peak heap ≤ input + output
+    /// + 16 MiB): up to 11 MiB of tape kept.
+    #[default]
+    Heap,
+    /// Not on the heap (a memory-mapped file): the input's share of the contract is free for
+    /// the tapes, so an input whose tape fits in its size plus 11 MiB is read once.
+    OffHeap,
+    /// On the heap of a caller whose contract is a peak below twice the input (the Node and
+    /// Python bindings): up to 16 MiB more than [`JsonInput::Heap`], at most the input's
+    /// size, so that about 30 MB of flat rows (a tape of 0.9× the text) are read once while
+    /// a 100 MB input stays under the contract (1.73× measured).
+    Binding,
+}
+
+/// The most extra tape [`JsonInput::Binding`] keeps (docs/DECISIONS.md, "Read once in
+/// parallel").
+const BINDING_ROOM: usize = 16 << 20;
+
+impl JsonInput {
+    /// The tape bytes a reading of `len` input bytes held so may keep beyond the engine's
+    /// own budget.
+    pub(crate) fn room(self, len: usize) -> usize {
+        match self {
+            JsonInput::Heap => 0,
+            JsonInput::OffHeap => len,
+            JsonInput::Binding => len.min(BINDING_ROOM),
         }
     }
 }
 
 impl EncodeOptions {
-    /// Comma delimiter, 2-space indent, depth limit 128, parallel from 4096 rows.
+    /// Comma delimiter, 2-space indent, depth limit 128, parallel from 4096 rows, JSON text
+    /// on the heap.
     pub fn new() -> Self {
         Self::default()
     }
@@ -178,6 +219,14 @@ impl EncodeOptions {
         self
     }
 
+    /// Where the JSON text of [`encode_json`](super::encode_json) is held (default
+    /// [`JsonInput::Heap`]); other encoders ignore it.
+    #[must_use]
+    pub fn json_input(mut self, input: JsonInput) -> Self {
+        self.json_input = input;
+        self
+    }
+
     /// The document delimiter.
     pub fn get_delimiter(&self) -> Delimiter {
         self.delimiter
@@ -201,6 +250,11 @@ impl EncodeOptions {
     /// Row count from which tabular arrays are encoded in parallel.
     pub fn get_parallel_threshold(&self) -> usize {
         self.parallel_threshold
+    }
+
+    /// Where the JSON text of [`encode_json`](super::encode_json) is held.
+    pub fn get_json_input(&self) -> JsonInput {
+        self.json_input
     }
 }
 

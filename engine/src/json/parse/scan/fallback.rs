@@ -56,18 +56,6 @@ pub(super) fn classify(block: &[u8; 64]) -> Raw {
     r
 }
 
-/// Prefix XOR: bit i of the result is the XOR of bits 0..=i of `x`.
-#[inline(always)]
-pub(super) fn prefix_xor(mut x: u64) -> u64 {
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    x
-}
-
 /// The string masks of one block.
 #[inline(always)]
 pub(super) fn classify_str(block: &[u8; 64]) -> Str {

@@ -1,14 +1,8 @@
-//! The structural scanner: the parser's SIMD kernel, in the style of simdjson's first stage.
+//! The block kernels: the parser's SIMD classifiers.
 //!
-//! A kernel classifies 64 input bytes at a time into bit masks ([`Raw`]: quotes,
+//! A kernel classifies 64 input bytes at a time into bit masks: [`Raw`] (quotes,
 //! backslashes, the structural characters `{}[]:,`, whitespace, and the bytes a string must
-//! look at twice: backslash, control, ≥ 0x80 and `<`). [`Carry::step`] then turns the raw
-//! masks of consecutive blocks into string-aware ones ([`Block`]): quotes escaped by an
-//! odd-length run of backslashes are dropped (the run may cross blocks), the in-string mask
-//! is the prefix XOR of the remaining quotes (one carry-less multiply with PCLMULQDQ, six
-//! shifts otherwise), and the structural bits are the structural characters outside
-//! strings, every unescaped quote, and the first byte of each scalar (simdjson's
-//! pseudo-structural characters). [`structural_index`] flattens those bits into positions.
+//! look at twice: backslash, control, ≥ 0x80 and `<`) and, for strings alone, [`Str`].
 //!
 //! Kernels, as memchr keeps its architecture code apart: [`fallback`] (portable 8-byte
 //! words; also the reference the others are tested against), `x86` (SSE2, baseline on
@@ -16,12 +10,14 @@
 //! `aarch64` (NEON, baseline there). `unsafe` is confined to the vector kernels.
 //!
 //! The parser (see its module documentation and docs/DECISIONS.md for the measurement) uses
-//! the raw masks of the block under its position ([`Blocks`]): whitespace runs and plain
-//! strings end where a mask says, with no per-byte work. The string masks ([`Str`]) also
-//! mark the bytes that force quotes in TOON, so a plain string without them is bare
+//! the masks of the block under its position: whitespace runs end where [`Raw::ws`] says,
+//! and plain strings where [`Str`] does, with no per-byte work. The string masks also mark
+//! the bytes that force quotes in TOON, so a plain string without them is bare
 //! (`Node::StrBare`), one with `{}[]:` among them (the bytes under the mask's bits are
 //! looked at) is quoted (`Node::StrQuoted`), and the TOON encoder scans the bytes of
-//! neither.
+//! neither. The parser calls the AVX2 string kernel directly ([`StrKernel`]). Which kernel
+//! the parsers of a thread use is [`kernel`]: the detected one, or the one a test forced
+//! with [`with_kernel`].
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -90,7 +86,7 @@ pub enum Kernel {
     Fallback,
     /// SSE2, 16 bytes per instruction (x86-64).
     Sse2,
-    /// AVX2, 32 bytes per instruction, and PCLMULQDQ for the prefix XOR (x86-64).
+    /// AVX2, 32 bytes per instruction (x86-64).
     Avx2,
     /// NEON, 16 bytes per instruction (aarch64).
     Neon,
@@ -165,6 +161,32 @@ impl Kernel {
     }
 }
 
+thread_local! {
+    /// The kernel a test or bench forced on this thread (`Some(None)`: the bytewise path).
+    static FORCED: std::cell::Cell<Option<Option<Kernel>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with every parser on this thread using `kernel` (`None`: the bytewise path
+/// without block masks); `None` when this CPU cannot run `kernel`.
+pub(crate) fn with_kernel<T>(kernel: Option<Kernel>, f: impl FnOnce() -> T) -> Option<T> {
+    if kernel.is_some_and(|k| !k.is_available()) {
+        return None;
+    }
+    struct Restore(Option<Option<Kernel>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            FORCED.set(self.0);
+        }
+    }
+    let _restore = Restore(FORCED.replace(Some(kernel)));
+    Some(f())
+}
+
+/// The kernel parsers use on this thread (`None`: the bytewise path).
+pub(crate) fn kernel() -> Option<Kernel> {
+    FORCED.get().unwrap_or_else(|| Some(Kernel::detected()))
+}
+
 /// A string classifier this CPU runs: only [`Kernel::str_classifier`] makes one, and it
 /// hands out a kernel that needs CPU features (AVX2) only after detecting them.
 /// The masks are written in place: returned, they went through a copy on the stack.
@@ -201,7 +223,7 @@ impl StrKernel {
 #[cfg(target_arch = "x86_64")]
 fn avx2_available() -> bool {
     // The standard library caches the CPUID answer.
-    is_x86_feature_detected!("avx2") && is_x86_feature_detected!("pclmulqdq")
+    is_x86_feature_detected!("avx2")
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -232,210 +254,57 @@ pub(crate) fn classify_at<T>(classify: impl Fn(&[u8; BLOCK]) -> T, src: &[u8], a
     }
 }
 
-/// Alternating bits, set at even positions.
-const EVEN: u64 = 0x5555_5555_5555_5555;
-
-/// What one block hands the next: whether its first byte is escaped, whether it starts
-/// inside a string, whether the byte before it was part of a scalar.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Carry {
-    escaped: u64,
-    in_string: u64,
-    scalar: u64,
-}
-
-/// The string-aware masks of one block.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Block {
-    /// Unescaped quotes.
-    pub(crate) quote: u64,
-    /// Bytes inside strings: each opening quote and the string's bytes, not its closing
-    /// quote.
-    pub(crate) in_string: u64,
-    /// Characters escaped by a backslash.
-    pub(crate) escaped: u64,
-    /// `{}[]:,` outside strings, every unescaped quote, the first byte of every other token
-    /// (scalars, and any stray byte that follows whitespace or a structural character).
-    pub(crate) structural: u64,
-}
-
-impl Carry {
-    /// The string-aware masks of the next block, given its raw masks.
-    #[inline(always)]
-    pub(crate) fn step(&mut self, r: Raw, prefix_xor: impl Fn(u64) -> u64) -> Block {
-        // Escapes: a character is escaped when the run of backslashes before it is odd.
-        // Adding each run's start bit to the run carries out of it; only runs starting at
-        // odd positions are added, so after the shift the parity of the run's end relative to
-        // the even bits says whether its length was odd. A run reaching the top carries out
-        // exactly when it started at an odd position, i.e. when it is odd-length there.
-        let bs = r.backslash & !self.escaped;
-        let follows = (bs << 1) | self.escaped;
-        let odd_starts = bs & !EVEN & !follows;
-        let (runs, overflow) = odd_starts.overflowing_add(bs);
-        self.escaped = overflow as u64;
-        let escaped = (EVEN ^ (runs << 1)) & follows;
-        let quote = r.quote & !escaped;
-        let in_string = prefix_xor(quote) ^ self.in_string;
-        self.in_string = ((in_string as i64) >> 63) as u64;
-        let outside = !(in_string | quote);
-        let scalar = !(r.op | r.ws) & outside;
-        let starts = scalar & !((scalar << 1) | self.scalar);
-        self.scalar = scalar >> 63;
-        Block {
-            quote,
-            in_string,
-            escaped,
-            structural: (r.op & outside) | quote | starts,
-        }
-    }
-}
-
-/// The positions of the structural characters of `src` (see [`Block::structural`]), found
-/// with `kernel` (the portable one when the CPU lacks it).
-pub(crate) fn structural_index(src: &[u8], kernel: Kernel) -> Vec<u32> {
-    let mut out = Vec::with_capacity(src.len() / 4 + 1);
-    #[cfg(target_arch = "x86_64")]
-    if kernel == Kernel::Avx2 && avx2_available() {
-        // SAFETY: AVX2 and PCLMULQDQ were detected just above.
-        unsafe { index_avx2(src, &mut out) };
-        return out;
-    }
-    build(src, &mut out, kernel.classifier(), fallback::prefix_xor);
-    out
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,pclmulqdq")]
-unsafe fn index_avx2(src: &[u8], out: &mut Vec<u32>) {
-    build(
-        src,
-        out,
-        // SAFETY: this function only runs where AVX2 and PCLMULQDQ are available.
-        |b| unsafe { x86::classify_avx2(b) },
-        // SAFETY: as above.
-        |x| unsafe { x86::prefix_xor_clmul(x) },
-    );
-}
-
-#[inline(always)]
-fn build(
-    src: &[u8],
-    out: &mut Vec<u32>,
-    classify: impl Fn(&[u8; BLOCK]) -> Raw,
-    prefix_xor: impl Fn(u64) -> u64,
-) {
-    let mut carry = Carry::default();
-    let mut at = 0;
-    while at < src.len() {
-        let raw = match src.get(at..at + BLOCK) {
-            Some(b) => classify(b.try_into().unwrap_or(&[b' '; BLOCK])),
-            None => {
-                let mut pad = [b' '; BLOCK];
-                pad[..src.len() - at].copy_from_slice(&src[at..]);
-                classify(&pad)
-            }
-        };
-        let mut bits = carry.step(raw, &prefix_xor).structural;
-        out.reserve(BLOCK);
-        while bits != 0 {
-            out.push((at + bits.trailing_zeros() as usize) as u32);
-            bits &= bits - 1;
-        }
-        at += BLOCK;
-    }
-}
-
 /// The block masks of `src`, one block at a time, by the slowest possible method: the
 /// definitions, byte by byte. The oracle of the kernels' tests.
-pub(crate) fn reference_blocks(src: &[u8]) -> Vec<(Raw, Block)> {
+pub(crate) fn reference_blocks(src: &[u8]) -> Vec<(Raw, Str)> {
     let mut out = Vec::new();
-    let (mut in_string, mut escaped_next, mut prev_scalar) = (false, false, false);
     for chunk in src.chunks(BLOCK) {
         let mut raw = Raw::default();
-        let mut blk = Block::default();
+        let mut toon = 0;
         for i in 0..BLOCK {
             let b = chunk.get(i).copied().unwrap_or(b' ');
             let bit = 1u64 << i;
-            let is_op = matches!(b, b'{' | b'}' | b'[' | b']' | b':' | b',');
-            let is_ws = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
             if b == b'"' {
                 raw.quote |= bit;
             }
             if b == b'\\' {
                 raw.backslash |= bit;
             }
-            if is_op {
+            if matches!(b, b'{' | b'}' | b'[' | b']' | b':' | b',') {
                 raw.op |= bit;
             }
-            if is_ws {
+            if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
                 raw.ws |= bit;
             }
             if b == b'\\' || !(0x20..0x80).contains(&b) || b == b'<' {
                 raw.special |= bit;
             }
-            let escaped = escaped_next;
-            escaped_next = b == b'\\' && !escaped;
-            if escaped {
-                blk.escaped |= bit;
+            if is_toon_byte(b) {
+                toon |= bit;
             }
-            let quote = b == b'"' && !escaped;
-            if quote {
-                blk.quote |= bit;
-                in_string = !in_string;
-                if in_string {
-                    blk.in_string |= bit;
-                }
-            } else if in_string {
-                blk.in_string |= bit;
-            }
-            let outside = !in_string && !quote;
-            let scalar = outside && !is_op && !is_ws;
-            if (outside && is_op) || quote || (scalar && !prev_scalar) {
-                blk.structural |= bit;
-            }
-            prev_scalar = scalar;
         }
-        out.push((raw, blk));
+        let s = Str {
+            quote: raw.quote,
+            special: raw.special,
+            toon,
+        };
+        out.push((raw, s));
     }
     out
 }
 
-/// [`reference_blocks`] and [`Carry::step`] over `kernel`'s raw masks, block by block, for
-/// the tests: `(reference, kernel)` per block.
-pub(crate) fn compare_blocks(src: &[u8], kernel: Kernel) -> Vec<((Raw, Block), (Raw, Block))> {
+/// [`reference_blocks`] beside the masks of `kernel`'s block classifier and string
+/// classifier, block by block, for the tests: `(reference, kernel)` per block.
+pub(crate) fn compare_blocks(src: &[u8], kernel: Kernel) -> Vec<((Raw, Str), (Raw, Str))> {
     let classify = kernel.classifier();
-    let mut carry = Carry::default();
-    let reference = reference_blocks(src);
-    reference
+    let k = kernel.str_classifier();
+    reference_blocks(src)
         .into_iter()
         .enumerate()
         .map(|(n, r)| {
             let raw = classify_at(classify, src, n * BLOCK);
-            let pxor = |x: u64| prefix_xor_of(kernel, x);
-            let mut blk = carry.step(raw, pxor);
-            // The string classifier must agree with the full one; a disagreement shows as
-            // a corrupted quote mask.
-            let k = kernel.str_classifier();
             let s = classify_at(|b| k.classify(b), src, n * BLOCK);
-            let toon = (0..BLOCK).fold(0u64, |m, i| {
-                let b = src.get(n * BLOCK + i).copied().unwrap_or(b' ');
-                m | u64::from(is_toon_byte(b)) << i
-            });
-            if (s.quote, s.special, s.toon) != (raw.quote, raw.special, toon) {
-                blk.quote = !blk.quote;
-            }
-            (r, (raw, blk))
+            (r, (raw, s))
         })
         .collect()
-}
-
-/// The prefix XOR as `kernel` computes it.
-fn prefix_xor_of(kernel: Kernel, x: u64) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    if kernel == Kernel::Avx2 && avx2_available() {
-        // SAFETY: PCLMULQDQ was detected just above.
-        return unsafe { x86::prefix_xor_clmul(x) };
-    }
-    let _ = kernel;
-    fallback::prefix_xor(x)
 }

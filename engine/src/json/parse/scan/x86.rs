@@ -1,6 +1,6 @@
-//! The x86-64 kernels: SSE2 (part of the x86-64 baseline, always available) and AVX2 with
-//! PCLMULQDQ (detected at run time). Each classifies one 64-byte block into the masks of
-//! [`Raw`]; the AVX2 kernel also computes the prefix XOR with one carry-less multiply.
+//! The x86-64 kernels: SSE2 (part of the x86-64 baseline, always available) and AVX2
+//! (detected at run time). Each classifies one 64-byte block into the masks of [`Raw`] or,
+//! for strings, of [`Str`].
 
 use std::arch::x86_64::*;
 
@@ -110,24 +110,6 @@ pub(super) unsafe fn classify_avx2(block: &[u8; 64]) -> Raw {
         r.put(m, 32 * k);
     }
     r
-}
-
-/// Prefix XOR with one carry-less multiply by all ones.
-///
-/// # Safety
-///
-/// The CPU must support PCLMULQDQ (and SSE2).
-#[inline]
-#[target_feature(enable = "pclmulqdq")]
-pub(super) unsafe fn prefix_xor_clmul(x: u64) -> u64 {
-    // SAFETY: register-only intrinsics; the caller guarantees PCLMULQDQ. (Newer compilers
-    // call these safe inside a `target_feature` function; 1.85, the MSRV, does not.)
-    #[allow(unused_unsafe)]
-    unsafe {
-        let a = _mm_set_epi64x(0, x as i64);
-        let b = _mm_set1_epi8(-1);
-        _mm_cvtsi128_si64(_mm_clmulepi64_si128(a, b, 0)) as u64
-    }
 }
 
 /// The string masks of one block with SSE2.

@@ -1,38 +1,25 @@
-//! Reading a root JSON array window by window: once to collect facts (validation and
-//! whatever the caller needs before its first byte), then to hand each window's rows to a
-//! writer. The first reading keeps its windows while their tapes fit in the caller's budget
-//! ([`Reading::kept`]): the second walks the kept ones and parses again only the rows between
-//! and after them, so an input whose tape fits in memory is read once, and one whose tape is
-//! larger is parsed a second time only for the share over the budget. Both readings parse
-//! the next window on another thread while the current one is used ([`pipelined`]); the
-//! first reading also reads the array's second half on another thread from a guessed row
-//! start ([`split_point`]), kept only when the reading of the first half stops exactly
-//! there. The windows themselves are [`RowWindows`].
+//! The two readings of a root JSON array over its windows ([`RowWindows`]): the
+//! [`first_reading`] collects facts (validation and whatever the caller needs before its
+//! first byte), the [`second_reading`] hands each window's rows to a writer. The first
+//! reading keeps its windows while their tapes fit in the plan's budget ([`Reading::kept`]):
+//! the second walks the kept ones and parses again only the rows between and after them, so
+//! an input whose tape fits in memory is read once, and one whose tape is larger is parsed a
+//! second time only for the share over the budget. Both readings parse the next window on
+//! another thread while the current one is used ([`pipelined`]); the first reading also
+//! reads the array's second half on another thread from a guessed row start
+//! ([`split_point`]), kept only when the reading of the first half stops exactly there.
 //!
 //! Two callers: `toon::encode_json` (TOON text from JSON text) and the wire's `Data::Json`
 //! (any format, with the size cap's bound and the document flags).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::{ParseOptions, RowWindows};
+use super::WindowPlan;
+use super::reader::RowWindows;
 use crate::doc::{Array, Doc};
 use crate::error::Result;
+use crate::json::ParseOptions;
 use crate::sink::Sink;
-
-/// Input bytes per window by default: about 7,700 rows of a typical table, 0.8 MiB of tape.
-pub(crate) const WINDOW_BYTES: usize = 1 << 20;
-
-/// Inputs up to this size are parsed whole: the whole tape of an input this small (0.77x its
-/// size for the CLI corpus's flat invoices, 0.9x for the Node corpus's; 8 bytes per value or
-/// key) stays within 16 MiB, inside the memory contract whatever the output. Larger inputs are read window by window, once when
-/// their tape fits in [`KEEP_TAPE`], else twice.
-pub(crate) const WINDOWED_ABOVE: usize = 8 << 20;
-
-/// The tape bytes a first reading keeps by default for the second (docs/DECISIONS.md,
-/// "Read once"): the contract's 16 MiB above input and output, less the two windows being
-/// parsed while the kept ones are held (about 0.8 MiB of tape each for rows like the
-/// invoices; a window of dense numbers needs up to 4 MiB) and the encoder's buffers. A caller whose input is not on the heap (a mapped file) adds the input's size.
-pub(crate) const KEEP_TAPE: usize = 11 << 20;
 
 /// What a caller collects over the windows of the first reading.
 pub(crate) trait Facts: Send {
@@ -195,23 +182,24 @@ impl Keeper {
     }
 }
 
-/// The first reading: `src` window by window, every byte validated, `first` collecting the
-/// facts (`later` starts empty for a second half read on another thread). `repeat_first`:
-/// every window after the first begins with the array's first row again (for analyses that
-/// compare rows with it). The windows are kept for the second reading while their tapes
-/// total at most `keep` bytes ([`Kept`]). `None` when `src` is not a JSON array.
+/// The first reading: `src` window by window (of `plan.window` bytes), every byte validated,
+/// `first` collecting the facts (`later` starts empty for a second half read on another
+/// thread). `repeat_first`: every window after the first begins with the array's first row
+/// again (for analyses that compare rows with it). The windows are kept for the second
+/// reading while their tapes total at most `plan.keep` bytes ([`Kept`]). `None` when `src`
+/// is not a JSON array.
 ///
 /// # Errors
 ///
-/// The first error of the input, exactly as [`parse`](super::parse) reports it.
-pub(crate) fn read<'d, F: Facts>(
+/// The first error of the input, exactly as [`parse`](crate::json::parse()) reports it.
+pub(crate) fn first_reading<'d, F: Facts>(
     src: &'d [u8],
-    window: usize,
+    plan: &WindowPlan,
     repeat_first: bool,
     mut first: F,
     mut later: F,
-    keep: usize,
 ) -> Result<Option<Reading<'d, F>>> {
+    let WindowPlan { window, keep, .. } = *plan;
     let opts = ParseOptions::default();
     let Some(mut windows) = RowWindows::new(src, &opts)? else {
         return Ok(None);
@@ -302,16 +290,17 @@ pub(crate) fn read<'d, F: Facts>(
 }
 
 /// The second reading: hands each window's rows of `src` (a root array the first reading
-/// accepted) to `f` with how many leading elements to skip (a repeat of the first row), in
-/// array order: the windows the first reading kept, and the rows before, between and after
-/// them parsed again; stops when `out` is cancelled.
-pub(crate) fn each_window<W: Sink + ?Sized>(
+/// accepted with `plan`) to `f` with how many leading elements to skip (a repeat of the first
+/// row), in array order: the windows the first reading kept, and the rows before, between and
+/// after them parsed again; stops when `out` is cancelled.
+pub(crate) fn second_reading<W: Sink + ?Sized>(
     src: &[u8],
     kept: Option<&Kept<'_>>,
-    window: usize,
+    plan: &WindowPlan,
     out: &mut W,
     mut f: impl FnMut(Array<'_>, usize, &mut W),
 ) {
+    let window = plan.window;
     let opts = ParseOptions::default();
     // The first reading read the same input with the same options without an error.
     let Ok(Some(windows)) = RowWindows::new(src, &opts) else {
@@ -438,10 +427,11 @@ mod tests {
     use crate::json::{parse, to_string_compact};
 
     /// The rows the second reading hands out, as compact JSON texts (skipped ones left out).
-    fn second_reading(src: &[u8], kept: Option<&Kept<'_>>, window: usize) -> Vec<String> {
+    fn rows_read_again(src: &[u8], kept: Option<&Kept<'_>>, window: usize) -> Vec<String> {
         let mut rows = Vec::new();
         let mut sink = Vec::new();
-        each_window(src, kept, window, &mut sink, |arr, skip, _| {
+        let plan = WindowPlan::windows_of(window, 0);
+        second_reading(src, kept, &plan, &mut sink, |arr, skip, _| {
             rows.extend(arr.iter().skip(skip).map(to_string_compact));
         });
         rows
@@ -495,15 +485,15 @@ mod tests {
                             .collect(),
                     };
                     assert_eq!(
-                        second_reading(src, Some(&kept), 7),
+                        rows_read_again(src, Some(&kept), 7),
                         expect,
                         "windows of {window} bytes, kept {mask:b}, repeat {repeat}"
                     );
                 }
             }
         }
-        assert_eq!(second_reading(src, None, 7), expect);
-        assert!(second_reading(b"[]", None, 7).is_empty());
+        assert_eq!(rows_read_again(src, None, 7), expect);
+        assert!(rows_read_again(b"[]", None, 7).is_empty());
     }
 
     /// Keeping stops at the first window over the budget; what was kept then shrinks to the

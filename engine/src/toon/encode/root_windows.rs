@@ -1,7 +1,8 @@
-//! A root array encoded window by window (the bytes → framed path of `wire`, which never
-//! holds the whole tape): [`RootAnalysis`] decides the array's form over every window, then
-//! [`write_root_header`] and [`write_root_window`] write exactly what [`encode`](super::encode)
-//! writes for the whole array.
+//! A root array's TOON, a window at a time (for JSON text read window by window, which never
+//! holds the whole tape: `toon::encode_json` and the wire's `Data::Json`): [`RootAnalysis`]
+//! decides the array's form over every window, then [`write_root_header`] and
+//! [`write_root_window`] (or [`write_kept_windows`], all kept windows in one parallel run)
+//! write exactly what [`encode`](super::encode) writes for the whole array.
 //!
 //! The form is the encoder's: `[]` when empty, inline when every element is a primitive,
 //! tabular when every row has the first row's shape, the list form otherwise. A window after

@@ -1,37 +1,36 @@
-//! JSON text as the data block, read window by window ([`Data::Json`](super::Data::Json)).
+//! The data block of JSON text read window by window ([`Data::Json`](super::Data::Json)).
 //!
-//! A root array larger than [`WINDOWED_ABOVE`] is never parsed whole. [`analyse`] reads it
-//! once, window by window: that validates every byte, collects the document flags, the
-//! nesting depth, the size bound of the size cap and, for TOON, the array's form and row
-//! count. When the windows' tapes fit in the budget ([`KEEP_TAPE`], plus the input's size
-//! when it is off the heap) they are kept and writing the block walks them: the input is read
-//! once. Otherwise nothing is kept but the facts, and writing the block reads the input again
-//! the same way and encodes each window as it is parsed. Both readings parse the next window
-//! on another thread while the current one is analysed or encoded, and the first reading
-//! reads the array's second half on another thread from a guessed row start
-//! (`split_point`), kept only when the reading of the first half stops exactly there. The
-//! text is byte for byte what the whole document would give (`tests/tests/windowed.rs`, the
-//! `json_windows` fuzz target), and the peak heap is the input plus the kept tapes or a few
-//! windows' tapes and the encoder's buffers (8.5 MB at 300k and at 1M rows read twice,
-//! `tests/tests/memory.rs`).
+//! A root array larger than the plan's size ([`WindowPlan`]) is never parsed whole.
+//! [`analyse`] reads it once, window by window (`json/windows/`): that validates every byte,
+//! collects the document flags, the nesting depth, the size bound of the size cap and, for
+//! TOON, the array's form and row count. When the windows' tapes fit in the plan's budget
+//! they are kept and writing the block walks them: the input is read once. Otherwise
+//! nothing is kept but the facts, and writing the block reads the input again the same way
+//! and encodes each window as it is parsed (TOON with `toon::write_windows`, JSON with the
+//! JSON writers). Both readings parse the next window on another thread while the current
+//! one is analysed or encoded, and the first reading reads the array's second half on
+//! another thread from a guessed row start, kept only when the reading of the first half
+//! stops exactly there. The text is byte for byte what the whole document would give
+//! (`tests/tests/windowed.rs`, the `json_windows` fuzz target), and the peak heap is the
+//! input plus the kept tapes or a few windows' tapes and the encoder's buffers (8.5 MB at
+//! 300k and at 1M rows read twice, `tests/tests/memory.rs`).
 
 use std::sync::OnceLock;
 
-use super::Format;
-use super::response::data_len_bound;
+use super::bounds::data_len_bound;
+use super::format::Format;
 use crate::doc::{Doc, DocBuilder};
 use crate::error::Result;
-use crate::json::windowed::{self, Facts, Kept, Reading};
-pub(crate) use crate::json::windowed::{KEEP_TAPE, WINDOW_BYTES, WINDOWED_ABOVE};
 use crate::json::{
-    CompactFormatter, Formatter, ParseOptions, PrettyFormatter, parse, write_elements,
+    CompactFormatter, Facts, Formatter, Kept, ParseOptions, PrettyFormatter, Reading, WindowPlan,
+    first_reading, parse, second_reading, write_elements,
 };
 use crate::sink::Sink;
 use crate::toon::{EncodeOptions, RootForm, ToonFacts, write_windows};
 
 /// An analysed root array, written window by window.
 #[derive(Clone, Debug)]
-pub(crate) struct Windowed<'d> {
+pub(crate) struct WindowedBlock<'d> {
     src: &'d [u8],
     /// The format written (TOON fell back to compact JSON when the flags say so).
     format: Format,
@@ -41,7 +40,8 @@ pub(crate) struct Windowed<'d> {
     form: RootForm,
     rows: usize,
     len_bound: usize,
-    window: usize,
+    /// How the input was read (the second reading reads it the same way).
+    plan: WindowPlan,
     /// The windows of the first reading kept while they fit in the budget (all of them: the
     /// input is read once).
     kept: Option<Kept<'d>>,
@@ -50,24 +50,23 @@ pub(crate) struct Windowed<'d> {
     side: OnceLock<Option<Doc<'static>>>,
 }
 
-/// Reads `src` window by window and decides how its data block is written in `format`
-/// (pretty, compact or TOON; never `Auto`). `None` when `src` is not a JSON array: the caller
-/// parses it whole. The windows are kept for writing while their tapes total at most `keep`
-/// bytes ([`windowed::read`]). `bound`: the block's size bound is computed (else it is
-/// `usize::MAX`, [`ResponseBuilder::size_bound`](super::ResponseBuilder::size_bound)).
+/// Reads `src` window by window as `plan` says and decides how its data block is written in
+/// `format` (pretty, compact or TOON; never `Auto`). `None` when `src` is not a JSON array:
+/// the caller parses it whole. The windows are kept for writing while their tapes total at
+/// most `plan.keep` bytes ([`first_reading`]). `bound`: the block's size bound is computed
+/// (else it is `usize::MAX`, [`ResponseBuilder::size_bound`](super::ResponseBuilder::size_bound)).
 ///
 /// # Errors
 ///
 /// The first error of the input, exactly as [`parse`] reports it; then the TOON encoder's
 /// depth error, as [`ResponseBuilder::build`](super::ResponseBuilder::build) gives it for a
 /// parsed document.
-pub(crate) fn analyse(
-    src: &[u8],
+pub(crate) fn analyse<'d>(
+    src: &'d [u8],
     format: Format,
-    window: usize,
-    keep: usize,
+    plan: &WindowPlan,
     bound: bool,
-) -> Result<Option<Windowed<'_>>> {
+) -> Result<Option<WindowedBlock<'d>>> {
     let toon = match format {
         Format::Toon(d) => Some(EncodeOptions::new().delimiter(d)),
         _ => None,
@@ -79,7 +78,7 @@ pub(crate) fn analyse(
         toon: toon.as_ref().map(|o| ToonFacts::new(o, continuing)),
     };
     let Some(Reading { facts, rows, kept }) =
-        windowed::read(src, window, toon.is_some(), facts(false), facts(true), keep)?
+        first_reading(src, plan, toon.is_some(), facts(false), facts(true))?
     else {
         return Ok(None);
     };
@@ -89,14 +88,14 @@ pub(crate) fn analyse(
         (Format::Toon(_), Some(t)) => (format, t.form()?),
         _ => (format, RootForm::Empty),
     };
-    Ok(Some(Windowed {
+    Ok(Some(WindowedBlock {
         src,
         format,
         toon: toon.clone().unwrap_or_default(),
         form,
         rows,
         len_bound: facts.len_bound.unwrap_or(usize::MAX),
-        window,
+        plan: *plan,
         kept,
         side: OnceLock::new(),
     }))
@@ -137,7 +136,7 @@ impl Facts for BlockFacts<'_> {
     }
 }
 
-impl<'d> Windowed<'d> {
+impl<'d> WindowedBlock<'d> {
     /// The format the block is written in.
     pub(crate) fn format(&self) -> Format {
         self.format
@@ -183,7 +182,7 @@ impl<'d> Windowed<'d> {
                 write_windows(
                     self.src,
                     self.kept.as_ref(),
-                    self.window,
+                    &self.plan,
                     &self.form,
                     self.rows,
                     &self.toon,
@@ -203,10 +202,10 @@ impl<'d> Windowed<'d> {
         }
         fmt.begin_array(out);
         let mut first = true;
-        windowed::each_window(
+        second_reading(
             self.src,
             self.kept.as_ref(),
-            self.window,
+            &self.plan,
             out,
             |arr, skip, out| {
                 // One walk per window: a row with the previous row's keys copies their bytes.

@@ -1,4 +1,6 @@
-//! The deterministic invoice corpus used by the benches (and the demo).
+//! The deterministic invoice corpus: what the benches measure (`benches/`, whose figures
+//! README.md and docs/ quote: its bytes must not change) and the tests read as large realistic
+//! input.
 //!
 //! Rows are generated from a fixed-seed xorshift generator, so every run and every machine
 //! sees the same bytes. About one row in eight has a customer name that needs TOON quoting
@@ -7,9 +9,11 @@
 //! * [`Shape::Flat`]: `{id, customer, amount_cents, currency, paid, issued_at}`, the shape of a
 //!   database table, which TOON encodes in tabular form.
 //! * [`Shape::Nested`]: the same plus `lines`: three order lines `{sku, qty, unit_cents}`.
+//!
+//! `toolwire demo` and `toolwire serve` generate their own invoices (`toolwire_mcp::demo`):
+//! the product's built-in collection, of another shape (an embedded `client`, a `status`).
 
-use toolwire::escape::write_json_string;
-use toolwire::num::write_u64;
+use toolwire::json::write_json_string;
 
 /// Which variant of the corpus to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +62,13 @@ impl Rng {
 }
 
 /// The corpus as a JSON array of `rows` invoices (compact JSON text).
-pub fn invoices_json(rows: usize, shape: Shape) -> Vec<u8> {
+///
+/// ```
+/// use toolwire_oracles::invoices::{self, Shape};
+/// let text = invoices::json(2, Shape::Flat);
+/// assert!(text.starts_with(br#"[{"id":"INV-0000001","customer":"#));
+/// ```
+pub fn json(rows: usize, shape: Shape) -> Vec<u8> {
     let per_row = if shape == Shape::Nested { 300 } else { 140 };
     let mut out = Vec::with_capacity(rows * per_row + 2);
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
@@ -119,14 +129,20 @@ fn itoa_buf(x: u64) -> Vec<u8> {
     v
 }
 
+/// `x` in decimal digits.
+fn write_u64(out: &mut Vec<u8>, x: u64) {
+    use std::io::Write;
+    write!(out, "{x}").expect("writing to a Vec cannot fail");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn corpus_is_deterministic_valid_json_with_tricky_rows() {
-        let a = invoices_json(200, Shape::Flat);
-        assert_eq!(a, invoices_json(200, Shape::Flat));
+        let a = json(200, Shape::Flat);
+        assert_eq!(a, json(200, Shape::Flat));
         let text = std::str::from_utf8(&a).unwrap();
         assert!(
             text.starts_with(r#"[{"id":"INV-0000001","customer":"#),
@@ -136,7 +152,7 @@ mod tests {
         assert!(text.contains(r#""Acme, Inc.""#));
         assert!(text.contains(r#""\"Quoted\" Traders""#));
         assert!(text.contains("日本商事"));
-        let n = invoices_json(3, Shape::Nested);
+        let n = json(3, Shape::Nested);
         let n = std::str::from_utf8(&n).unwrap();
         assert_eq!(n.matches("\"sku\"").count(), 9);
         assert_eq!(n.matches("\"id\"").count(), 3);

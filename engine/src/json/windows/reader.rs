@@ -2,14 +2,14 @@
 //! holds the next rows, so a caller that walks the input twice (validate and analyse, then
 //! encode) never holds more than one window's tape, whatever the input's size.
 //!
-//! The windows of an input, concatenated, are exactly the array [`parse`](super::parse)
+//! The windows of an input, concatenated, are exactly the array [`parse`](crate::json::parse())
 //! returns: the same values, the same spans into the input, the same flags, and the same
 //! errors at the same offsets (the rows are parsed by the same code at the same depth).
 
-use super::ParseOptions;
-use super::parse::Parser;
 use crate::doc::{Doc, DocBuilder};
 use crate::error::Result;
+use crate::json::ParseOptions;
+use crate::json::parse::Parser;
 
 /// The windows of a root array (see the module documentation).
 pub(crate) struct RowWindows<'s, 'o> {
@@ -31,11 +31,12 @@ pub(crate) struct RowWindows<'s, 'o> {
 
 impl<'s, 'o> RowWindows<'s, 'o> {
     /// The windows of `src`, or `None` when its value is not an array (the caller parses
-    /// it whole; the input limit and an empty input are reported here as [`parse`](super::parse) would).
+    /// it whole; the input limit and an empty input are reported here as
+    /// [`parse`](crate::json::parse()) would).
     ///
     /// # Errors
     ///
-    /// Those of [`parse`](super::parse) that concern the start of the input.
+    /// Those of [`parse`](crate::json::parse()) that concern the start of the input.
     pub(crate) fn new(src: &'s [u8], opts: &'o ParseOptions) -> Result<Option<Self>> {
         let mut p = Parser::new(src, opts, 0)?;
         if p.peek() != Some(b'[') {
@@ -127,7 +128,7 @@ impl<'s, 'o> RowWindows<'s, 'o> {
     ///
     /// # Errors
     ///
-    /// The first error of the input in this window, as [`parse`](super::parse) reports it.
+    /// The first error of the input in this window, as [`parse`](crate::json::parse()) reports it.
     pub(crate) fn next_window(
         &mut self,
         recycled: Option<Doc<'s>>,

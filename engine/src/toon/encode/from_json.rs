@@ -1,8 +1,9 @@
 //! TOON text from JSON text without holding the document (`toon::encode_json`): a root array
-//! over 8 MiB is read window by window (`json::windowed`): first every byte validated and the
-//! array's TOON form decided over all windows ([`ToonFacts`]), then each window encoded
-//! ([`write_windows`]) from the windows the first reading kept when their tapes fit in the
-//! budget, else as it is parsed again. Anything else is parsed whole.
+//! over the plan's size is read window by window (`json/windows/`): first every byte
+//! validated and the array's TOON form decided over all windows ([`ToonFacts`]), then each
+//! window encoded ([`write_windows`], with `root_windows.rs`) from the windows the first
+//! reading kept when their tapes fit in the budget, else as it is parsed again. Anything else
+//! is parsed whole.
 
 use super::{
     EncodeOptions, RootAnalysis, RootForm, Sink, encode, write_kept_windows, write_root_header,
@@ -10,8 +11,9 @@ use super::{
 };
 use crate::doc::Doc;
 use crate::error::{Error, Result};
-use crate::json::windowed::{self, Facts, Kept, Reading};
-use crate::json::{ParseOptions, parse};
+use crate::json::{
+    Facts, Kept, ParseOptions, Reading, WindowPlan, first_reading, parse, second_reading,
+};
 
 /// The TOON facts of a first reading: the first error of `toon::check`, in window order, and
 /// the array's form over every window.
@@ -70,11 +72,11 @@ impl Facts for ToonFacts<'_> {
 }
 
 /// The second reading: the TOON of the root array `src` in `form` (decided by the first
-/// reading over its `rows` rows), encoded window by window.
+/// reading with `plan` over its `rows` rows), encoded window by window.
 pub(crate) fn write_windows<W: Sink + ?Sized>(
     src: &[u8],
     kept: Option<&Kept<'_>>,
-    window: usize,
+    plan: &WindowPlan,
     form: &RootForm,
     rows: usize,
     opts: &EncodeOptions,
@@ -87,13 +89,13 @@ pub(crate) fn write_windows<W: Sink + ?Sized>(
         return;
     }
     let mut written = 0;
-    windowed::each_window(src, kept, window, out, |arr, skip, out| {
+    second_reading(src, kept, plan, out, |arr, skip, out| {
         write_root_window(form, arr, skip, written, opts, out);
         written += arr.len() - skip;
     });
 }
 
-/// `toon::encode_json`: JSON text to TOON text, windowed when `json` is longer than `above`.
+/// `toon::encode_json`: JSON text to TOON text, read as `plan` says.
 ///
 /// # Errors
 ///
@@ -101,18 +103,16 @@ pub(crate) fn write_windows<W: Sink + ?Sized>(
 pub(crate) fn encode_json<W: Sink + ?Sized>(
     json: &[u8],
     opts: &EncodeOptions,
-    above: usize,
-    window: usize,
-    keep: usize,
+    plan: &WindowPlan,
     out: &mut W,
 ) -> Result<()> {
-    if json.len() > above {
+    if plan.windowed(json.len()) {
         let facts = (ToonFacts::new(opts, false), ToonFacts::new(opts, true));
         if let Some(Reading { facts, rows, kept }) =
-            windowed::read(json, window, true, facts.0, facts.1, keep)?
+            first_reading(json, plan, true, facts.0, facts.1)?
         {
             let form = facts.form().map_err(|e| at_surrogate(e, json))?;
-            write_windows(json, kept.as_ref(), window, &form, rows, opts, out);
+            write_windows(json, kept.as_ref(), plan, &form, rows, opts, out);
             return Ok(());
         }
     }

@@ -1,0 +1,198 @@
+//! A PostgreSQL server of the tests' own: Debian's `postgresql` binaries, a temporary data
+//! directory owned by the unprivileged `postgres` user (postgres refuses to run as root),
+//! listening only on 127.0.0.1 at a free port, with a password (scram-sha-256). Stopped and
+//! removed on drop.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The newest installed server's binaries (`/usr/lib/postgresql/N/bin`, Debian's layout).
+fn bin() -> String {
+    let mut versions: Vec<u32> = std::fs::read_dir("/usr/lib/postgresql")
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    versions.sort_unstable();
+    let v = versions
+        .iter()
+        .rev()
+        .find(|v| Path::new(&format!("/usr/lib/postgresql/{v}/bin/postgres")).exists());
+    let Some(v) = v else {
+        panic!("PostgreSQL is not installed; .ci/run installs the Debian package postgresql")
+    };
+    format!("/usr/lib/postgresql/{v}/bin")
+}
+pub const USER: &str = "toolwire";
+pub const PASSWORD: &str = "pw-9f3Kq7-never-printed";
+
+pub struct Postgres {
+    pub port: u16,
+    dir: PathBuf,
+    child: Option<Child>,
+}
+
+fn is_root() -> bool {
+    let out = Command::new("id").arg("-u").output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim() == "0"
+}
+
+/// `program args…` as the `postgres` user when running as root.
+fn as_postgres(program: &str) -> Command {
+    if is_root() {
+        let mut c = Command::new("setpriv");
+        c.args([
+            "--reuid=postgres",
+            "--regid=postgres",
+            "--clear-groups",
+            "--",
+            program,
+        ]);
+        c
+    } else {
+        Command::new(program)
+    }
+}
+
+fn chown_postgres(p: &Path) {
+    if is_root() {
+        let ok = Command::new("chown")
+            .args(["-R", "postgres:postgres"])
+            .arg(p)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "chown {}", p.display());
+    }
+}
+
+impl Postgres {
+    /// initdb, then start.
+    pub fn start() -> Postgres {
+        let dir = std::env::temp_dir().join(format!(
+            "toolwire-pg-{}-{}",
+            std::process::id(),
+            super::COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(dir.join("sock")).unwrap();
+        std::fs::write(dir.join("pw"), PASSWORD).unwrap();
+        chown_postgres(&dir);
+        let out = as_postgres(&format!("{}/initdb", bin()))
+            .arg("-D")
+            .arg(dir.join("data"))
+            .args([
+                "-U",
+                USER,
+                "--auth=scram-sha-256",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ])
+            .arg(format!("--pwfile={}", dir.join("pw").display()))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "initdb: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut pg = Postgres {
+            port,
+            dir,
+            child: None,
+        };
+        pg.resume();
+        pg
+    }
+
+    /// Starts the server on its data directory and waits until it accepts connections.
+    pub fn resume(&mut self) {
+        let child = as_postgres(&format!("{}/postgres", bin()))
+            .arg("-D")
+            .arg(self.dir.join("data"))
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string()])
+            .arg("-k")
+            .arg(self.dir.join("sock"))
+            .args(["-c", "fsync=off", "-c", "max_connections=50"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        let start = Instant::now();
+        loop {
+            let ok = Command::new(format!("{}/pg_isready", bin()))
+                .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-q"])
+                .status()
+                .unwrap()
+                .success();
+            if ok {
+                return;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "postgres did not start"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Stops the server (fast shutdown: connections are closed) and waits for it.
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = Command::new("kill")
+                .args(["-INT", &c.id().to_string()])
+                .status();
+            let start = Instant::now();
+            while c.try_wait().unwrap().is_none() {
+                if start.elapsed() > Duration::from_secs(20) {
+                    let _ = c.kill();
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+
+    /// The URL of database `postgres` with the password in it.
+    pub fn url(&self) -> String {
+        format!(
+            "postgres://{USER}:{PASSWORD}@127.0.0.1:{}/postgres",
+            self.port
+        )
+    }
+
+    /// The URL without the password (given by `PGPASSWORD`).
+    pub fn url_without_password(&self) -> String {
+        format!("postgres://{USER}@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// Runs SQL through psql; its stdout.
+    pub fn sql(&self, sql: &str) -> String {
+        let out = Command::new(format!("{}/psql", bin()))
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", USER])
+            .args(["-d", "postgres", "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql])
+            .env("PGPASSWORD", PASSWORD)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "psql: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

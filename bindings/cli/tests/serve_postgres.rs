@@ -1,0 +1,288 @@
+//! `toolwire serve` from PostgreSQL tables (SERVE.md §7): a PostgreSQL server started by the
+//! test itself (`serve_common::postgres`), served by the real binary over stdio.
+
+use crate::serve_common::postgres::{PASSWORD, Postgres};
+use crate::serve_common::*;
+use serde_json::{Value, json};
+
+const TYPES: &str = r#"
+CREATE TABLE t (
+    id bigint PRIMARY KEY,
+    name text,
+    big bigint,
+    price double precision,
+    amount numeric,
+    paid boolean,
+    tags jsonb,
+    at timestamptz,
+    code varchar(8)
+);
+INSERT INTO t VALUES
+    (1, 'Acme', 9223372036854775807, 0.1::float8 + 0.2::float8, 12.50, true, '["a", {"b": 2}]', '2026-01-02 03:04:05+00', '5'),
+    (2, 'Globex', -9223372036854775808, 1e300, 0.1, false, '{"k": [1, 2.5]}', NULL, NULL),
+    (3, 'Initech, "Ltd"', 5, 5e-324, 123456789012345678901234567890, NULL, '"s"', NULL, 'x'),
+    (4, '株式会社サンプル', 5, 5, NULL, true, NULL, NULL, NULL);
+CREATE TABLE pair (a int, b int, PRIMARY KEY (a, b));
+CREATE VIEW cheap AS SELECT id, name FROM t WHERE price < 1;
+"#;
+
+fn list(s: &mut Raw, id: u64, args: Value) -> Value {
+    let mut a = args;
+    a["action"] = json!("list");
+    a["format"] = json!("compact");
+    s.call(call(id, "t", a))
+}
+
+fn ids(s: &mut Raw, w: Value) -> Vec<i64> {
+    let r = list(s, 1, json!({"where": w, "_select": ["id"]}));
+    data_json(&r)
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect()
+}
+
+/// Every stderr line the server wrote so far.
+fn stderr_lines(s: &Raw) -> Vec<String> {
+    std::iter::from_fn(|| s.stderr.try_recv().ok()).collect()
+}
+
+#[test]
+fn a_postgres_table_served_through_every_action() {
+    let pg = Postgres::start();
+    pg.sql(TYPES);
+    let spec = format!("t={}#t", pg.url());
+    let mut s = Raw::start(&["--collection", &spec]);
+    let r = list(&mut s, 1, json!({}));
+    assert_eq!(
+        texts(&r["result"])[0],
+        r#"[{"id":1,"name":"Acme","big":9223372036854775807,"price":0.30000000000000004,"amount":12.5,"paid":true,"tags":["a",{"b":2}],"at":"2026-01-02T03:04:05+00:00","code":"5"},{"id":2,"name":"Globex","big":-9223372036854775808,"price":1e+300,"amount":0.1,"paid":false,"tags":{"k":[1,2.5]},"at":null,"code":null},{"id":3,"name":"Initech, \"Ltd\"","big":5,"price":5e-324,"amount":1.2345678901234568e+29,"paid":null,"tags":"s","at":null,"code":"x"},{"id":4,"name":"株式会社サンプル","big":5,"price":5,"amount":null,"paid":true,"tags":null,"at":null,"code":null}]"#
+    );
+    // where: the server's equality rules.
+    assert_eq!(ids(&mut s, json!({"name": "Acme"})), [1]);
+    assert_eq!(ids(&mut s, json!({"price": 0.30000000000000004})), [1]);
+    assert_eq!(ids(&mut s, json!({"big": 5.0})), [3, 4]);
+    assert_eq!(ids(&mut s, json!({"big": 9223372036854775807u64})), [1]);
+    assert_eq!(ids(&mut s, json!({"big": "5"})), Vec::<i64>::new());
+    assert_eq!(ids(&mut s, json!({"code": 5})), Vec::<i64>::new());
+    assert_eq!(ids(&mut s, json!({"paid": true})), [1, 4]);
+    assert_eq!(ids(&mut s, json!({"paid": null})), [3]);
+    assert_eq!(ids(&mut s, json!({"tags": "s"})), [3]);
+    assert_eq!(ids(&mut s, json!({"at": "2026-01-02T03:04:05+00:00"})), [1]);
+    assert_eq!(ids(&mut s, json!({"amount": 0.1})), [2]);
+    // get, by number or by the digits as a string; not found.
+    let r = s.call(call(
+        2,
+        "t",
+        json!({"action": "get", "id": "2", "format": "compact"}),
+    ));
+    assert_eq!(data_json(&r)["name"], "Globex");
+    let r = s.call(call(3, "t", json!({"action": "get", "id": 99})));
+    assert!(texts(&r["result"])[0].starts_with("<tool_error code=\"NOT_FOUND\" "));
+    let r = s.call(call(3, "t", json!({"action": "get", "id": "not a number"})));
+    assert!(texts(&r["result"])[0].starts_with("<tool_error code=\"NOT_FOUND\" "));
+    // _select in the select list.
+    let r = list(&mut s, 4, json!({"_select": ["price", "name"], "limit": 1}));
+    assert_eq!(
+        texts(&r["result"])[0],
+        r#"[{"price":0.30000000000000004,"name":"Acme"}]"#
+    );
+    // Hostile values: results, the table intact.
+    for v in [
+        json!("'; DROP TABLE t; --"),
+        json!("a\u{0}b"),
+        json!("\u{202e}ﷺ𝕏"),
+        json!("'".repeat(1 << 20)),
+        json!(1e300),
+        json!(-0.0),
+        json!(123456789012345678901234567890u128),
+    ] {
+        for field in ["name", "id", "tags", "paid", "at", "amount", "price"] {
+            let r = list(&mut s, 5, json!({"where": {field: v}}));
+            assert_eq!(r["result"].get("isError"), None, "{field} {r}");
+        }
+    }
+    let r = list(&mut s, 6, json!({"where": {"name\"; DROP TABLE t; --": 1}}));
+    assert!(texts(&r["result"])[0].starts_with("<validation_error"));
+    assert_eq!(pg.sql("SELECT count(*) FROM t").trim(), "4");
+    // The password appears nowhere: not in the tool, not in the log.
+    let tools = s.call(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"}));
+    assert!(!tools.to_string().contains(PASSWORD));
+    assert!(stderr_lines(&s).iter().all(|l| !l.contains(PASSWORD)));
+}
+
+#[test]
+fn keys_views_passwords_and_start_up_failures() {
+    let pg = Postgres::start();
+    pg.sql(TYPES);
+    let run = |spec: String, env: Option<&str>, extra: &[&str]| {
+        let mut c = std::process::Command::new(BIN);
+        c.args(["serve", "--collection", &spec]).args(extra);
+        c.stdin(std::process::Stdio::null());
+        if let Some(p) = env {
+            c.env("PGPASSWORD", p);
+        } else {
+            c.env_remove("PGPASSWORD");
+        }
+        let out = c.output().unwrap();
+        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+    };
+    let (code, err) = run(format!("p={}#pair", pg.url()), None, &[]);
+    assert_eq!(code, Some(3));
+    let shown = pg.url_without_password();
+    assert_eq!(
+        err,
+        format!(
+            "{shown}#pair: table pair has no single-column primary key; give its presenter a \"key\" naming a unique column\n"
+        )
+    );
+    let (code, err) = run(format!("p={}#nope", pg.url()), None, &[]);
+    assert_eq!(
+        (code, err),
+        (Some(3), format!("{shown}#nope: no table or view nope\n"))
+    );
+    // A wrong password: exit 3, neither password printed.
+    let bad = pg.url().replace(PASSWORD, "wrong-pw-Zx81");
+    let (code, err) = run(format!("p={bad}#t"), None, &[]);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        !err.contains("wrong-pw-Zx81") && !err.contains(PASSWORD),
+        "{err}"
+    );
+    // The password from PGPASSWORD; a view with the presenter's key (schema.view).
+    let presenter = temp_file(
+        "p.json",
+        br#"{"name": "Cheap", "key": "id", "format": "compact"}"#,
+    );
+    let spec = format!("cheap={shown}#public.cheap");
+    let p = format!("cheap={}", presenter.display());
+    let mut c = std::process::Command::new(BIN);
+    c.args(["serve", "--collection", &spec, "--presenter", &p]);
+    c.env("PGPASSWORD", PASSWORD);
+    let mut s = Raw::start_with(c);
+    let r = s.call(call(1, "cheap", json!({"action": "list"})));
+    assert_eq!(
+        texts(&r["result"])[0],
+        r#"[{"id":1,"name":"Acme"},{"id":3,"name":"Initech, \"Ltd\""}]"#
+    );
+}
+
+#[test]
+fn cursors_while_rows_change_and_a_database_that_goes_away() {
+    let mut pg = Postgres::start();
+    pg.sql("CREATE TABLE t (id int PRIMARY KEY, grp text NOT NULL);
+            INSERT INTO t SELECT g * 2, CASE WHEN g % 3 = 0 THEN 'a' ELSE 'b' END FROM generate_series(0, 999) g;");
+    let spec = format!("t={}#t", pg.url());
+    let mut s = Raw::start(&["--collection", &spec]);
+    for filter in [json!({}), json!({"grp": "a"})] {
+        let existing: Vec<i64> = (0..1000)
+            .filter(|v| filter == json!({}) || v % 3 == 0)
+            .map(|v| v * 2)
+            .collect();
+        let mut seen: Vec<i64> = Vec::new();
+        let mut args = json!({"where": filter, "limit": 97, "_select": ["id"]});
+        let mut page = 0i64;
+        loop {
+            let r = list(&mut s, 1, args.clone());
+            seen.extend(
+                data_json(&r)
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v["id"].as_i64().unwrap()),
+            );
+            let last = *seen.last().unwrap_or(&0);
+            let odd = last / 2 * 2 + 1;
+            pg.sql(&format!(
+                "INSERT INTO t VALUES ({odd}, 'a'), ({}, 'a'), ({}, 'b') ON CONFLICT DO NOTHING;
+                 DELETE FROM t WHERE id % 2 = 1 AND id < {last} - 40;",
+                odd - 10,
+                5001 + page * 2
+            ));
+            match next_args(&r["result"]) {
+                Some(n) => args = n,
+                None => break,
+            }
+            page += 1;
+            assert!(page < 100, "paging does not end");
+        }
+        assert!(
+            seen.windows(2).all(|w| w[0] < w[1]),
+            "rows repeat or go back"
+        );
+        let old: Vec<i64> = seen.iter().copied().filter(|v| v % 2 == 0).collect();
+        assert_eq!(old, existing, "every row that existed, once, for {filter}");
+        pg.sql("DELETE FROM t WHERE id % 2 = 1");
+    }
+    // The database goes away: UNAVAILABLE, and the server keeps serving.
+    pg.stop();
+    let r = list(&mut s, 2, json!({"limit": 1}));
+    let t = texts(&r["result"]);
+    assert!(
+        t[0].starts_with("<tool_error code=\"UNAVAILABLE\" "),
+        "{}",
+        t[0]
+    );
+    assert!(!t[0].contains(PASSWORD));
+    let r = s.call(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    assert_eq!(r["result"]["tools"][0]["name"], "t");
+    // Back: the next call is answered, by new connections.
+    pg.resume();
+    let r = list(&mut s, 4, json!({"limit": 1}));
+    assert_eq!(texts(&r["result"])[0], r#"[{"id":0,"grp":"a"}]"#);
+    assert!(stderr_lines(&s).iter().all(|l| !l.contains(PASSWORD)));
+}
+
+#[test]
+fn statements_and_counts_under_time_limits() {
+    let pg = Postgres::start();
+    pg.sql(
+        "CREATE TABLE t (id int PRIMARY KEY);
+         INSERT INTO t SELECT generate_series(1, 40);
+         CREATE VIEW slow AS SELECT id, pg_sleep(0.02)::text AS s FROM t;",
+    );
+    let presenter = temp_file(
+        "p.json",
+        br#"{"name": "Slow", "key": "id", "format": "compact"}"#,
+    );
+    let spec = format!("t={}#slow", pg.url());
+    let p = format!("t={}", presenter.display());
+    // A page of 3 rows sleeps 80 ms (LIMIT 4) and is answered; counting all 40 rows would
+    // take 800 ms, past the 300 ms given: rows remain, without a number.
+    let mut s = Raw::start(&[
+        "--collection",
+        &spec,
+        "--presenter",
+        &p,
+        "--count-timeout-ms",
+        "300",
+    ]);
+    let r = s.call(call(1, "t", json!({"action": "list", "limit": 3})));
+    let t = texts(&r["result"]);
+    assert_eq!(t[0], r#"[{"id":1,"s":""},{"id":2,"s":""},{"id":3,"s":""}]"#);
+    assert!(t[1].contains("3 shown, more hidden."), "{}", t[1]);
+    assert!(
+        t[2].contains("3 matching rows shown; more remain. Next page"),
+        "{}",
+        t[2]
+    );
+    // A statement past its limit: TIMEOUT, and the server goes on.
+    let mut s = Raw::start(&[
+        "--collection",
+        &spec,
+        "--presenter",
+        &p,
+        "--statement-timeout-ms",
+        "50",
+    ]);
+    let r = s.call(call(1, "t", json!({"action": "list", "limit": 10})));
+    let t = texts(&r["result"]);
+    assert!(
+        t[0].starts_with("<tool_error code=\"TIMEOUT\" "),
+        "{}",
+        t[0]
+    );
+    let r = s.call(call(2, "t", json!({"action": "get", "id": 5})));
+    assert_eq!(texts(&r["result"])[0], r#"{"id":5,"s":""}"#);
+}

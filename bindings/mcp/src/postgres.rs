@@ -1,0 +1,470 @@
+//! PostgreSQL tables (`NAME=postgres://USER@HOST:PORT/DB#TABLE`, also `postgresql://`,
+//! SERVE.md §7), through tokio-postgres and a deadpool pool.
+//!
+//! Every call runs in a read-only transaction (`BEGIN READ ONLY`) with
+//! `SET LOCAL statement_timeout`; statements are only the SELECTs written here. Rows leave
+//! PostgreSQL as JSON text (`row_to_json`), one text a row, appended into the page's JSON
+//! array. Types: integers exactly (bigint's digits), `numeric` as the nearest f64 (cast to
+//! `float8`, whose text is its shortest round-trip digits), booleans, text, timestamps and
+//! other types as the strings `to_json` gives, json/jsonb as values, `bytea` as its `\x…`
+//! hex string.
+//!
+//! The password comes from the URL or `PGPASSWORD` and is never printed: messages name the
+//! table as `postgres://USER@HOST:PORT/DB#TABLE`. A connection the server closed is dropped
+//! by the pool and a new one opened on the next call, so the server recovers by itself when
+//! the database is back. The pool has its own small runtime; calls block on it from the
+//! server's blocking threads.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use tokio_postgres::NoTls;
+
+use crate::scalar::{Scalar, is_integer_lexeme};
+use crate::source::{
+    Backend, Column, Kind, Page, PageQuery, SourceError, quote_ident, split_table, without_password,
+};
+
+/// How a column compares and is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cat {
+    /// smallint, integer, bigint.
+    Int,
+    /// real, double precision.
+    Float,
+    /// numeric: written and compared as the nearest f64.
+    Numeric,
+    Bool,
+    /// text, varchar, char, name, citext.
+    Text,
+    /// json, jsonb.
+    Json,
+    /// Anything else: compared by its JSON (`to_jsonb`).
+    Other,
+}
+
+/// A served PostgreSQL table.
+pub(crate) struct PgTable {
+    describe: String,
+    from: String,
+    columns: Vec<Column>,
+    cats: Vec<Cat>,
+    /// The declared type of each column (`format_type`), for casts of keys.
+    types: Vec<String>,
+    key: String,
+    key_at: usize,
+    pool: Pool,
+    rt: tokio::runtime::Runtime,
+    statement_timeout: Duration,
+}
+
+/// What a table needs at start-up.
+pub(crate) struct Options<'a> {
+    /// `postgres://…` without `#TABLE`.
+    pub(crate) url: &'a str,
+    pub(crate) table: &'a str,
+    pub(crate) key: Option<&'a str>,
+    pub(crate) pool: usize,
+    pub(crate) statement_timeout: Duration,
+}
+
+fn classify(e: &tokio_postgres::Error) -> SourceError {
+    if let Some(db) = e.as_db_error() {
+        if db.code() == &tokio_postgres::error::SqlState::QUERY_CANCELED {
+            return SourceError::Timeout;
+        }
+        // The server's own message (it never holds the password).
+        return SourceError::Unavailable(format!("{}: {}", db.code().code(), db.message()));
+    }
+    SourceError::Unavailable(e.to_string())
+}
+
+/// A data exception (class 22: a value that does not convert): the call matches nothing.
+fn is_data_exception(e: &tokio_postgres::Error) -> bool {
+    e.as_db_error()
+        .is_some_and(|d| d.code().code().starts_with("22"))
+}
+
+impl PgTable {
+    /// Connects and reads the table's columns and key. Errors are one line for the operator
+    /// (exit 3), without the password.
+    pub(crate) fn open(o: Options<'_>) -> Result<PgTable, String> {
+        let describe = format!("{}#{}", without_password(o.url), o.table);
+        let mut cfg = tokio_postgres::Config::from_str(o.url)
+            .map_err(|_| format!("{describe}: not a PostgreSQL URL"))?;
+        if cfg.get_password().is_none() {
+            if let Ok(p) = std::env::var("PGPASSWORD") {
+                cfg.password(p);
+            }
+        }
+        cfg.connect_timeout(Duration::from_secs(5));
+        cfg.application_name("toolwire serve");
+        let mgr = Manager::from_config(
+            cfg,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("toolwire-postgres")
+            .enable_all()
+            .build()
+            .map_err(|e| format!("{describe}: {e}"))?;
+        let pool = {
+            let _guard = rt.enter();
+            Pool::builder(mgr)
+                .max_size(o.pool.max(1))
+                .wait_timeout(Some(Duration::from_secs(30)))
+                .create_timeout(Some(Duration::from_secs(5)))
+                .runtime(deadpool_postgres::Runtime::Tokio1)
+                .build()
+                .map_err(|e| format!("{describe}: {e}"))?
+        };
+        let (schema, table) = split_table(o.table);
+        let from = match schema {
+            Some(s) => format!("{}.{}", quote_ident(s), quote_ident(table)),
+            None => quote_ident(table),
+        };
+        let (cols, pk) = rt
+            .block_on(async {
+                let client = pool.get().await.map_err(|e| pool_error(&e).message())?;
+                let rel = client
+                    .query_opt("SELECT to_regclass($1)::oid", &[&from])
+                    .await
+                    .map_err(|e| classify(&e).message())?
+                    .and_then(|r| r.get::<_, Option<u32>>(0))
+                    .ok_or_else(|| format!("no table or view {}", o.table))?;
+                let cols = client
+                    .query(
+                        "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), t.typname::text
+                         FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+                         WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
+                         ORDER BY a.attnum",
+                        &[&rel],
+                    )
+                    .await
+                    .map_err(|e| classify(&e).message())?;
+                let pk = client
+                    .query(
+                        "SELECT a.attname::text FROM pg_index i
+                         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+                         WHERE i.indrelid = $1 AND i.indisprimary",
+                        &[&rel],
+                    )
+                    .await
+                    .map_err(|e| classify(&e).message())?;
+                let cols: Vec<(String, String, String)> =
+                    cols.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect();
+                let pk: Vec<String> = pk.iter().map(|r| r.get(0)).collect();
+                Ok::<_, String>((cols, pk))
+            })
+            .map_err(|e| format!("{describe}: {e}"))?;
+        let mut columns = Vec::new();
+        let mut cats = Vec::new();
+        let mut types = Vec::new();
+        for (name, declared, typname) in cols {
+            cats.push(match typname.as_str() {
+                "int2" | "int4" | "int8" => Cat::Int,
+                "float4" | "float8" => Cat::Float,
+                "numeric" => Cat::Numeric,
+                "bool" => Cat::Bool,
+                "text" | "varchar" | "bpchar" | "name" | "citext" => Cat::Text,
+                "json" | "jsonb" => Cat::Json,
+                _ => Cat::Other,
+            });
+            types.push(declared);
+            columns.push(Column {
+                name,
+                kind: Kind::Plain,
+            });
+        }
+        let key = match o.key {
+            Some(k) if columns.iter().any(|c| c.name == k) => k.to_owned(),
+            Some(k) => {
+                return Err(format!(
+                    "{describe}: the presenter's key '{k}' is not a column of {}",
+                    o.table
+                ));
+            }
+            None if pk.len() == 1 => pk[0].clone(),
+            None => {
+                return Err(format!(
+                    "{describe}: table {} has no single-column primary key; give its presenter a \"key\" naming a unique column",
+                    o.table
+                ));
+            }
+        };
+        let key_at = columns.iter().position(|c| c.name == key).unwrap_or(0);
+        Ok(PgTable {
+            describe,
+            from,
+            columns,
+            cats,
+            types,
+            key,
+            key_at,
+            pool,
+            rt,
+            statement_timeout: o.statement_timeout,
+        })
+    }
+
+    /// Runs `sql` with text `params` in a read-only transaction under `timeout`: the rows'
+    /// first two columns as text.
+    fn query(
+        &self,
+        sql: &str,
+        params: &[String],
+        timeout: Duration,
+    ) -> Result<Vec<(String, Option<String>)>, QueryError> {
+        self.rt.block_on(async {
+            let mut client = self
+                .pool
+                .get()
+                .await
+                .map_err(|e| QueryError::Source(pool_error(&e)))?;
+            let tx = client
+                .build_transaction()
+                .read_only(true)
+                .start()
+                .await
+                .map_err(QueryError::from)?;
+            tx.batch_execute(&format!(
+                "SET LOCAL statement_timeout = {}",
+                timeout.as_millis().max(1)
+            ))
+            .await
+            .map_err(QueryError::from)?;
+            let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                .iter()
+                .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                .collect();
+            let rows = tx.query(sql, &refs).await.map_err(QueryError::from)?;
+            let out = rows
+                .iter()
+                .map(|r| {
+                    let second = if r.len() > 1 { r.get(1) } else { None };
+                    (r.get::<_, String>(0), second)
+                })
+                .collect();
+            tx.commit().await.map_err(QueryError::from)?;
+            Ok(out)
+        })
+    }
+
+    fn cond_equals(&self, at: usize, v: &Scalar, params: &mut Vec<String>) -> String {
+        let q = quote_ident(&self.columns[at].name);
+        let bind = |s: String, params: &mut Vec<String>| {
+            params.push(s);
+            format!("${}::text", params.len())
+        };
+        match (v, self.cats[at]) {
+            (Scalar::Null, _) => format!("{q} IS NULL"),
+            (_, Cat::Json) => format!(
+                "{q}::jsonb = ({})::jsonb",
+                bind(v.to_json().to_string(), params)
+            ),
+            (Scalar::Number(n), Cat::Int) if is_integer_lexeme(n) => match n.parse::<i64>() {
+                Ok(_) => format!("{q} = ({})::int8", bind(n.clone(), params)),
+                Err(_) => "FALSE".into(),
+            },
+            (Scalar::Number(n), Cat::Int | Cat::Float | Cat::Numeric) => match n.parse::<f64>() {
+                Ok(f) if f.is_finite() => {
+                    format!("{q}::float8 = ({})::float8", bind(n.clone(), params))
+                }
+                _ => "FALSE".into(),
+            },
+            (Scalar::Bool(b), Cat::Bool) => {
+                format!("{q} = ({})::bool", bind(b.to_string(), params))
+            }
+            (Scalar::String(s), Cat::Text) => format!("{q} = {}", bind(s.clone(), params)),
+            (_, Cat::Other) => format!(
+                "to_jsonb({q}) = ({})::jsonb",
+                bind(v.to_json().to_string(), params)
+            ),
+            _ => "FALSE".into(),
+        }
+    }
+
+    /// `key > after`, the bound cast to the key's type.
+    fn cond_after(&self, after: &Scalar, params: &mut Vec<String>) -> String {
+        let q = quote_ident(&self.key);
+        let text = match after {
+            Scalar::String(s) => s.clone(),
+            Scalar::Number(n) => n.clone(),
+            Scalar::Bool(b) => b.to_string(),
+            Scalar::Null => return "FALSE".into(),
+        };
+        params.push(text);
+        let cast = match self.cats[self.key_at] {
+            Cat::Int => "int8".to_owned(),
+            Cat::Float | Cat::Numeric => "float8".to_owned(),
+            _ => self.types[self.key_at].clone(),
+        };
+        let col = match self.cats[self.key_at] {
+            Cat::Numeric => format!("{q}::float8"),
+            _ => q,
+        };
+        format!("{col} > (${}::text)::{cast}", params.len())
+    }
+
+    fn conditions(
+        &self,
+        filter: &[(String, Scalar)],
+        after: Option<&Scalar>,
+        params: &mut Vec<String>,
+    ) -> String {
+        let mut w = Vec::new();
+        for (name, v) in filter {
+            match self.columns.iter().position(|c| c.name == *name) {
+                Some(at) => w.push(self.cond_equals(at, v, params)),
+                None => w.push("FALSE".into()),
+            }
+        }
+        if let Some(a) = after {
+            w.push(self.cond_after(a, params));
+        }
+        if w.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", w.join(" AND "))
+        }
+    }
+
+    /// The select list: every wanted column (the key always), numeric as float8.
+    fn select_list(&self, columns: Option<&[String]>) -> String {
+        let mut out = Vec::new();
+        for (i, c) in self.columns.iter().enumerate() {
+            if columns.is_none_or(|cs| cs.contains(&c.name)) || c.name == self.key {
+                let q = quote_ident(&c.name);
+                out.push(match self.cats[i] {
+                    Cat::Numeric => format!("{q}::float8 AS {q}"),
+                    _ => q,
+                });
+            }
+        }
+        out.join(", ")
+    }
+}
+
+enum QueryError {
+    Source(SourceError),
+    /// A value that does not convert (class 22).
+    Data,
+}
+
+impl From<tokio_postgres::Error> for QueryError {
+    fn from(e: tokio_postgres::Error) -> QueryError {
+        if is_data_exception(&e) {
+            QueryError::Data
+        } else {
+            QueryError::Source(classify(&e))
+        }
+    }
+}
+
+fn pool_error(e: &deadpool_postgres::PoolError) -> SourceError {
+    match e {
+        deadpool_postgres::PoolError::Backend(b) => classify(b),
+        other => SourceError::Unavailable(format!("connection pool: {other}")),
+    }
+}
+
+impl Backend for PgTable {
+    fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    fn key(&self) -> &str {
+        &self.key
+    }
+
+    fn describe(&self) -> &str {
+        &self.describe
+    }
+
+    fn page(&self, q: &PageQuery<'_>) -> Result<Page, SourceError> {
+        let mut params = Vec::new();
+        let cond = self.conditions(q.filter, q.after, &mut params);
+        params.push(q.limit.saturating_add(1).min(i64::MAX as usize).to_string());
+        params.push(q.offset.min(i64::MAX as usize).to_string());
+        let n = params.len();
+        let key = quote_ident(&self.key);
+        let sql = format!(
+            "SELECT row_to_json(r)::text, to_json(r.{key})::text FROM (SELECT {} FROM {}{cond} ORDER BY {} LIMIT (${}::text)::int8 OFFSET (${}::text)::int8) r",
+            self.select_list(q.columns),
+            self.from,
+            match self.cats[self.key_at] {
+                Cat::Numeric => format!("{key}::float8"),
+                _ => key.clone(),
+            },
+            n - 1,
+            n
+        );
+        let rows = match self.query(&sql, &params, self.statement_timeout) {
+            Ok(r) => r,
+            Err(QueryError::Data) => Vec::new(),
+            Err(QueryError::Source(e)) => return Err(e),
+        };
+        let mut json = Vec::with_capacity(4096);
+        json.push(b'[');
+        let mut keys = Vec::new();
+        let mut more = false;
+        for (row, k) in rows {
+            if keys.len() == q.limit {
+                more = true;
+                break;
+            }
+            if !keys.is_empty() {
+                json.push(b',');
+            }
+            json.extend_from_slice(row.as_bytes());
+            keys.push(k.unwrap_or_else(|| "null".into()));
+        }
+        json.push(b']');
+        Ok(Page { json, keys, more })
+    }
+
+    fn get(&self, id: &Scalar) -> Result<Option<Vec<u8>>, SourceError> {
+        // As `scalar::key_equals`: a string id with an integer key's digits, a number id
+        // with a text key's text.
+        let id = match (id, self.cats[self.key_at]) {
+            (Scalar::String(s), Cat::Int) if is_integer_lexeme(s) => Scalar::Number(s.clone()),
+            (Scalar::Number(n), Cat::Text) => Scalar::String(n.clone()),
+            (Scalar::Null | Scalar::Bool(_), _) => return Ok(None),
+            (other, _) => other.clone(),
+        };
+        let mut params = Vec::new();
+        let cond = self.cond_equals(self.key_at, &id, &mut params);
+        let sql = format!(
+            "SELECT row_to_json(r)::text FROM (SELECT {} FROM {} WHERE {cond} LIMIT 1) r",
+            self.select_list(None),
+            self.from
+        );
+        match self.query(&sql, &params, self.statement_timeout) {
+            Ok(rows) => Ok(rows.into_iter().next().map(|(r, _)| r.into_bytes())),
+            Err(QueryError::Data) => Ok(None),
+            Err(QueryError::Source(e)) => Err(e),
+        }
+    }
+
+    fn count(
+        &self,
+        filter: &[(String, Scalar)],
+        after: Option<&Scalar>,
+        within: Duration,
+    ) -> Result<Option<u64>, SourceError> {
+        let mut params = Vec::new();
+        let cond = self.conditions(filter, after, &mut params);
+        let sql = format!("SELECT count(*)::text FROM {}{cond}", self.from);
+        match self.query(&sql, &params, within.min(self.statement_timeout)) {
+            Ok(rows) => Ok(rows.first().and_then(|(n, _)| n.parse().ok())),
+            Err(QueryError::Source(SourceError::Timeout)) => Ok(None),
+            Err(QueryError::Data) => Ok(Some(0)),
+            Err(QueryError::Source(e)) => Err(e),
+        }
+    }
+}

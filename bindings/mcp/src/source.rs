@@ -1,0 +1,216 @@
+//! Database sources (SERVE.md §7): what a table collection asks of its database.
+//!
+//! A collection is served from a file (loaded whole at start-up: `collection`) or from a
+//! database table through a [`Backend`]. The tool is the same either way; what differs is who
+//! answers `where`, paging and `get`. A backend knows its table's columns (the tool's schema,
+//! the valid `where` and `_select` names) and its key, and answers with JSON text made by the
+//! database itself: a page is the bytes of one JSON array of row objects, which the server
+//! hands to the engine's JSON-bytes path. No row is ever a Rust struct or a `serde_json`
+//! value.
+//!
+//! Client strings never become SQL text: `where` values and keys are bound parameters, and
+//! `where`/`_select` names reach a backend only after `args` checked them against the column
+//! list (a backend quotes them all the same).
+
+use std::time::Duration;
+
+use crate::scalar::Scalar;
+
+/// How a column's values are written as JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Numbers, text and nulls as the database holds them.
+    Plain,
+    /// A column declared BOOLEAN: `0`/`1` as `false`/`true`.
+    Bool,
+    /// A column declared JSON (text holding JSON): the value itself.
+    Json,
+}
+
+/// One column of the table.
+#[derive(Clone, Debug)]
+pub(crate) struct Column {
+    pub(crate) name: String,
+    pub(crate) kind: Kind,
+}
+
+/// A `list` page to read: the rows matching `filter` after the key `after`, ordered by the
+/// key, `offset` of them skipped, at most `limit`.
+pub(crate) struct PageQuery<'a> {
+    pub(crate) filter: &'a [(String, Scalar)],
+    /// The columns of each row (`None`: all), the key among them whatever `_select` says.
+    pub(crate) columns: Option<&'a [String]>,
+    pub(crate) after: Option<&'a Scalar>,
+    pub(crate) offset: usize,
+    pub(crate) limit: usize,
+}
+
+/// A page read from the database.
+pub(crate) struct Page {
+    /// One JSON array of row objects.
+    pub(crate) json: Vec<u8>,
+    /// The key of each row of the page, as JSON text (for the cursor after any of them).
+    pub(crate) keys: Vec<String>,
+    /// Whether rows follow the page.
+    pub(crate) more: bool,
+}
+
+/// Why a database could not answer.
+#[derive(Debug)]
+pub(crate) enum SourceError {
+    /// The database is unreachable or failed; the call gets `UNAVAILABLE` (the message names
+    /// no password).
+    Unavailable(String),
+    /// The statement ran past its time limit.
+    Timeout,
+}
+
+impl SourceError {
+    /// The error in words, for the operator's log and the `UNAVAILABLE` response.
+    pub(crate) fn message(&self) -> String {
+        match self {
+            SourceError::Unavailable(m) => m.clone(),
+            SourceError::Timeout => "the statement ran past its time limit".into(),
+        }
+    }
+}
+
+/// A table served by a database.
+pub(crate) trait Backend: Send + Sync {
+    /// The columns, in table order.
+    fn columns(&self) -> &[Column];
+    /// The key column.
+    fn key(&self) -> &str;
+    /// What the table is, for messages (never with a password).
+    fn describe(&self) -> &str;
+    /// The rows of `q` as one JSON array.
+    fn page(&self, q: &PageQuery<'_>) -> Result<Page, SourceError>;
+    /// The row whose key equals `id` (as `get` matches keys: `scalar::key_equals`), as one
+    /// JSON object.
+    fn get(&self, id: &Scalar) -> Result<Option<Vec<u8>>, SourceError>;
+    /// How many rows match `filter` after `after`, when the database counts them within
+    /// `within` (`None`: it did not).
+    fn count(
+        &self,
+        filter: &[(String, Scalar)],
+        after: Option<&Scalar>,
+        within: Duration,
+    ) -> Result<Option<u64>, SourceError>;
+}
+
+/// `NAME=SOURCE` when SOURCE names a database table: the scheme, the location and the table.
+pub(crate) enum Spec<'a> {
+    Sqlite { path: &'a str, table: &'a str },
+    Postgres { url: &'a str, table: &'a str },
+}
+
+/// The database table SOURCE names, `None` for a file. A database URL without `#TABLE` is
+/// an error.
+pub(crate) fn parse_spec(source: &str) -> Result<Option<Spec<'_>>, String> {
+    if source.starts_with("postgres://") || source.starts_with("postgresql://") {
+        let shown = without_password(source);
+        return match source.rsplit_once('#') {
+            Some((url, table)) if !table.is_empty() => Ok(Some(Spec::Postgres { url, table })),
+            _ => Err(format!(
+                "{shown}: expected postgres://USER@HOST:PORT/DB#TABLE"
+            )),
+        };
+    }
+    let Some(rest) = source.strip_prefix("sqlite://") else {
+        return Ok(None);
+    };
+    let Some((path, table)) = rest.rsplit_once('#') else {
+        return Err(format!("{source}: expected sqlite://PATH#TABLE"));
+    };
+    if path.is_empty() || table.is_empty() {
+        return Err(format!("{source}: expected sqlite://PATH#TABLE"));
+    }
+    Ok(Some(Spec::Sqlite { path, table }))
+}
+
+/// `url` without its password (`USER:PASSWORD@` → `USER@`).
+pub(crate) fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let (auth, host) = match rest.rsplit_once('@') {
+        Some((a, h)) => (Some(a), h),
+        None => (None, rest),
+    };
+    match auth {
+        Some(a) => {
+            let user = a.split_once(':').map_or(a, |(u, _)| u);
+            format!("{scheme}://{user}@{host}")
+        }
+        None => format!("{scheme}://{host}"),
+    }
+}
+
+/// `schema.table` or `table` as its two parts.
+pub(crate) fn split_table(table: &str) -> (Option<&str>, &str) {
+    match table.split_once('.') {
+        Some((s, t)) if !s.is_empty() && !t.is_empty() => (Some(s), t),
+        _ => (None, table),
+    }
+}
+
+/// `name` as a double-quoted SQL identifier (SQLite and PostgreSQL alike: `"` doubled).
+pub(crate) fn quote_ident(name: &str) -> String {
+    let mut q = String::with_capacity(name.len() + 2);
+    q.push('"');
+    for c in name.chars() {
+        if c == '"' {
+            q.push('"');
+        }
+        q.push(c);
+    }
+    q.push('"');
+    q
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_are_quoted_with_quotes_doubled() {
+        assert_eq!(quote_ident("a"), r#""a""#);
+        assert_eq!(
+            quote_ident(r#"x"; DROP TABLE t; --"#),
+            r#""x""; DROP TABLE t; --""#
+        );
+    }
+
+    #[test]
+    fn urls_lose_their_password() {
+        assert_eq!(
+            without_password("postgres://u:s3cret@127.0.0.1:5432/db"),
+            "postgres://u@127.0.0.1:5432/db"
+        );
+        assert_eq!(
+            without_password("postgresql://u@h/db"),
+            "postgresql://u@h/db"
+        );
+        assert_eq!(without_password("postgres://h/db"), "postgres://h/db");
+        assert_eq!(
+            without_password("postgres://u:p@ss@h/db"),
+            "postgres://u@h/db"
+        );
+    }
+
+    #[test]
+    fn specs() {
+        assert!(matches!(parse_spec("rows.json"), Ok(None)));
+        assert!(matches!(
+            parse_spec("sqlite://a/b.db#main.t"),
+            Ok(Some(Spec::Sqlite {
+                path: "a/b.db",
+                table: "main.t"
+            }))
+        ));
+        assert!(parse_spec("sqlite://a.db").is_err());
+        assert!(parse_spec("sqlite://#t").is_err());
+        assert_eq!(split_table("s.t"), (Some("s"), "t"));
+        assert_eq!(split_table("t"), (None, "t"));
+    }
+}
