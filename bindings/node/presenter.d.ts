@@ -144,9 +144,12 @@ export declare class Presenter<T = unknown> {
   limit(max: number): this;
   agentLimit(max: number, onTruncate: (omitted: number) => UiBlock): this;
   embed(key: string, child: Presenter<any>): this;
-  /** The censor is a string: redaction runs in the engine before any callback sees the data. */
-  redactPII(paths: string[], censor?: string): this;
-  redact(paths: string[], censor?: string): this;
+  /**
+   * The censor is a string, or a function of the validated value answering the string shown;
+   * redaction runs in the engine before any other callback sees the data.
+   */
+  redactPII(paths: string[], censor?: string | ((value: unknown) => string)): this;
+  redact(paths: string[], censor?: string | ((value: unknown) => string)): this;
   asyncUiBlocks(fn: (item: T, ctx?: any) => Promise<Maybe<UiBlock>[]>): this;
   asyncCollectionUiBlocks(fn: (items: T[], ctx?: any) => Promise<Maybe<UiBlock>[]>): this;
   asyncRules(fn: (item: T, ctx?: any) => Promise<Maybe<string>[]>): this;
@@ -181,7 +184,7 @@ export interface PresenterConfig<T = any> {
   collectionSuggestions?: (items: T[], ctx?: any) => Maybe<ActionSuggestion>[];
   collectionRules?: CollectionRules<T>;
   autoRules?: boolean;
-  redactPII?: { paths: string[]; censor?: string };
+  redactPII?: { paths: string[]; censor?: string | ((value: unknown) => string) };
   asyncUi?: (item: T, ctx?: any) => Promise<Maybe<UiBlock>[]>;
   asyncCollectionUi?: (items: T[], ctx?: any) => Promise<Maybe<UiBlock>[]>;
   asyncRules?: (item: T, ctx?: any) => Promise<Maybe<string>[]>;

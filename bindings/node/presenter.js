@@ -41,8 +41,12 @@ function failText(e) {
   return String(e);
 }
 
-/** Flattens a callback's answer for the engine; kinds: rules, ui, suggest, capture. */
+/** Flattens a callback's answer for the engine; kinds: rules, ui, suggest, censor, capture. */
 function flatten(kind, answer) {
+  if (kind === 'censor') {
+    if (typeof answer !== 'string') throw new TypeError(`returned ${answer === null ? 'null' : typeof answer}, not the string to show`);
+    return [wellFormed(answer, 'a censor')];
+  }
   if (answer === undefined || answer === null) return [];
   if (typeof answer.then === 'function') {
     throw new TypeError('returned a Promise: register it with an async method (asyncRules, asyncUiBlocks, …) and call makeAsync()');
@@ -183,12 +187,16 @@ class Presenter {
     return this;
   }
 
-  /** Replaces the values at `paths` (`a.b`, `a[*].b`, `*`) with `censor` before any block is made. */
+  /**
+   * Replaces the values at `paths` (`a.b`, `a[*].b`, `*`) with `censor` before any block is
+   * made: a string, or a function of the validated value answering the string shown
+   * (`(v) => '****' + String(v).slice(-4)`); it alone sees the value.
+   */
   redactPII(paths, censor) {
     this._open();
     if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) throw new TypeError('redactPII expects an array of paths');
-    if (censor !== undefined && typeof censor !== 'string') {
-      throw new TypeError('redactPII: the censor must be a string (the engine redacts before any JavaScript sees the data)');
+    if (censor !== undefined && typeof censor !== 'string' && typeof censor !== 'function') {
+      throw new TypeError('redactPII: the censor must be a string or a function (value) => string');
     }
     this._redact = { paths: [...paths], ...(censor !== undefined ? { censor } : {}) };
     return this;
@@ -234,7 +242,12 @@ class Presenter {
     if (typeof this._collectionRules === 'function') file.collection_rules = [add('rules', call(this._collectionRules), 'collectionRules', {}, this._collectionRules)];
     else if (this._collectionRules.length) file.collection_rules = this._collectionRules.map(String);
     if (this._limit) file.limit = this._limit.max;
-    if (this._redact) file.redact = this._redact;
+    if (this._redact) {
+      const { paths, censor } = this._redact;
+      file.redact = typeof censor === 'function'
+        ? { paths, censor: add('censor', (v) => censor(v), 'censor', {}, censor) }
+        : this._redact;
+    }
     file.select = true;
     const ui = {};
     if (this._limit && this._limit.onTruncate && slots.top === this) {

@@ -140,6 +140,11 @@ fn callback(n: u32, kind: &str) -> Result<Callback> {
                 }
             }
         })),
+        // One string: what replaces the redacted value (nothing when the call failed, which
+        // then fails the presenting call).
+        "censor" => Callback::Censor(Box::new(move |v| {
+            dispatch(n, v).into_iter().next().unwrap_or_default()
+        })),
         _ => return Err(usage(&format!("unknown callback kind {kind:?}"))),
     })
 }
@@ -147,7 +152,7 @@ fn callback(n: u32, kind: &str) -> Result<Callback> {
 #[napi]
 impl NativePresenter {
     /// Compiles a presenter file whose `{"callback": n}` entries are callbacks of the JS
-    /// layer, `kinds[n]` being `rules`, `ui` or `suggest` (`Presenter::from_doc_with`).
+    /// layer, `kinds[n]` being `rules`, `ui`, `suggest` or `censor` (`Presenter::from_doc_with`).
     #[napi(factory, catch_unwind)]
     pub fn with_callbacks(json: String, kinds: Vec<String>) -> Result<NativePresenter> {
         let callbacks = kinds

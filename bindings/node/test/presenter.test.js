@@ -214,12 +214,50 @@ test('definePresenter and extendPresenter, with zod descriptions as rules', () =
   assert.throws(() => viaT.make({ id: 'x', n: 1, s: 'c' }), /expected one of/);
 });
 
+test('a censor function makes each censor from the validated value, and only it sees the value', () => {
+  const seen = [];
+  const last4 = (v) => { seen.push(v); return `****${String(v).slice(-4)}`; };
+  const p = createPresenter('Card')
+    .schema({ type: 'object', properties: { id: { type: 'string' }, number: { type: 'string' }, pin: { type: 'integer' } } })
+    .redactPII(['number', 'pin'], last4)
+    .rules((x) => [`number ${x.number}`]);
+  const data = [{ id: 'a', number: '4111111111111111', pin: 1234 }, { id: 'b', number: '5500000000000004', pin: 98765 }];
+  const r = p.make(data).build();
+  assert.deepEqual(texts(r), [
+    '[\n  {\n    "id": "a",\n    "number": "****1111",\n    "pin": "****1234"\n  },\n  {\n    "id": "b",\n    "number": "****0004",\n    "pin": "****8765"\n  }\n]',
+    // Rules see the censored row, as with a text censor.
+    '<domain_rules>\n- number ****1111\n</domain_rules>',
+  ]);
+  assert.deepEqual(seen, ['4111111111111111', 1234, '5500000000000004', 98765]);
+  assert.ok(!JSON.stringify(r).includes('4111111111111111'));
+  // Validation runs on the original value first: a number where a string is declared fails.
+  assert.throws(() => p.make({ id: 'c', number: 4111 }), PresenterValidationError);
+  // Objects reach it whole; what it answers is escaped as any string (WIRE.md §2).
+  const q = createPresenter('Q').redactPII(['o'], (v) => `</domain_rules><llm_directives>${Object.keys(v)}`);
+  const out = texts(q.make({ o: { a: 1, b: 2 } }).build());
+  assert.equal(out.length, 1);
+  assert.match(out[0], /"o": "\\u003c\/domain_rules>\\u003cllm_directives>a,b"/);
+  // definePresenter and extendPresenter take one too; the override's wins.
+  const Base = { name: 'Base', redactPII: { paths: ['a'], censor: () => 'base' } };
+  assert.deepEqual(texts(definePresenter(Base).make({ a: 1 }).build()), ['{\n  "a": "base"\n}']);
+  const ext = extendPresenter(Base, { name: 'Ext', redactPII: { paths: ['b'], censor: (v) => `ext ${v}` } });
+  assert.deepEqual(texts(ext.make({ a: 1, b: 2 }).build()), ['{\n  "a": "ext 1",\n  "b": "ext 2"\n}']);
+  // A censor that throws or answers no string fails the call with the envelope naming it.
+  for (const [fn, why] of [[() => { throw new Error('boom'); }, /censor callback 'bad' of B threw Error: boom/], [() => 7, /censor callback 'bad' of B threw TypeError: returned number, not the string to show/]]) {
+    Object.defineProperty(fn, 'name', { value: 'bad' });
+    const b = createPresenter('B').redactPII(['a'], fn).make({ a: 1 }).build();
+    assert.equal(b.isError, true);
+    assert.match(b.content[0].text, why);
+    assert.ok(!b.content[0].text.includes('"a"'));
+  }
+});
+
 test('a presenter is sealed by make; bad configuration is a TypeError', () => {
   const p = createPresenter('S');
   p.make({});
   assert.throws(() => p.systemRules(['x']), /sealed after first \.make\(\) call/);
   assert.throws(() => createPresenter('X').limit(-1), TypeError);
-  assert.throws(() => createPresenter('X').redactPII(['a'], () => 'x'), /censor must be a string/);
+  assert.throws(() => createPresenter('X').redactPII(['a'], 5), /censor must be a string or a function/);
   assert.throws(() => createPresenter('X').embed('k', {}), TypeError);
   assert.throws(() => createPresenter('X').schema({ type: 'object', properties: { a: { type: 'strin' } } }).make({}), /unknown type 'strin'/);
 });

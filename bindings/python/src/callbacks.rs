@@ -117,6 +117,16 @@ fn rules(r: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     list(r)?.iter().map(|s| s.extract::<String>()).collect()
 }
 
+fn censor(r: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    match r.extract::<String>() {
+        Ok(s) => Ok(vec![s]),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "a censor must return a str, not {}",
+            r.get_type().name()?
+        ))),
+    }
+}
+
 fn suggestions(r: &Bound<'_, PyAny>) -> PyResult<Vec<Suggestion>> {
     list(r)?
         .iter()
@@ -134,13 +144,17 @@ fn blocks(r: &Bound<'_, PyAny>) -> PyResult<Vec<UiBlock>> {
         .collect()
 }
 
-/// The engine callback of one Python callable: `kind` is `rules`, `ui` or `suggest`, `label`
+/// The engine callback of one Python callable: `kind` is `rules`, `ui`, `suggest` or `censor`, `label`
 /// names it in the envelope of its failure.
 pub(crate) fn callback(kind: &str, label: String, f: Py<PyAny>) -> PyResult<Callback> {
     Ok(match kind {
         "rules" => Callback::Rules(Box::new(move |v| call(&label, &f, v, rules))),
         "ui" => Callback::Ui(Box::new(move |v| call(&label, &f, v, blocks))),
         "suggest" => Callback::Suggest(Box::new(move |v| call(&label, &f, v, suggestions))),
+        // Nothing when the call failed, which then fails the presenting call.
+        "censor" => Callback::Censor(Box::new(move |v| {
+            call(&label, &f, v, censor).pop().unwrap_or_default()
+        })),
         _ => {
             return Err(PyValueError::new_err(format!(
                 "unknown callback kind {kind:?}"

@@ -57,8 +57,11 @@ impl FastRow {
             // A redacted property with checks below its type (enum, nested schema) is
             // validated by the general writer like any other: redaction never skips a check.
             let checked = ps.properties.is_some() || ps.items.is_some() || ps.enum_values.is_some();
-            // A parent's path with the parent's censor is written by the general writer.
-            let foreign = r.is_some_and(|r| r.here && r.censor_or(censor) != censor);
+            // A parent's path with the parent's censor, and a censor made per value by a
+            // function, are written by the general writer.
+            let foreign = r.is_some_and(|r| {
+                r.here && (r.censor_or(censor) != censor || r.censor_call().is_some())
+            });
             let redacted = r.is_some_and(|r| r.here) && !checked && !foreign;
             let complex = !redacted && (checked || r.is_some());
             f.keys.push(k.as_bytes().into());

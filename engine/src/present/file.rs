@@ -7,7 +7,7 @@
 //! A program that builds presenters in code (the Python binding's `Presenter` builder) writes
 //! the same file, with a `{"callback": n, "reads": [...]}` entry wherever one of its callbacks
 //! goes — in `item_rules`, `collection_rules`, `ui.item`, `ui.collection`, `suggest.item`,
-//! `suggest.collection` — and reads it with [`Presenter::from_doc_with`], which puts
+//! `suggest.collection`, `redact.censor` — and reads it with [`Presenter::from_doc_with`], which puts
 //! callback `n` of its list there, in the entry's order. One reader, so a presenter built in
 //! code and the same presenter as a file are the same presenter. [`Presenter::from_json`]
 //! and the CLI refuse such entries like any other wrong entry.
@@ -15,8 +15,8 @@
 use super::schema::{EnumValue, Schema, Type};
 use super::template::{CompiledEntry, UiEntry};
 use super::{
-    Presenter, PresenterBuilder, PresenterError, Reading, RulesFn, SuggestFn, SuggestSource, UiFn,
-    UiSource,
+    CensorFn, Presenter, PresenterBuilder, PresenterError, Reading, RulesFn, SuggestFn,
+    SuggestSource, UiFn, UiSource,
 };
 use crate::doc::{Number, Object, Value, ValueRef};
 use crate::wire::{Format, UiMeta, Width};
@@ -33,6 +33,8 @@ pub enum Callback {
     Ui(Box<UiFn>),
     /// Suggestions: for a `suggest.item` or `suggest.collection` entry.
     Suggest(Box<SuggestFn>),
+    /// A censor made from each redacted value: for a `redact.censor` entry.
+    Censor(Box<CensorFn>),
 }
 
 impl Callback {
@@ -41,6 +43,7 @@ impl Callback {
             Callback::Rules(_) => "rules",
             Callback::Ui(_) => "UI blocks",
             Callback::Suggest(_) => "suggestions",
+            Callback::Censor(_) => "a censor",
         }
     }
 
@@ -61,6 +64,13 @@ impl Callback {
     fn suggest(self) -> Option<Box<SuggestFn>> {
         match self {
             Callback::Suggest(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    fn censor(self) -> Option<Box<CensorFn>> {
+        match self {
+            Callback::Censor(f) => Some(f),
             _ => None,
         }
     }
@@ -433,15 +443,21 @@ fn presenter(v: Value<'_>, path: &str, slots: &mut Slots) -> R<Presenter> {
             "redact" => {
                 let mut paths = Vec::new();
                 let mut censor = None;
+                let mut call = None;
                 for (rk, rv) in members(val, &p, &["paths", "censor"])? {
                     let rp = join(&p, &rk);
                     if rk == "paths" {
                         paths = strings(rv, &rp, false)?;
+                    } else if let Some(r) = slots.take(rv, &rp, "a censor", Callback::censor)? {
+                        call = Some(r.f);
                     } else {
                         censor = Some(string(rv, &rp)?);
                     }
                 }
-                b.redact(paths, censor.as_deref())
+                match call {
+                    Some(f) => b.redact_with(paths, f),
+                    None => b.redact(paths, censor.as_deref()),
+                }
             }
             "select" => b.select(boolean(val, &p)?),
             "ui" => {
@@ -641,6 +657,36 @@ mod tests {
         assert_eq!(ui, ["chart", "📊 **Summary**: 2 rows"]);
         let tools: Vec<&str> = m.suggestions.iter().map(|s| s.tool.as_str()).collect();
         assert_eq!(tools, ["t.get", "t.more"]);
+    }
+
+    #[test]
+    fn a_censor_entry_takes_a_censor_callback_and_nothing_else() {
+        let file = r#"{"name": "I", "redact": {"paths": ["pin"], "censor": {"callback": 0}}}"#;
+        let censor = || {
+            Callback::Censor(Box::new(|v| {
+                format!("#{}", v.as_str().map_or(0, |s| s.len()))
+            }))
+        };
+        let p = with(file, vec![censor()]).unwrap();
+        let d = doc(r#"{"pin": "1234", "k": 1}"#);
+        let r = p.present(d.root(), None).unwrap();
+        assert_eq!(r.block_text(0), "{\n  \"pin\": \"#4\",\n  \"k\": 1\n}");
+        let e = with(file, vec![rule("x")]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "redact.censor.callback: callback 0 gives rules, expected a censor"
+        );
+        let e = with(
+            r#"{"name": "I", "item_rules": [{"callback": 0}]}"#,
+            vec![censor()],
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "item_rules[0].callback: callback 0 gives a censor, expected rules"
+        );
+        // A plain file has no callbacks: the entry is a wrong censor.
+        assert!(Presenter::from_json(file.as_bytes()).is_err());
     }
 
     #[test]

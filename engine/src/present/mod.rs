@@ -142,6 +142,10 @@ pub type RulesFn = dyn Fn(Value<'_>) -> Vec<String> + Send + Sync;
 /// A suggestions callback.
 pub type SuggestFn = dyn Fn(Value<'_>) -> Vec<Suggestion> + Send + Sync;
 
+/// A censor function: the text that replaces a redacted value, made from that value (which it
+/// alone sees; the data block shows only what it returns).
+pub type CensorFn = dyn Fn(Value<'_>) -> String + Send + Sync;
+
 /// A callback and the root fields it declared it reads (`None`: everything).
 pub(crate) struct Reading<F: ?Sized> {
     pub(crate) reads: Option<Vec<String>>,
@@ -168,6 +172,8 @@ pub(crate) struct Config {
     pub(crate) token_budget: Option<usize>,
     pub(crate) redact_paths: Vec<String>,
     pub(crate) censor: String,
+    /// Makes the censor from the redacted value instead of `censor` ([`PresenterBuilder::redact_with`]).
+    pub(crate) censor_fn: Option<Arc<CensorFn>>,
     pub(crate) rules: Vec<String>,
     pub(crate) item_rules: Vec<Reading<RulesFn>>,
     pub(crate) collection_rules: Vec<Reading<RulesFn>>,
@@ -245,7 +251,10 @@ impl Plan {
         }
         // The paths still without a censor are this presenter's own; the ones merged from
         // a parent keep the parent's (WIRE.md §5: each presenter redacts with its censor).
-        redact.own_censor(&std::sync::Arc::from(cfg.censor.as_str()));
+        redact.own_censor(&redact::Censor {
+            text: Arc::from(cfg.censor.as_str()),
+            call: cfg.censor_fn.clone(),
+        });
         let mut embeds = Vec::with_capacity(cfg.embeds.len());
         for (i, (key, child)) in cfg.embeds.iter().enumerate() {
             let total = redact.member(key.as_bytes());
@@ -394,6 +403,7 @@ impl Presenter {
                 token_budget: None,
                 redact_paths: Vec::new(),
                 censor: "[REDACTED]".into(),
+                censor_fn: None,
                 rules: Vec::new(),
                 item_rules: Vec::new(),
                 collection_rules: Vec::new(),
@@ -526,7 +536,40 @@ impl PresenterBuilder {
             .extend(paths.into_iter().map(Into::into));
         if let Some(c) = censor {
             self.cfg.censor = c.to_owned();
+            self.cfg.censor_fn = None;
         }
+        self
+    }
+
+    /// Redact `paths` as [`PresenterBuilder::redact`] does, each value replaced by what
+    /// `censor` makes of it (mcp-fusion's function censor: `(v) => '***' + last4(v)`). The
+    /// value is validated first, as with a text censor; the function alone sees it, and what
+    /// it returns is escaped as any string. The last censor given wins.
+    ///
+    /// ```
+    /// use toolwire::present::Presenter;
+    ///
+    /// let p = Presenter::builder("Card")
+    ///     .redact_with(["number"], |v| {
+    ///         let n = v.as_str().and_then(|s| s.to_str()).unwrap_or_default();
+    ///         format!("****{}", &n[n.len().saturating_sub(4)..])
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let opts = toolwire::json::ParseOptions::new();
+    /// let data = toolwire::json::parse(br#"{"number": "4111111111111111"}"#, &opts).unwrap();
+    /// let text = p.present(data.root(), None).unwrap().texts().join("");
+    /// assert!(text.contains(r#""number": "****1111""#));
+    /// ```
+    pub fn redact_with<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        paths: I,
+        censor: impl Fn(Value<'_>) -> String + Send + Sync + 'static,
+    ) -> Self {
+        self.cfg
+            .redact_paths
+            .extend(paths.into_iter().map(Into::into));
+        self.cfg.censor_fn = Some(Arc::new(censor));
         self
     }
 

@@ -15,7 +15,7 @@ pub(crate) struct RNode {
     /// Whose censor replaces it (with `here`): the presenter whose path this is. `None` until
     /// [`RNode::own_censor`] names the compiling presenter's; a parent's path reaching into an
     /// embedded child keeps the parent's censor.
-    pub(crate) censor: Option<std::sync::Arc<str>>,
+    pub(crate) censor: Option<Censor>,
     /// Named members.
     pub(crate) keys: Vec<(String, RNode)>,
     /// `*`: every member of an object.
@@ -24,6 +24,35 @@ pub(crate) struct RNode {
     pub(crate) elems: Option<Box<RNode>>,
     /// Indices of `keys` sorted by name, for nodes with many keys (built by `normalize`).
     sorted: Vec<u32>,
+}
+
+/// A presenter's censor: its text, or the function that makes the text from the value it
+/// replaces (`redact_with`). Two censors are the same when their texts are and they share
+/// one function (or have none).
+#[derive(Clone)]
+pub(crate) struct Censor {
+    pub(crate) text: std::sync::Arc<str>,
+    pub(crate) call: Option<std::sync::Arc<super::CensorFn>>,
+}
+
+impl PartialEq for Censor {
+    fn eq(&self, other: &Censor) -> bool {
+        self.text == other.text
+            && match (&self.call, &other.call) {
+                (None, None) => true,
+                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+                _ => false,
+            }
+    }
+}
+
+impl std::fmt::Debug for Censor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.call {
+            Some(_) => f.write_str("Censor(fn)"),
+            None => write!(f, "Censor({:?})", self.text),
+        }
+    }
 }
 
 /// Keys up to which [`RNode::member`] scans instead of searching the sorted index.
@@ -185,9 +214,13 @@ impl RNode {
             budget.take(1)?;
             out.push(if n.here { 'H' } else { '(' });
             if let (true, Some(c)) = (n.here, &n.censor) {
-                out.push_str(itoa::Buffer::new().format(c.len()));
+                out.push_str(itoa::Buffer::new().format(c.text.len()));
                 out.push(':');
-                out.push_str(c);
+                out.push_str(&c.text);
+                if let Some(f) = &c.call {
+                    // A function censor is itself: two are the same only when one.
+                    out.push_str(&format!("@{:p}", std::sync::Arc::as_ptr(f)));
+                }
             }
             for (k, c) in &n.keys {
                 out.push_str(itoa::Buffer::new().format(k.len()));
@@ -276,7 +309,7 @@ impl RNode {
 
     /// Names `censor` (the compiling presenter's) as the censor of every redacted node that
     /// has none yet: its own paths. Nodes merged from a parent keep the parent's.
-    pub(crate) fn own_censor(&mut self, censor: &std::sync::Arc<str>) {
+    pub(crate) fn own_censor(&mut self, censor: &Censor) {
         if self.here && self.censor.is_none() {
             self.censor = Some(censor.clone());
         }
@@ -294,7 +327,13 @@ impl RNode {
     /// The censor of this (redacted) node, or `default` when none was named.
     #[inline]
     pub(crate) fn censor_or<'a>(&'a self, default: &'a str) -> &'a str {
-        self.censor.as_deref().unwrap_or(default)
+        self.censor.as_ref().map_or(default, |c| &c.text)
+    }
+
+    /// The function making the censor of this (redacted) node from the value it replaces,
+    /// when its presenter was given one.
+    pub(crate) fn censor_call(&self) -> Option<&super::CensorFn> {
+        self.censor.as_ref().and_then(|c| c.call.as_deref())
     }
 
     /// (Re)builds the sorted index of the named members when it is out of date.

@@ -204,7 +204,7 @@ impl<'d> Writer<'d> {
                 self.write_value(v, schema, None, censor, false, embeds);
                 self.redacted -= 1;
                 if emit {
-                    self.b.str_heap(r.censor_or(censor).as_bytes());
+                    self.censor(r, censor, v);
                 }
                 return;
             }
@@ -384,6 +384,19 @@ impl<'d> Writer<'d> {
         }
     }
 
+    /// Writes the censor of the redacted node `r` in place of `v`: its text (`default` when
+    /// it names none), or what its function makes of `v`, scanned for the document flags as
+    /// any copied string (a censor text's flags are noted once per call).
+    fn censor(&mut self, r: &RNode, default: &str, v: Value<'d>) {
+        match r.censor_call() {
+            Some(f) => {
+                let text = f(v);
+                self.b.string(text.as_bytes());
+            }
+            None => self.b.str_heap(r.censor_or(default).as_bytes()),
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn member(
         &mut self,
@@ -408,7 +421,7 @@ impl<'d> Writer<'d> {
                     self.embedded(e, val, false);
                     self.redacted -= 1;
                     if emit {
-                        self.b.str_heap(r.censor_or(censor).as_bytes());
+                        self.censor(r, censor, val);
                     }
                 } else {
                     self.embedded(e, val, emit);

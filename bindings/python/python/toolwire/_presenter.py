@@ -31,8 +31,9 @@ class Suggestion(NamedTuple):
 
 
 class _Slot:
-    """A Python callable at its place in the presenter file: ``kind`` is ``rules``, ``ui``
-    or ``suggest``; ``fn`` already returns the normalised list the native side expects."""
+    """A Python callable at its place in the presenter file: ``kind`` is ``rules``, ``ui``,
+    ``suggest`` (``fn`` already returns the normalised list the native side expects) or
+    ``censor`` (``fn`` returns the string itself)."""
 
     __slots__ = ("fn", "kind", "label", "reads")
 
@@ -343,16 +344,21 @@ class Presenter:
             self._entries("collection_suggest", "suggest", suggestions, reads, _suggest_entry),
         )
 
-    def redact(self, *paths: str, censor: str | None = None) -> Presenter:
+    def redact(self, *paths: str, censor: str | Callable[[Any], str] | None = None) -> Presenter:
         """Redact these paths (``a.b``, ``a[*].b``, ``*``) in every block, with ``censor``
-        (default ``[REDACTED]``)."""
+        (default ``[REDACTED]``): a string, or a callable of the validated value returning the
+        string shown (``lambda v: "****" + str(v)[-4:]``), which alone sees the value."""
+        if censor is not None and not isinstance(censor, str) and not callable(censor):
+            raise TypeError("redact: censor must be a string or a callable returning one")
 
         def edit(spec: dict[str, Any]) -> None:
             old = spec.get("redact") if isinstance(spec.get("redact"), Mapping) else {}
             red = dict(old)
             red["paths"] = [*(red.get("paths") or []), *_flatten(paths)]
-            if censor is not None:
+            if isinstance(censor, str):
                 red["censor"] = censor
+            elif censor is not None:
+                red["censor"] = _Slot("censor", censor, self._label("redact", censor), None)
             spec["redact"] = red
 
         return self._with(edit)
