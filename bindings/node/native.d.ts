@@ -22,7 +22,7 @@ export declare class NativePresenter {
   presentStream(data: OwnedText | undefined | null, args: CallArgs, id: string | undefined | null, idNumber: boolean, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
   /**
    * Compiles a presenter file whose `{"callback": n}` entries are callbacks of the JS
-   * layer, `kinds[n]` being `rules`, `ui` or `suggest` (`Presenter::from_doc_with`).
+   * layer, `kinds[n]` being `rules`, `ui`, `suggest` or `censor` (`Presenter::from_doc_with`).
    */
   static withCallbacks(json: string, kinds: Array<string>): NativePresenter
   /**
