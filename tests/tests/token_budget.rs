@@ -449,65 +449,6 @@ fn auto_never_writes_an_empty_block() {
     assert_eq!(p.present(doc.root(), None).unwrap().block_text(0), "{}");
 }
 
-/// The cost of fitting a budget, for docs/DECISIONS.md: `cargo test --release -p
-/// toolwire-tests --test suite token_budget::measure -- --ignored --nocapture`.
-#[test]
-#[ignore = "a measurement, run in release"]
-fn measure_the_cost_of_a_budget_on_the_invoice_corpus() {
-    use std::time::Instant;
-    let json = toolwire_oracles::invoices::json(100_000, toolwire_oracles::invoices::Shape::Flat);
-    let doc = parse(&json, &ParseOptions::new()).unwrap();
-    toolwire::tokens::preload(toolwire::tokens::Vocabulary::O200k);
-    for f in FORMATS.into_iter().chain([Format::Auto]) {
-        let p = Presenter::builder("T")
-            .format(f)
-            .token_budget(25_000)
-            .build()
-            .unwrap();
-        let r = p.present(doc.root(), None).unwrap();
-        let kept = r.data().unwrap().as_array().unwrap().len();
-        let q = Presenter::builder("T")
-            .format(r.meta().format)
-            .limit(kept)
-            .build()
-            .unwrap();
-        let best = |p: &Presenter| {
-            (0..7)
-                .map(|_| {
-                    let t = Instant::now();
-                    let r = p.present(doc.root(), None).unwrap();
-                    let mut out = Vec::new();
-                    r.write_block(0, &mut out);
-                    t.elapsed().as_secs_f64() * 1e3
-                })
-                .fold(f64::MAX, f64::min)
-        };
-        println!(
-            "{f:?}: {kept} rows, {} tokens; budget {:.1} ms, limit {kept} {:.1} ms",
-            o200k(&r.block_text(0)),
-            best(&p),
-            best(&q)
-        );
-    }
-    // The cost of the Auto choice alone (no budget, all rows).
-    let time = |f: Format| {
-        let p = Presenter::builder("T").format(f).build().unwrap();
-        (0..5)
-            .map(|_| {
-                let t = Instant::now();
-                let r = p.present(doc.root(), None).unwrap();
-                assert_ne!(r.meta().format, Format::Auto);
-                t.elapsed().as_secs_f64() * 1e3
-            })
-            .fold(f64::MAX, f64::min)
-    };
-    println!(
-        "no budget, 100k rows: Auto {:.1} ms, TOON comma {:.1} ms",
-        time(Format::Auto),
-        time(Format::Toon(Delimiter::Comma))
-    );
-}
-
 #[test]
 fn the_budget_holds_when_toon_falls_back_to_compact_json() {
     let rows: Vec<String> = (0..400)
