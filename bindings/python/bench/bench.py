@@ -34,6 +34,7 @@ import dataclasses
 import gc
 import importlib
 import json
+import marshal
 import pathlib
 import platform
 import re
@@ -205,6 +206,19 @@ def timed(fs: dict[str, Callable[[], Any]], runs: int) -> dict[str, float]:
     return best
 
 
+def floor(d: Dataset, runs: int) -> float:
+    """What making `d`'s objects costs with no text to read: `marshal.loads` (CPython's
+    own binary format, no parsing to speak of) with the cyclic GC off, as `loads` runs.
+    The floor under every `loads`; checked equal first."""
+    m = marshal.dumps(d.data)
+    assert marshal.loads(m) == d.data
+    gc.disable()
+    try:
+        return timed({"marshal": lambda: marshal.loads(m)}, runs)["marshal"]
+    finally:
+        gc.enable()
+
+
 def cell(t: float | str | None) -> str:
     if t is None:
         return "—"
@@ -274,6 +288,7 @@ def main() -> int:
     peers, notes = load_peers()
     errors: dict[Any, list[str]] = {}
     against: list[str] = []
+    floors: list[str] = []
     names = list(PEERS)
     sizes = sorted(int(r) for r in args.rows.split(","))
     big, small = sizes[-1], sizes[:-1]
@@ -307,12 +322,19 @@ def main() -> int:
             row += [both([ratio(s, peers) for s in shown[n]]) for n in small]
             lines.append("|".join(row))
             print(lines[-1], flush=True)
+            if call == "loads(text)":
+                floors.append(both([cell(floor(d, args.runs)) for d in corpora[big]]))
     footer = (
         f"ms, best of {args.runs}; cells: non-ASCII/ASCII; models, dataclasses: `present`; "
         f"CPython {platform.python_version()}, {time.strftime('%Y-%m-%d')}."
     )
     if against:
         notes.append(f"toon_format 1.2, {sets_name(big)} flat: " + ", ".join(against) + ".")
+    if floors:
+        notes.append(
+            f"Making the objects alone (`marshal.loads`, GC off), {sets_name(big)}: "
+            + " flat, ".join(floors) + " nested."
+        )
     notes.insert(0, footer)
     failed: dict[tuple[str, str], list[str]] = {}
     for (peer, data, kind), _ in errors.items():
