@@ -351,7 +351,7 @@ fn stdio(clients: usize, seconds: f64, args: String, cmd: &[&str]) {
             break l;
         }
     };
-    if !(memfind(&first, b"\"result\"") && !memfind(&first, b"\"isError\":true")) {
+    if !memfind(&first, b"\"result\"") || memfind(&first, b"\"isError\":true") {
         die(&format!(
             "first call failed: {}",
             String::from_utf8_lossy(&first[..first.len().min(400)])
