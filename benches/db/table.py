@@ -68,9 +68,11 @@ def main() -> int:
         + f" | ≤0.7× / ≤0.5×: {r[0]:.2f}× {mark(r[0] <= 0.7)} / {r[1]:.2f}× {mark(r[1] <= 0.5)} |"
     )
     l = [load[(s, "whole")] for s in ("toolwire_pg", "dbhub", "server_postgres")]
+    grow = int(l[0]["rss_peak_mib"]) - int(l[0]["rss_idle_mib"])
     out.append(
         f"| RSS under load, idle → peak | {l[0]['rss_idle_mib']} → {l[0]['rss_peak_mib']} MiB "
-        f"| {l[1]['rss_idle_mib']} → {l[1]['rss_peak_mib']} MiB | peak {l[2].get('rss_peak_mib', '?')} MiB | |"
+        f"| {l[1]['rss_idle_mib']} → {l[1]['rss_peak_mib']} MiB | peak {l[2].get('rss_peak_mib', '?')} MiB "
+        f"| ≤+64 MiB: +{grow}, {mark(grow <= 64)} |"
     )
     cells, fbs, overs = [], [], []
     for src, name in (("toolwire_pg", "PostgreSQL"), ("toolwire_sqlite", "SQLite")):
