@@ -20,8 +20,8 @@
 //! 200, a JSON-RPC `result` and no `"isError":true`, else it counts as an error; for `rps`
 //! and `stdio` an answer of another length than the first one's counts as `varied` (the same
 //! call gets the same answer, except where a database count ran past its time limit and the
-//! notice has no number). Loops are bounded by SECONDS (plus one second of warm-up that is
-//! not counted).
+//! notice has no number); `rps` prints each client's first error answer on stderr. Loops are
+//! bounded by SECONDS (plus one second of warm-up that is not counted).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -197,6 +197,17 @@ fn client(
             Ok(r) => (ok(r), r.body.len() == expect_len),
             Err(_) => (false, false),
         };
+        if !good && errors == 0 && start >= measure_from {
+            // The first error of each client, on stderr: what went wrong, not only how often.
+            match &resp {
+                Ok(r) => eprintln!(
+                    "serve_load: an error answer (HTTP {}): {}",
+                    r.status,
+                    String::from_utf8_lossy(&r.body[..r.body.len().min(600)])
+                ),
+                Err(e) => eprintln!("serve_load: a failed request: {e}"),
+            }
+        }
         if start >= measure_from {
             lat.push(took.as_micros().min(u128::from(u32::MAX)) as u32);
             errors += u64::from(!good);
