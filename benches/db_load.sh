@@ -64,6 +64,8 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+# Interrupted or timed out: exit, so that the EXIT trap stops everything started here.
+trap 'exit 130' INT TERM
 
 if [ -z "${SKIP_BUILD:-}" ]; then
   cargo build --release -p toolwire-cli
