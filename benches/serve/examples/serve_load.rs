@@ -9,17 +9,26 @@
 //!                                                total time of each, bytes received
 //! serve_load startup RUNS CMD [ARG]...           spawn → `listening on` stderr line, RUNS
 //!                                                times: min and median milliseconds
+//! serve_load stdio CLIENTS SECONDS ARGS_JSON CMD [ARG]...
+//!                                                `rps` against a stdio-only server: one
+//!                                                process, CLIENTS calls in flight on its
+//!                                                stdin at all times (answers matched by id)
 //! ```
 //!
-//! `ARGS_JSON` is the tool's `arguments` (tool `invoices`). Every response is checked: HTTP
-//! 200, a JSON-RPC `result`, no `"isError":true`, and for `rps` the same body length as the
-//! first response (the same call must get the same answer); anything else counts as an error.
-//! Loops are bounded by SECONDS (plus one second of warm-up that is not counted).
+//! `ARGS_JSON` is the tool's `arguments` (tool `invoices`, or `$TOOL`: the database servers of
+//! benches/db_load.sh call theirs `execute_sql` and `query`). Every response is checked: HTTP
+//! 200, a JSON-RPC `result` and no `"isError":true`, else it counts as an error; for `rps`
+//! and `stdio` an answer of another length than the first one's counts as `varied` (the same
+//! call gets the same answer, except where a database count ran past its time limit and the
+//! notice has no number); `rps` prints each client's first error answer on stderr. Loops are
+//! bounded by SECONDS (plus one second of warm-up that is not counted).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::sync::Arc;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 struct Target {
@@ -46,10 +55,21 @@ fn die(msg: &str) -> ! {
     std::process::exit(2)
 }
 
+/// The tool the calls name: `$TOOL`, else `invoices`.
+fn tool() -> String {
+    std::env::var("TOOL").unwrap_or_else(|_| "invoices".to_owned())
+}
+
+/// A `tools/call` JSON-RPC message.
+fn call_body(args: &str, id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{:?},"arguments":{args}}}}}"#,
+        tool()
+    )
+}
+
 fn request(t: &Target, args: &str, id: u64) -> Vec<u8> {
-    let body = format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"invoices","arguments":{args}}}}}"#
-    );
+    let body = call_body(args, id);
     let mut r = format!(
         "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nContent-Length: {}\r\n\r\n",
         t.path,
@@ -160,9 +180,9 @@ fn client(
     measure_from: Instant,
     stop: Arc<AtomicBool>,
     expect_len: usize,
-) -> (Vec<u32>, u64) {
+) -> (Vec<u32>, u64, u64) {
     let mut conn = connect(&t);
-    let (mut lat, mut errors) = (Vec::new(), 0u64);
+    let (mut lat, mut errors, mut varied) = (Vec::new(), 0u64, 0u64);
     // The same id every time: stateless HTTP, one call per request, and the same answer
     // bytes (the length check below).
     let req = request(&t, &args, 1);
@@ -173,19 +193,31 @@ fn client(
             .write_all(&req)
             .and_then(|()| read_response(&mut conn));
         let took = start.elapsed();
-        let good = match &resp {
-            Ok(r) => ok(r) && r.body.len() == expect_len,
-            Err(_) => false,
+        let (good, same) = match &resp {
+            Ok(r) => (ok(r), r.body.len() == expect_len),
+            Err(_) => (false, false),
         };
+        if !good && errors == 0 && start >= measure_from {
+            // The first error of each client, on stderr: what went wrong, not only how often.
+            match &resp {
+                Ok(r) => eprintln!(
+                    "serve_load: an error answer (HTTP {}): {}",
+                    r.status,
+                    String::from_utf8_lossy(&r.body[..r.body.len().min(600)])
+                ),
+                Err(e) => eprintln!("serve_load: a failed request: {e}"),
+            }
+        }
         if start >= measure_from {
             lat.push(took.as_micros().min(u128::from(u32::MAX)) as u32);
             errors += u64::from(!good);
+            varied += u64::from(good && !same);
         }
         if resp.as_ref().map_or(true, |r| r.close) {
             conn = connect(&t);
         }
     }
-    (lat, errors)
+    (lat, errors, varied)
 }
 
 fn rps(t: Target, clients: usize, seconds: f64, args: String) {
@@ -213,23 +245,19 @@ fn rps(t: Target, clients: usize, seconds: f64, args: String) {
     std::thread::sleep(Duration::from_secs(1) + Duration::from_secs_f64(seconds));
     stop.store(true, Ordering::Relaxed);
     let measured = Instant::now() - measure_from;
-    let (mut lat, mut errors) = (Vec::new(), 0);
+    let (mut lat, mut errors, mut varied) = (Vec::new(), 0, 0);
     for th in threads {
-        let (l, e) = th.join().expect("client thread");
+        let (l, e, v) = th.join().expect("client thread");
         lat.extend(l);
         errors += e;
+        varied += v;
     }
     lat.sort_unstable();
-    let pct = |p: f64| {
-        lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1)))
-            .map_or(f64::NAN, |&us| f64::from(us) / 1000.0)
-    };
+    let (p50, p99) = percentiles(&lat);
     println!(
-        "clients {clients} requests {} errors {errors} rps {:.0} p50_ms {:.2} p99_ms {:.2} body_bytes {expect_len}",
+        "clients {clients} requests {} errors {errors} varied {varied} rps {:.0} p50_ms {p50:.2} p99_ms {p99:.2} body_bytes {expect_len}",
         lat.len(),
         lat.len() as f64 / measured.as_secs_f64(),
-        pct(0.50),
-        pct(0.99),
     );
 }
 
@@ -261,6 +289,173 @@ fn big(t: Target, calls: usize, args: String) {
             ttfb.as_secs_f64() / total.as_secs_f64()
         );
     }
+}
+
+/// Latencies (ms) at the 50th and 99th percentile of sorted microseconds.
+fn percentiles(lat: &[u32]) -> (f64, f64) {
+    let pct = |p: f64| {
+        lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1)))
+            .map_or(f64::NAN, |&us| f64::from(us) / 1000.0)
+    };
+    (pct(0.50), pct(0.99))
+}
+
+/// The JSON-RPC id of a response line: the number after its top-level `"id":` (inside the
+/// result, text is escaped, so `"id":` appears nowhere else).
+fn response_id(line: &[u8]) -> Option<u64> {
+    let at = line.windows(5).rposition(|w| w == b"\"id\":")? + 5;
+    let digits: Vec<u8> = line[at..]
+        .iter()
+        .copied()
+        .skip_while(|b| *b == b' ')
+        .take_while(u8::is_ascii_digit)
+        .collect();
+    std::str::from_utf8(&digits).ok()?.parse().ok()
+}
+
+/// One message on a stdio server's stdin.
+fn send(stdin: &Mutex<std::process::ChildStdin>, msg: &str) {
+    let mut w = stdin.lock().expect("stdin lock");
+    w.write_all(msg.as_bytes())
+        .and_then(|()| w.write_all(b"\n"))
+        .and_then(|()| w.flush())
+        .unwrap_or_else(|e| die(&format!("write to the server's stdin: {e}")));
+}
+
+/// `rps` against a server that only speaks stdio (newline-delimited JSON-RPC): one process,
+/// `clients` logical clients, each with one call in flight at a time on the shared stdin,
+/// so the server always has `clients` calls to answer, as an HTTP server has with `clients`
+/// connections. Client k uses the ids k, k + clients, …; one reader thread hands each
+/// answer to its client.
+fn stdio(clients: usize, seconds: f64, args: String, cmd: &[&str]) {
+    let mut child = Command::new(cmd[0])
+        .args(&cmd[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| die(&format!("{}: {e}", cmd[0])));
+    let stdin = Arc::new(Mutex::new(child.stdin.take().expect("piped")));
+    let mut out = BufReader::with_capacity(1 << 20, child.stdout.take().expect("piped"));
+    let read = |out: &mut BufReader<std::process::ChildStdout>| {
+        let mut line = Vec::new();
+        match out.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => die(&format!("{} closed its stdout", cmd[0])),
+            Ok(_) => line,
+        }
+    };
+    send(
+        &stdin,
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"serve_load","version":"0"}}}"#,
+    );
+    while response_id(&read(&mut out)) != Some(0) {}
+    send(
+        &stdin,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    // The reference answer, id 0 again: its length is what every answer must have, less the
+    // digits of its id.
+    send(&stdin, &call_body(&args, 0));
+    let first = loop {
+        let l = read(&mut out);
+        if response_id(&l) == Some(0) {
+            break l;
+        }
+    };
+    if !memfind(&first, b"\"result\"") || memfind(&first, b"\"isError\":true") {
+        die(&format!(
+            "first call failed: {}",
+            String::from_utf8_lossy(&first[..first.len().min(400)])
+        ));
+    }
+    let expect_len = first.len() - 1;
+    let txs: Vec<mpsc::Sender<Vec<u8>>>;
+    let mut rxs = Vec::new();
+    {
+        let mut t = Vec::new();
+        for _ in 0..clients {
+            let (tx, rx) = mpsc::channel();
+            t.push(tx);
+            rxs.push(rx);
+        }
+        txs = t;
+    }
+    let reader = std::thread::spawn(move || {
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match out.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            if let Some(id) = response_id(&line) {
+                if id > 0 {
+                    let _ = txs[(id as usize - 1) % txs.len()].send(std::mem::take(&mut line));
+                }
+            }
+        }
+    });
+    let stop = Arc::new(AtomicBool::new(false));
+    let measure_from = Instant::now() + Duration::from_secs(1);
+    let threads: Vec<_> = rxs
+        .into_iter()
+        .enumerate()
+        .map(|(k, rx)| {
+            let (stdin, stop, args) = (stdin.clone(), stop.clone(), args.clone());
+            std::thread::spawn(move || {
+                let (mut lat, mut errors, mut varied) = (Vec::new(), 0u64, 0u64);
+                let mut id = k as u64 + 1;
+                while !stop.load(Ordering::Relaxed) {
+                    let start = Instant::now();
+                    send(&stdin, &call_body(&args, id));
+                    let (good, same) = match rx.recv_timeout(Duration::from_secs(120)) {
+                        Ok(l) => (
+                            memfind(&l, b"\"result\"") && !memfind(&l, b"\"isError\":true"),
+                            l.len() - id.to_string().len() == expect_len,
+                        ),
+                        Err(_) => die("no answer within 120 s"),
+                    };
+                    if start >= measure_from {
+                        lat.push(start.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
+                        errors += u64::from(!good);
+                        varied += u64::from(good && !same);
+                    }
+                    id += clients as u64;
+                }
+                (lat, errors, varied)
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(1) + Duration::from_secs_f64(seconds));
+    stop.store(true, Ordering::Relaxed);
+    let measured = Instant::now() - measure_from;
+    let (mut lat, mut errors, mut varied) = (Vec::new(), 0, 0);
+    for th in threads {
+        let (l, e, v) = th.join().expect("client thread");
+        lat.extend(l);
+        errors += e;
+        varied += v;
+    }
+    // The server's peak RSS (kB), from its /proc status, before it is stopped.
+    let peak_kb: u64 = std::fs::read_to_string(format!("/proc/{}/status", child.id()))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        })
+        .unwrap_or(0);
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = reader.join();
+    lat.sort_unstable();
+    let (p50, p99) = percentiles(&lat);
+    println!(
+        "clients {clients} requests {} errors {errors} varied {varied} rps {:.0} p50_ms {p50:.2} p99_ms {p99:.2} body_bytes {expect_len} transport stdio_one_process rss_peak_mib {}",
+        lat.len(),
+        lat.len() as f64 / measured.as_secs_f64(),
+        peak_kb / 1024,
+    );
 }
 
 fn startup(runs: usize, cmd: &[&str]) {
@@ -316,8 +511,14 @@ fn main() {
         ),
         ["big", url, calls, args] => big(parse_url(url), num(calls) as usize, (*args).to_owned()),
         ["startup", runs, cmd @ ..] if !cmd.is_empty() => startup(num(runs) as usize, cmd),
+        ["stdio", clients, seconds, args, cmd @ ..] if !cmd.is_empty() => stdio(
+            (num(clients) as usize).max(1),
+            num(seconds).min(120.0),
+            (*args).to_owned(),
+            cmd,
+        ),
         _ => die(
-            "usage: serve_load rps URL CLIENTS SECONDS ARGS_JSON | big URL CALLS ARGS_JSON | startup RUNS CMD...",
+            "usage: serve_load rps URL CLIENTS SECONDS ARGS_JSON | big URL CALLS ARGS_JSON | startup RUNS CMD... | stdio CLIENTS SECONDS ARGS_JSON CMD...",
         ),
     }
 }
