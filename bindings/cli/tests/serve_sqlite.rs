@@ -351,6 +351,62 @@ fn counts_and_statements_under_time_limits() {
     assert!(texts(&r["result"])[0].contains("\"s\""), "{r}");
 }
 
+/// The count of the truncation notice: made by a listing's first page, carried by the cursor
+/// to the next pages (which say "about", since rows may change between calls), made again
+/// when a page proves the carried number wrong, and exact on every first page.
+#[test]
+fn a_listing_is_counted_once_and_its_later_pages_say_about() {
+    let db = sqlite_file(
+        "PRAGMA journal_mode = WAL;
+         CREATE TABLE t (id INTEGER PRIMARY KEY, grp TEXT NOT NULL);
+         INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+             SELECT i, CASE WHEN i <= 15 THEN 'a' ELSE 'b' END FROM n;",
+    );
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    let mut s = serve(&db, "t", &[]);
+    let all = json!({"limit": 10, "_select": ["id"]});
+    let r = list(&mut s, 1, all.clone());
+    let d = directive(&r["result"]).unwrap();
+    assert!(
+        d.contains("10 of 1000 matching rows shown; 990 more."),
+        "{d}"
+    );
+    assert!(texts(&r["result"])[1].contains("10 shown, 990 hidden"));
+    // Rows inserted between pages: the next page says the first count's number, as "about",
+    // and its notice names no number.
+    writer
+        .execute("INSERT INTO t VALUES (2001, 'b'), (2002, 'b')", [])
+        .unwrap();
+    let r = s.call(call(2, "t", next_args(&r["result"]).unwrap()));
+    let d = directive(&r["result"]).unwrap();
+    assert!(
+        d.contains("10 of about 990 matching rows shown; about 980 more."),
+        "{d}"
+    );
+    assert!(texts(&r["result"])[1].contains("10 shown, more hidden"));
+    let r = s.call(call(3, "t", next_args(&r["result"]).unwrap()));
+    let d = directive(&r["result"]).unwrap();
+    assert!(d.contains("10 of about 980 matching rows shown"), "{d}");
+    // A first page counts again, and sees the new rows (the count made before them is not
+    // reused).
+    let r = list(&mut s, 4, all);
+    let d = directive(&r["result"]).unwrap();
+    assert!(
+        d.contains("10 of 1002 matching rows shown; 992 more."),
+        "{d}"
+    );
+    // A carried count that the next page proves wrong (rows remain past it) is made again.
+    let r = list(&mut s, 5, json!({"limit": 10, "where": {"grp": "a"}}));
+    let d = directive(&r["result"]).unwrap();
+    assert!(d.contains("10 of 15 matching rows shown; 5 more."), "{d}");
+    writer
+        .execute("UPDATE t SET grp = 'a' WHERE id BETWEEN 16 AND 35", [])
+        .unwrap();
+    let r = s.call(call(6, "t", next_args(&r["result"]).unwrap()));
+    let d = directive(&r["result"]).unwrap();
+    assert!(d.contains("10 of 25 matching rows shown; 15 more."), "{d}");
+}
+
 #[test]
 fn the_demo_writes_an_sqlite_file_the_server_serves() {
     let p = temp_file("inv.db", b"");

@@ -45,10 +45,43 @@ struct Pool {
     max: usize,
 }
 
-/// A connection and the deadline its progress handler enforces.
+/// A connection, the deadline its progress handler enforces, and the counts it made.
 struct Conn {
     db: Connection,
     deadline: Arc<Mutex<Option<Instant>>>,
+    counts: Counts,
+}
+
+/// Counts this connection made, each with the `PRAGMA data_version` it was made at: the
+/// version changes when any other connection commits to the file (ours only read), so a
+/// count made at the current version is exact, and repeating it costs one pragma instead of
+/// a scan of the matching rows.
+#[derive(Default)]
+struct Counts(Vec<(String, i64, i64)>);
+
+/// Counts a connection keeps (the oldest goes first).
+const COUNTS_KEPT: usize = 32;
+
+impl Counts {
+    /// `count` of the statement `key` at the file's current version: kept, or run and kept.
+    fn get_or(
+        &mut self,
+        db: &Connection,
+        key: String,
+        count: impl FnOnce() -> rusqlite::Result<i64>,
+    ) -> rusqlite::Result<i64> {
+        let version: i64 = db.query_row("PRAGMA data_version", [], |r| r.get(0))?;
+        if let Some(&(_, _, n)) = self.0.iter().find(|(k, v, _)| *v == version && *k == key) {
+            return Ok(n);
+        }
+        let n = count()?;
+        self.0.retain(|(k, _, _)| *k != key);
+        if self.0.len() == COUNTS_KEPT {
+            self.0.remove(0);
+        }
+        self.0.push((key, version, n));
+        Ok(n)
+    }
 }
 
 /// What a table needs at start-up.
@@ -192,13 +225,13 @@ impl SqliteTable {
     fn with_conn<T>(
         &self,
         within: Duration,
-        f: impl FnOnce(&Connection) -> Result<T, rusqlite::Error>,
+        f: impl FnOnce(&mut Conn) -> Result<T, rusqlite::Error>,
     ) -> Result<T, SourceError> {
-        let c = self.take()?;
+        let mut c = self.take()?;
         if let Ok(mut d) = c.deadline.lock() {
             *d = Some(Instant::now() + within);
         }
-        let r = f(&c.db);
+        let r = f(&mut c);
         if let Ok(mut d) = c.deadline.lock() {
             *d = None;
         }
@@ -298,8 +331,8 @@ impl Backend for SqliteTable {
             params.len() - 1,
             params.len()
         );
-        self.with_conn(self.statement_timeout, |db| {
-            let mut stmt = db.prepare_cached(&sql)?;
+        self.with_conn(self.statement_timeout, |c| {
+            let mut stmt = c.db.prepare_cached(&sql)?;
             let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
             let mut json = Vec::with_capacity(4096);
             json.push(b'[');
@@ -353,8 +386,8 @@ impl Backend for SqliteTable {
             self.object_expr(None),
             self.from
         );
-        self.with_conn(self.statement_timeout, |db| {
-            let mut stmt = db.prepare_cached(&sql)?;
+        self.with_conn(self.statement_timeout, |c| {
+            let mut stmt = c.db.prepare_cached(&sql)?;
             let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
             match rows.next()? {
                 Some(r) => Ok(r.get_ref(0)?.as_bytes().ok().map(<[u8]>::to_vec)),
@@ -372,10 +405,14 @@ impl Backend for SqliteTable {
         let mut params = Vec::new();
         let cond = self.conditions(filter, after, &mut params);
         let sql = format!("SELECT count(*) FROM {}{cond}", self.from);
-        match self.with_conn(within.min(self.statement_timeout), |db| {
-            let mut stmt = db.prepare_cached(&sql)?;
-            stmt.query_row(rusqlite::params_from_iter(params.iter()), |r| {
-                r.get::<_, i64>(0)
+        let key = format!("{sql}\0{params:?}");
+        match self.with_conn(within.min(self.statement_timeout), |c| {
+            let Conn { db, counts, .. } = c;
+            counts.get_or(db, key, || {
+                let mut stmt = db.prepare_cached(&sql)?;
+                stmt.query_row(rusqlite::params_from_iter(params.iter()), |r| {
+                    r.get::<_, i64>(0)
+                })
             })
         }) {
             Ok(n) => Ok(Some(u64::try_from(n).unwrap_or(0))),
@@ -403,7 +440,11 @@ fn open_conn(path: &str) -> Result<Conn, SourceError> {
                 .is_some_and(|d| Instant::now() > d)
         }),
     );
-    Ok(Conn { db, deadline })
+    Ok(Conn {
+        db,
+        deadline,
+        counts: Counts::default(),
+    })
 }
 
 /// `toolwire_real(x)`: the JSON text of the REAL `x`, its shortest round-trip digits as
