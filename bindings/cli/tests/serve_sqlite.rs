@@ -407,6 +407,61 @@ fn a_listing_is_counted_once_and_its_later_pages_say_about() {
     assert!(d.contains("10 of 25 matching rows shown; 15 more."), "{d}");
 }
 
+/// The file goes away mid-serve: removed, then replaced by a file that is not a database,
+/// the calls are `UNAVAILABLE` and the server keeps serving; a database put back at the path
+/// is served (its rows, not those of the file the server first opened).
+#[test]
+fn an_sqlite_file_that_goes_away_is_unavailable_then_served_again() {
+    let db = sqlite_file(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT);
+         INSERT INTO t VALUES (1, 'one'), (2, 'two');",
+    );
+    let presenter = temp_file("p.json", br#"{"name": "T", "format": "compact"}"#);
+    let presenter = format!("t={}", presenter.display());
+    let mut s = serve(&db, "t", &["--presenter", &presenter]);
+    let ok = |r: &Value, want: &str| {
+        assert_eq!(r["result"].get("isError"), None, "{r}");
+        assert_eq!(texts(&r["result"])[0], want);
+    };
+    let unavailable = |r: &Value| {
+        assert_eq!(r["result"]["isError"], json!(true), "{r}");
+        let t = &texts(&r["result"])[0];
+        assert!(t.starts_with("<tool_error code=\"UNAVAILABLE\" "), "{t}");
+        assert!(
+            !t.contains(db.to_str().unwrap()),
+            "the path is not shown: {t}"
+        );
+    };
+    let r = s.call(call(1, "t", json!({"action": "list"})));
+    ok(&r, r#"[{"id":1,"s":"one"},{"id":2,"s":"two"}]"#);
+    let aside = db.with_extension("aside");
+    std::fs::rename(&db, &aside).unwrap();
+    unavailable(&s.call(call(2, "t", json!({"action": "list"}))));
+    unavailable(&s.call(call(3, "t", json!({"action": "get", "id": 1}))));
+    std::fs::write(
+        &db,
+        b"not a database, only text that is long enough to be read as a header page",
+    )
+    .unwrap();
+    unavailable(&s.call(call(4, "t", json!({"action": "list"}))));
+    unavailable(&s.call(call(5, "t", json!({"action": "get", "id": 2}))));
+    // Another database at the path: its rows.
+    std::fs::remove_file(&db).unwrap();
+    let other = rusqlite::Connection::open(&db).unwrap();
+    other
+        .execute_batch(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT); INSERT INTO t VALUES (3, 'three');",
+        )
+        .unwrap();
+    drop(other);
+    let r = s.call(call(6, "t", json!({"action": "list"})));
+    ok(&r, r#"[{"id":3,"s":"three"}]"#);
+    // The first file back: its rows again.
+    std::fs::rename(&aside, &db).unwrap();
+    let r = s.call(call(7, "t", json!({"action": "get", "id": 2})));
+    ok(&r, r#"{"id":2,"s":"two"}"#);
+}
+
 #[test]
 fn the_demo_writes_an_sqlite_file_the_server_serves() {
     let p = temp_file("inv.db", b"");

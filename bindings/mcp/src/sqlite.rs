@@ -11,7 +11,9 @@
 //! back one ulp off). BLOBs are written as hex strings (JSON cannot hold bytes).
 //!
 //! Connections are pooled, at most one per concurrent call (`--max-concurrent`); calls run on
-//! the server's blocking threads, never on the async runtime.
+//! the server's blocking threads, never on the async runtime. A pooled connection is used
+//! only while PATH still names the file it opened (device and inode): a replaced file is
+//! opened again, a removed or broken one gives `UNAVAILABLE` until it is back.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -45,9 +47,12 @@ struct Pool {
     max: usize,
 }
 
-/// A connection, the deadline its progress handler enforces, and the counts it made.
+/// A connection, the file it opened, the deadline its progress handler enforces, and the
+/// counts it made.
 struct Conn {
     db: Connection,
+    /// The file's identity when the connection opened it (`None`: not known).
+    file: Option<FileId>,
     deadline: Arc<Mutex<Option<Instant>>>,
     counts: Counts,
 }
@@ -194,7 +199,16 @@ impl SqliteTable {
             .map_err(|_| SourceError::Unavailable("pool poisoned".into()))?;
         loop {
             if let Some(c) = g.0.pop() {
-                return Ok(c);
+                // A connection holds the file it opened: once PATH names another file (or
+                // none), the connection is dropped and PATH opened again, so a replaced file
+                // is served and a removed one is UNAVAILABLE until it is back.
+                let now = file_id(&self.path);
+                if now.is_some() && now == c.file {
+                    return Ok(c);
+                }
+                g.1 -= 1;
+                drop(c);
+                continue;
             }
             if g.1 < self.pool.max {
                 g.1 += 1;
@@ -422,7 +436,23 @@ impl Backend for SqliteTable {
     }
 }
 
+/// What makes a file the same file: its device and inode.
+type FileId = (u64, u64);
+
+#[cfg(unix)]
+fn file_id(path: &str) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Without inodes, the file is taken to be the same while it exists.
+#[cfg(not(unix))]
+fn file_id(path: &str) -> Option<FileId> {
+    std::fs::metadata(path).ok().map(|_| (0, 0))
+}
+
 fn open_conn(path: &str) -> Result<Conn, SourceError> {
+    let file = file_id(path);
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let db = Connection::open_with_flags(path, flags).map_err(unavailable)?;
     db.pragma_update(None, "query_only", true)
@@ -442,6 +472,7 @@ fn open_conn(path: &str) -> Result<Conn, SourceError> {
     );
     Ok(Conn {
         db,
+        file,
         deadline,
         counts: Counts::default(),
     })
