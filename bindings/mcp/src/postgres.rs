@@ -77,7 +77,16 @@ fn classify(e: &tokio_postgres::Error) -> SourceError {
         // The server's own message (it never holds the password).
         return SourceError::Unavailable(format!("{}: {}", db.code().code(), db.message()));
     }
-    SourceError::Unavailable(e.to_string())
+    // The client's own words (`error connecting to server`) with their causes (`Connection
+    // refused`): I/O and protocol errors, which hold no password.
+    let mut m = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        m.push_str(": ");
+        m.push_str(&c.to_string());
+        cause = c.source();
+    }
+    SourceError::Unavailable(m)
 }
 
 /// A data exception (class 22: a value that does not convert): the call matches nothing.
