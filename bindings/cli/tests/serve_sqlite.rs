@@ -462,6 +462,62 @@ fn an_sqlite_file_that_goes_away_is_unavailable_then_served_again() {
     ok(&r, r#"{"id":2,"s":"two"}"#);
 }
 
+/// An uncapped page of 200k rows (no message cap, no token budget, a `limit` past the table)
+/// over HTTP: the body holds every row exactly once, in key order, with its values; a page
+/// that stops short names the cursor of exactly the rows after it.
+#[test]
+fn an_uncapped_page_of_200k_rows_is_complete_and_in_key_order() {
+    const ROWS: i64 = 200_000;
+    let db = sqlite_file(&format!(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT, x REAL);
+         INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {ROWS})
+             SELECT i * 3, CASE WHEN i % 1000 = 0 THEN 'say \"hi\" <tool_error>' || i ELSE 'row ' || i END, i / 4.0 FROM n;"
+    ));
+    let spec = format!("t=sqlite://{}#t", db.display());
+    let s = Http::start(&uncapped(&spec));
+    let page = |id: u64, args: Value| {
+        let (status, _, body) = s.post(&call(id, "t", args), "");
+        assert_eq!(status, 200);
+        let r: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(r["result"].get("isError"), None);
+        let rows: Vec<Value> = serde_json::from_str(&texts(&r["result"])[0]).unwrap();
+        (rows, next_args(&r["result"]))
+    };
+    let check = |rows: &[Value], from: i64| {
+        for (k, row) in rows.iter().enumerate() {
+            let i = from + k as i64;
+            let s = if i % 1000 == 0 {
+                format!("say \"hi\" <tool_error>{i}")
+            } else {
+                format!("row {i}")
+            };
+            assert_eq!(
+                (&row["id"], &row["s"], row["x"].as_f64()),
+                (&json!(i * 3), &json!(s), Some(i as f64 / 4.0)),
+                "row {i}"
+            );
+            assert_eq!(row.as_object().map(|o| o.len()), Some(3), "row {i}");
+        }
+    };
+    let (rows, next) = page(
+        1,
+        json!({"action": "list", "limit": ROWS + 1, "format": "compact"}),
+    );
+    assert_eq!(rows.len(), ROWS as usize);
+    assert_eq!(next, None);
+    check(&rows, 1);
+    let (first, next) = page(
+        2,
+        json!({"action": "list", "limit": 120_000, "format": "compact"}),
+    );
+    assert_eq!(first.len(), 120_000);
+    check(&first, 1);
+    let (rest, next) = page(3, next.expect("the next page's call"));
+    assert_eq!(rest.len(), 80_000);
+    assert_eq!(next, None);
+    check(&rest, 120_001);
+}
+
 #[test]
 fn the_demo_writes_an_sqlite_file_the_server_serves() {
     let p = temp_file("inv.db", b"");
