@@ -67,6 +67,10 @@ struct Counts(Vec<(String, i64, i64)>);
 /// Counts a connection keeps (the oldest goes first).
 const COUNTS_KEPT: usize = 32;
 
+/// The longest statement-and-parameters key kept: a count of a long `where` value (a request
+/// may hold megabytes) is made each time rather than held.
+const COUNT_KEY_MAX: usize = 1024;
+
 impl Counts {
     /// `count` of the statement `key` at the file's current version: kept, or run and kept.
     fn get_or(
@@ -80,6 +84,9 @@ impl Counts {
             return Ok(n);
         }
         let n = count()?;
+        if key.len() > COUNT_KEY_MAX {
+            return Ok(n);
+        }
         self.0.retain(|(k, _, _)| *k != key);
         if self.0.len() == COUNTS_KEPT {
             self.0.remove(0);
@@ -589,6 +596,24 @@ fn equals(c: &Column, v: &Scalar, params: &mut Vec<Sql>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A count is kept while the file's version holds, at most `COUNTS_KEPT` of them, and
+    /// never one whose key is long (a client's `where` value could be megabytes).
+    #[test]
+    fn counts_are_kept_bounded() {
+        let db = Connection::open_in_memory().unwrap();
+        let mut counts = Counts::default();
+        assert_eq!(counts.get_or(&db, "a".into(), || Ok(5)).unwrap(), 5);
+        assert_eq!(counts.get_or(&db, "a".into(), || Ok(6)).unwrap(), 5);
+        let long = "x".repeat(COUNT_KEY_MAX + 1);
+        assert_eq!(counts.get_or(&db, long.clone(), || Ok(1)).unwrap(), 1);
+        assert_eq!(counts.get_or(&db, long, || Ok(2)).unwrap(), 2);
+        for i in 0..100 {
+            counts.get_or(&db, format!("k{i}"), || Ok(i)).unwrap();
+        }
+        assert_eq!(counts.0.len(), COUNTS_KEPT);
+        assert!(counts.0.iter().all(|(k, _, _)| k.len() <= COUNT_KEY_MAX));
+    }
 
     /// Every double leaves SQLite as text that reads back as the same double (SQLite's own
     /// JSON and printf renderings do not: `0.1+0.2`, `1e300`).
