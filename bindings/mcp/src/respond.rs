@@ -368,7 +368,8 @@ impl TableCall<'_> {
                     Err(e) => return self.write(internal(&e.to_string()), out),
                 };
                 let next = NextCall::new(coll, self.call, filter, *limit, select, fp);
-                let keys = page.keys;
+                // Shared with the next-call directive, not copied (a key a row).
+                let keys = Arc::new(page.keys);
                 let front = front
                     .overrides(Overrides {
                         limit: Some(limit_of_call),
@@ -614,7 +615,7 @@ impl NextCall {
     /// is said to be "about"). The next cursor carries what is left of the count.
     fn keyset_hint(
         self,
-        keys: Vec<String>,
+        keys: Arc<Vec<String>>,
         about: Option<usize>,
     ) -> impl Fn(usize, usize) -> String + Send + Sync + 'static {
         move |shown, remaining| {
