@@ -379,12 +379,16 @@ impl TableCall<'_> {
                 (front, doc, total, Some((next, keys)))
             }
         };
-        let input = match total {
-            Some(total) => match doc.root().as_array() {
+        let input = match (total, doc.root().as_array().map(|rows| rows.len())) {
+            // The whole listing (no row after the page): the page's own document, not a copy
+            // of its rows' nodes.
+            (Some(total), Some(len)) if total == len => Input::doc(doc),
+            (Some(total), Some(_)) => match doc.root().as_array() {
                 Some(rows) => Input::page(rows.iter(), total),
                 None => return self.write(internal("the page is not an array"), out),
             },
-            None => Input::value(doc.root()),
+            (Some(_), None) => return self.write(internal("the page is not an array"), out),
+            (None, _) => Input::value(doc.root()),
         };
         if hooks.cancelled() {
             return Outcome::Cancelled;
