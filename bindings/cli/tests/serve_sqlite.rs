@@ -518,6 +518,30 @@ fn an_uncapped_page_of_200k_rows_is_complete_and_in_key_order() {
     check(&rest, 120_001);
 }
 
+/// A first row alone over the token budget: `TOO_LARGE` naming its key, and the call that
+/// skips it (a cursor after that key) gives the next row.
+#[test]
+fn a_row_alone_over_the_budget_names_the_call_that_skips_it() {
+    let db = sqlite_file(&format!(
+        "CREATE TABLE t (id TEXT PRIMARY KEY, s TEXT);
+         INSERT INTO t VALUES ('a', '{}'), ('b', 'small');",
+        "word ".repeat(3000)
+    ));
+    let mut s = serve(&db, "t", &["--max-tokens", "500"]);
+    let r = list(&mut s, 1, json!({}));
+    let t = &texts(&r["result"])[0];
+    assert!(
+        t.starts_with("<tool_error code=\"TOO_LARGE\" ")
+            && t.contains("The t row \"a\" is alone larger than the token budget of 500 tokens"),
+        "{t}"
+    );
+    let at = t.find("Skip it: call t with ").unwrap() + "Skip it: call t with ".len();
+    let end = at + t[at..].find("}. ").unwrap() + 1;
+    let skip: Value = serde_json::from_str(&t[at..end]).unwrap();
+    let r = s.call(call(2, "t", skip));
+    assert_eq!(texts(&r["result"])[0], r#"[{"id":"b","s":"small"}]"#);
+}
+
 #[test]
 fn the_demo_writes_an_sqlite_file_the_server_serves() {
     let p = temp_file("inv.db", b"");

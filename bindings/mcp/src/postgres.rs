@@ -23,7 +23,8 @@ use tokio_postgres::NoTls;
 
 use crate::scalar::{Scalar, is_integer_lexeme};
 use crate::source::{
-    Backend, Column, Kind, Page, PageQuery, SourceError, quote_ident, split_table, without_password,
+    Backend, Column, Keys, Kind, Page, PageQuery, SourceError, quote_ident, split_table,
+    without_password,
 };
 
 /// How a column compares and is written.
@@ -472,7 +473,7 @@ impl Backend for PgTable {
         );
         let mut json = Vec::with_capacity(4096);
         json.push(b'[');
-        let mut keys = Vec::new();
+        let mut keys = Keys::default();
         let mut more = false;
         let read = self.query_each(&sql, &params, self.statement_timeout, |row, k| {
             if keys.len() == q.limit {
@@ -483,7 +484,7 @@ impl Backend for PgTable {
                 json.push(b',');
             }
             json.extend_from_slice(row.as_bytes());
-            keys.push(k.unwrap_or("null").to_owned());
+            keys.push(k.unwrap_or("null"));
             true
         });
         match read {
@@ -494,7 +495,7 @@ impl Backend for PgTable {
             // A `where` value the column's type cannot hold: no row matches.
             Err(QueryError::Data) => Ok(Page {
                 json: b"[]".to_vec(),
-                keys: Vec::new(),
+                keys: Keys::default(),
                 more: false,
             }),
             Err(QueryError::Source(e)) => Err(e),

@@ -403,7 +403,7 @@ impl TableCall<'_> {
         }
         if let Some((next, keys)) = skip.filter(|_| reply.item_too_large()) {
             // The page's first row alone is over the limits: the call past it.
-            return self.write(next.skip_key(keys.first(), reply.problem()), out);
+            return self.write(next.skip_key(keys.get(0), reply.problem()), out);
         }
         reply.write(&shape, out);
         Outcome::Written {
@@ -619,7 +619,7 @@ impl NextCall {
     /// is said to be "about"). The next cursor carries what is left of the count.
     fn keyset_hint(
         self,
-        keys: Arc<Vec<String>>,
+        keys: Arc<crate::source::Keys>,
         about: Option<usize>,
     ) -> impl Fn(usize, usize) -> String + Send + Sync + 'static {
         move |shown, remaining| {
@@ -655,7 +655,7 @@ impl NextCall {
     /// limits: the call that skips it.
     fn skip_key(
         &self,
-        first: Option<&String>,
+        first: Option<&str>,
         problem: Option<&CallProblem>,
     ) -> ToolResponse<'static> {
         let limit = problem

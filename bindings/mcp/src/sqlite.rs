@@ -23,7 +23,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::scalar::{Scalar, is_integer_lexeme};
 use crate::source::{
-    Backend, Column, Kind, Page, PageQuery, SourceError, quote_ident, split_table,
+    Backend, Column, Keys, Kind, Page, PageQuery, SourceError, quote_ident, split_table,
 };
 
 /// A served SQLite table.
@@ -357,7 +357,7 @@ impl Backend for SqliteTable {
             let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
             let mut json = Vec::with_capacity(4096);
             json.push(b'[');
-            let mut keys = Vec::new();
+            let mut keys = Keys::default();
             let mut more = false;
             while let Some(r) = rows.next()? {
                 if keys.len() == q.limit {
@@ -370,7 +370,7 @@ impl Backend for SqliteTable {
                 json.extend_from_slice(r.get_ref(0)?.as_bytes().unwrap_or(b"null"));
                 // `[key]`: the key's JSON text between the brackets.
                 let k = r.get_ref(1)?.as_str().unwrap_or("[null]");
-                keys.push(k[1..k.len() - 1].to_owned());
+                keys.push(&k[1..k.len() - 1]);
             }
             json.push(b']');
             Ok(Page { json, keys, more })
