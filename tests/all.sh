@@ -3,8 +3,9 @@
 # test when nginx is installed), `toolwire serve` with the official TypeScript SDK client, the
 # Node binding (and README's quick start from its packed tarball), the Python binding, then
 # `toolwire serve` with the official Python SDK client.
-# Needs cargo, node + npm and python3 (with venv); installs the rest from the registries (npm
-# ci from the committed lock files; a venv of its own for pip).
+# Needs cargo, node + npm, python3 (with venv) and PostgreSQL's binaries (Debian package
+# postgresql; the database tests start their own server); installs the rest from the
+# registries (npm ci from the committed lock files; a venv of its own for pip).
 #
 #   bash tests/all.sh
 #

@@ -144,3 +144,96 @@ fn a_file_name_with_a_newline_stays_on_one_line() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `toolwire serve` from a database that cannot be served: exit 3 (2 for a source without
+/// `#TABLE`), one stderr line naming the source and the cause, never the password.
+#[test]
+fn database_sources_that_cannot_be_served() {
+    let dir = std::env::temp_dir().join(format!("toolwire-exit-db-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("t.db");
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER);")
+        .unwrap();
+    let junk = dir.join("junk.db");
+    std::fs::write(
+        &junk,
+        "not a database, only text long enough for a header".repeat(4),
+    )
+    .unwrap();
+    let presenter = dir.join("p.json");
+    std::fs::write(&presenter, r#"{"name": "P", "key": "nokey"}"#).unwrap();
+    let (d, j) = (db.display(), junk.display());
+    let missing = dir.join("missing.db");
+    let m = missing.display();
+    let serve = |spec: &str, extra: &[&str]| {
+        let mut args = vec!["serve", "--collection", spec];
+        args.extend_from_slice(extra);
+        let out = run(spawn(&args), b"");
+        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+    };
+    let p = format!("t={}", presenter.display());
+    for (spec, extra, code, line) in [
+        (
+            format!("t=sqlite://{m}#t"),
+            &[][..],
+            3,
+            format!("sqlite://{m}#t: unable to open database file: {m}"),
+        ),
+        (
+            format!("t=sqlite://{j}#t"),
+            &[],
+            3,
+            format!("sqlite://{j}#t: file is not a database"),
+        ),
+        (
+            format!("t=sqlite://{d}#nope"),
+            &[],
+            3,
+            format!("sqlite://{d}#nope: no table or view nope in {d}"),
+        ),
+        (
+            format!("t=sqlite://{d}#t"),
+            &["--presenter", p.as_str()],
+            3,
+            format!("sqlite://{d}#t: the presenter's key 'nokey' is not a column of t"),
+        ),
+        (
+            format!("t=sqlite://{d}"),
+            &[],
+            2,
+            format!("toolwire: sqlite://{d}: expected sqlite://PATH#TABLE"),
+        ),
+        (
+            "t=postgres://u:s3cret-pw@127.0.0.1:1/db".into(),
+            &[],
+            2,
+            "toolwire: postgres://u@127.0.0.1:1/db: expected postgres://USER@HOST:PORT/DB#TABLE"
+                .into(),
+        ),
+        (
+            "t=postgres://u:s3cret-pw@127.0.0.1:notaport/db#t".into(),
+            &[],
+            3,
+            "postgres://u@127.0.0.1:notaport/db#t: not a PostgreSQL URL".into(),
+        ),
+    ] {
+        let (got, err) = serve(&spec, extra);
+        assert_eq!(
+            (got, err.as_str()),
+            (Some(code), format!("{line}\n").as_str())
+        );
+    }
+    // Nothing listens on port 1: the cause is named, the password is not.
+    let (got, err) = serve("t=postgres://u:s3cret-pw@127.0.0.1:1/db#t", &[]);
+    assert_eq!(got, Some(3), "{err}");
+    assert!(
+        err.starts_with("postgres://u@127.0.0.1:1/db#t: error connecting to server: ")
+            && err.to_lowercase().contains("refused")
+            && err.lines().count() == 1
+            && !err.contains("s3cret-pw"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

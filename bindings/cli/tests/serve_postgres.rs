@@ -286,3 +286,37 @@ fn statements_and_counts_under_time_limits() {
     let r = s.call(call(2, "t", json!({"action": "get", "id": 5})));
     assert_eq!(texts(&r["result"])[0], r#"{"id":5,"s":""}"#);
 }
+
+/// Pages are read from a portal 1000 rows at a time: pages that end just before, at and just
+/// after a batch edge, and past the table, uncapped, hold every row once in key order and say
+/// whether rows remain.
+#[test]
+fn pages_across_portal_batches_hold_every_row_once() {
+    let pg = Postgres::start();
+    pg.sql(
+        "CREATE TABLE t (id int PRIMARY KEY, s text);
+         INSERT INTO t SELECT g, 'row ' || g FROM generate_series(1, 3000) g;",
+    );
+    let spec = format!("t={}#t", pg.url());
+    let mut s = Raw::start(&uncapped(&spec));
+    for (n, limit) in [999, 1000, 1001, 2000, 2001, 3000, 3001, 5000]
+        .into_iter()
+        .enumerate()
+    {
+        let r = list(&mut s, n as u64, json!({"limit": limit}));
+        let rows = data_json(&r);
+        let rows = rows.as_array().unwrap();
+        let want = limit.min(3000);
+        assert_eq!(rows.len(), want, "limit {limit}");
+        for (i, row) in rows.iter().enumerate() {
+            assert_eq!(row, &json!({"id": i + 1, "s": format!("row {}", i + 1)}));
+        }
+        let next = next_args(&r["result"]);
+        assert_eq!(next.is_some(), limit < 3000, "limit {limit}");
+        if let Some(next) = next {
+            let rest = data_json(&s.call(call(100, "t", next)));
+            assert_eq!(rest.as_array().unwrap().len(), (3000 - limit).min(limit));
+            assert_eq!(rest[0]["id"], json!(limit + 1), "limit {limit}");
+        }
+    }
+}

@@ -351,6 +351,197 @@ fn counts_and_statements_under_time_limits() {
     assert!(texts(&r["result"])[0].contains("\"s\""), "{r}");
 }
 
+/// The count of the truncation notice: made by a listing's first page, carried by the cursor
+/// to the next pages (which say "about", since rows may change between calls), made again
+/// when a page proves the carried number wrong, and exact on every first page.
+#[test]
+fn a_listing_is_counted_once_and_its_later_pages_say_about() {
+    let db = sqlite_file(
+        "PRAGMA journal_mode = WAL;
+         CREATE TABLE t (id INTEGER PRIMARY KEY, grp TEXT NOT NULL);
+         INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+             SELECT i, CASE WHEN i <= 15 THEN 'a' ELSE 'b' END FROM n;",
+    );
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    let mut s = serve(&db, "t", &[]);
+    let all = json!({"limit": 10, "_select": ["id"]});
+    let r = list(&mut s, 1, all.clone());
+    let d = directive(&r["result"]).unwrap();
+    assert!(
+        d.contains("10 of 1000 matching rows shown; 990 more."),
+        "{d}"
+    );
+    assert!(texts(&r["result"])[1].contains("10 shown, 990 hidden"));
+    // Rows inserted between pages: the next page says the first count's number, as "about",
+    // and its notice names no number.
+    writer
+        .execute("INSERT INTO t VALUES (2001, 'b'), (2002, 'b')", [])
+        .unwrap();
+    let r = s.call(call(2, "t", next_args(&r["result"]).unwrap()));
+    let d = directive(&r["result"]).unwrap();
+    assert!(
+        d.contains("10 of about 990 matching rows shown; about 980 more."),
+        "{d}"
+    );
+    assert!(texts(&r["result"])[1].contains("10 shown, more hidden"));
+    let r = s.call(call(3, "t", next_args(&r["result"]).unwrap()));
+    let d = directive(&r["result"]).unwrap();
+    assert!(d.contains("10 of about 980 matching rows shown"), "{d}");
+    // A first page counts again, and sees the new rows (the count made before them is not
+    // reused).
+    let r = list(&mut s, 4, all);
+    let d = directive(&r["result"]).unwrap();
+    assert!(
+        d.contains("10 of 1002 matching rows shown; 992 more."),
+        "{d}"
+    );
+    // A carried count that the next page proves wrong (rows remain past it) is made again.
+    let r = list(&mut s, 5, json!({"limit": 10, "where": {"grp": "a"}}));
+    let d = directive(&r["result"]).unwrap();
+    assert!(d.contains("10 of 15 matching rows shown; 5 more."), "{d}");
+    writer
+        .execute("UPDATE t SET grp = 'a' WHERE id BETWEEN 16 AND 35", [])
+        .unwrap();
+    let r = s.call(call(6, "t", next_args(&r["result"]).unwrap()));
+    let d = directive(&r["result"]).unwrap();
+    assert!(d.contains("10 of 25 matching rows shown; 15 more."), "{d}");
+}
+
+/// The file goes away mid-serve: removed, then replaced by a file that is not a database,
+/// the calls are `UNAVAILABLE` and the server keeps serving; a database put back at the path
+/// is served (its rows, not those of the file the server first opened).
+#[test]
+fn an_sqlite_file_that_goes_away_is_unavailable_then_served_again() {
+    let db = sqlite_file(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT);
+         INSERT INTO t VALUES (1, 'one'), (2, 'two');",
+    );
+    let presenter = temp_file("p.json", br#"{"name": "T", "format": "compact"}"#);
+    let presenter = format!("t={}", presenter.display());
+    let mut s = serve(&db, "t", &["--presenter", &presenter]);
+    let ok = |r: &Value, want: &str| {
+        assert_eq!(r["result"].get("isError"), None, "{r}");
+        assert_eq!(texts(&r["result"])[0], want);
+    };
+    let unavailable = |r: &Value| {
+        assert_eq!(r["result"]["isError"], json!(true), "{r}");
+        let t = &texts(&r["result"])[0];
+        assert!(t.starts_with("<tool_error code=\"UNAVAILABLE\" "), "{t}");
+        assert!(
+            !t.contains(db.to_str().unwrap()),
+            "the path is not shown: {t}"
+        );
+    };
+    let r = s.call(call(1, "t", json!({"action": "list"})));
+    ok(&r, r#"[{"id":1,"s":"one"},{"id":2,"s":"two"}]"#);
+    let aside = db.with_extension("aside");
+    std::fs::rename(&db, &aside).unwrap();
+    unavailable(&s.call(call(2, "t", json!({"action": "list"}))));
+    unavailable(&s.call(call(3, "t", json!({"action": "get", "id": 1}))));
+    std::fs::write(
+        &db,
+        b"not a database, only text that is long enough to be read as a header page",
+    )
+    .unwrap();
+    unavailable(&s.call(call(4, "t", json!({"action": "list"}))));
+    unavailable(&s.call(call(5, "t", json!({"action": "get", "id": 2}))));
+    // Another database at the path: its rows.
+    std::fs::remove_file(&db).unwrap();
+    let other = rusqlite::Connection::open(&db).unwrap();
+    other
+        .execute_batch(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT); INSERT INTO t VALUES (3, 'three');",
+        )
+        .unwrap();
+    drop(other);
+    let r = s.call(call(6, "t", json!({"action": "list"})));
+    ok(&r, r#"[{"id":3,"s":"three"}]"#);
+    // The first file back: its rows again.
+    std::fs::rename(&aside, &db).unwrap();
+    let r = s.call(call(7, "t", json!({"action": "get", "id": 2})));
+    ok(&r, r#"{"id":2,"s":"two"}"#);
+}
+
+/// An uncapped page of 200k rows (no message cap, no token budget, a `limit` past the table)
+/// over HTTP: the body holds every row exactly once, in key order, with its values; a page
+/// that stops short names the cursor of exactly the rows after it.
+#[test]
+fn an_uncapped_page_of_200k_rows_is_complete_and_in_key_order() {
+    const ROWS: i64 = 200_000;
+    let db = sqlite_file(&format!(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT, x REAL);
+         INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {ROWS})
+             SELECT i * 3, CASE WHEN i % 1000 = 0 THEN 'say \"hi\" <tool_error>' || i ELSE 'row ' || i END, i / 4.0 FROM n;"
+    ));
+    let spec = format!("t=sqlite://{}#t", db.display());
+    let s = Http::start(&uncapped(&spec));
+    let page = |id: u64, args: Value| {
+        let (status, _, body) = s.post(&call(id, "t", args), "");
+        assert_eq!(status, 200);
+        let r: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(r["result"].get("isError"), None);
+        let rows: Vec<Value> = serde_json::from_str(&texts(&r["result"])[0]).unwrap();
+        (rows, next_args(&r["result"]))
+    };
+    let check = |rows: &[Value], from: i64| {
+        for (k, row) in rows.iter().enumerate() {
+            let i = from + k as i64;
+            let s = if i % 1000 == 0 {
+                format!("say \"hi\" <tool_error>{i}")
+            } else {
+                format!("row {i}")
+            };
+            assert_eq!(
+                (&row["id"], &row["s"], row["x"].as_f64()),
+                (&json!(i * 3), &json!(s), Some(i as f64 / 4.0)),
+                "row {i}"
+            );
+            assert_eq!(row.as_object().map(|o| o.len()), Some(3), "row {i}");
+        }
+    };
+    let (rows, next) = page(
+        1,
+        json!({"action": "list", "limit": ROWS + 1, "format": "compact"}),
+    );
+    assert_eq!(rows.len(), ROWS as usize);
+    assert_eq!(next, None);
+    check(&rows, 1);
+    let (first, next) = page(
+        2,
+        json!({"action": "list", "limit": 120_000, "format": "compact"}),
+    );
+    assert_eq!(first.len(), 120_000);
+    check(&first, 1);
+    let (rest, next) = page(3, next.expect("the next page's call"));
+    assert_eq!(rest.len(), 80_000);
+    assert_eq!(next, None);
+    check(&rest, 120_001);
+}
+
+/// A first row alone over the token budget: `TOO_LARGE` naming its key, and the call that
+/// skips it (a cursor after that key) gives the next row.
+#[test]
+fn a_row_alone_over_the_budget_names_the_call_that_skips_it() {
+    let db = sqlite_file(&format!(
+        "CREATE TABLE t (id TEXT PRIMARY KEY, s TEXT);
+         INSERT INTO t VALUES ('a', '{}'), ('b', 'small');",
+        "word ".repeat(3000)
+    ));
+    let mut s = serve(&db, "t", &["--max-tokens", "500"]);
+    let r = list(&mut s, 1, json!({}));
+    let t = &texts(&r["result"])[0];
+    assert!(
+        t.starts_with("<tool_error code=\"TOO_LARGE\" ")
+            && t.contains("The t row \"a\" is alone larger than the token budget of 500 tokens"),
+        "{t}"
+    );
+    let at = t.find("Skip it: call t with ").unwrap() + "Skip it: call t with ".len();
+    let end = at + t[at..].find("}. ").unwrap() + 1;
+    let skip: Value = serde_json::from_str(&t[at..end]).unwrap();
+    let r = s.call(call(2, "t", skip));
+    assert_eq!(texts(&r["result"])[0], r#"[{"id":"b","s":"small"}]"#);
+}
+
 #[test]
 fn the_demo_writes_an_sqlite_file_the_server_serves() {
     let p = temp_file("inv.db", b"");

@@ -13,7 +13,9 @@
 //! (kind 0: a collection loaded from a file never changes while it is served, so an offset
 //! names the same row on every replica that loaded the same file) or the last key shown
 //! (kind 1, keyset paging: for sources ordered by their key, where rows inserted or deleted
-//! between calls must not shift the pages). The tag is HMAC-SHA-256 of the rest under a key
+//! between calls must not shift the pages). Kind 2 is kind 1 with the rows the first page
+//! counted after that key (8 bytes before the key; all ones: the count ran out of time), so a
+//! listing is counted once, not once a page. The tag is HMAC-SHA-256 of the rest under a key
 //! derived from `--cursor-key-env`'s secret when given (replicas that share it accept each
 //! other's cursors, and nobody without it can make one), else from the collection's name and
 //! size: then it detects a cursor that was altered or cut, not one forged on purpose (which
@@ -35,9 +37,24 @@ pub(crate) const MAX_CURSOR_CHARS: usize = 4096;
 pub(crate) enum Position {
     /// This many matching rows come before it.
     Offset(u64),
-    /// After the row whose key has this JSON text (keyset paging).
-    After(String),
+    /// After the row whose key has this JSON text (keyset paging), and what the listing's
+    /// first count left for the rows after it.
+    After(String, Counted),
 }
+
+/// The matching rows after a keyset position, as the listing's first page counted them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Counted {
+    /// Not counted (a cursor that carries no count): the next page counts.
+    Unknown,
+    /// This many when the first page was served (rows may have changed since).
+    About(u64),
+    /// The first count ran past its time limit: the next pages do not try again.
+    TimedOut,
+}
+
+/// Kind 2's count when the count timed out.
+const TIMED_OUT: u64 = u64::MAX;
 
 /// The key that signs a collection's cursors.
 #[derive(Clone)]
@@ -97,8 +114,17 @@ pub(crate) fn encode(key: &CursorKey, fp: [u8; FINGERPRINT_BYTES], position: &Po
             b.push(0);
             b.extend_from_slice(&n.to_le_bytes());
         }
-        Position::After(k) => {
+        Position::After(k, Counted::Unknown) => {
             b.push(1);
+            b.extend_from_slice(k.as_bytes());
+        }
+        Position::After(k, counted) => {
+            b.push(2);
+            let n = match counted {
+                Counted::About(n) => (*n).min(TIMED_OUT - 1),
+                _ => TIMED_OUT,
+            };
+            b.extend_from_slice(&n.to_le_bytes());
             b.extend_from_slice(k.as_bytes());
         }
     }
@@ -168,8 +194,19 @@ pub(crate) fn decode(
             Ok(Position::Offset(u64::from_le_bytes(n)))
         }
         1 => String::from_utf8(rest.to_vec())
-            .map(Position::After)
+            .map(|k| Position::After(k, Counted::Unknown))
             .map_err(|_| Refused::Malformed),
+        2 if rest.len() >= 8 => {
+            let (n, key) = rest.split_at(8);
+            let n = u64::from_le_bytes(n.try_into().map_err(|_| Refused::Malformed)?);
+            let counted = match n {
+                TIMED_OUT => Counted::TimedOut,
+                n => Counted::About(n),
+            };
+            String::from_utf8(key.to_vec())
+                .map(|k| Position::After(k, counted))
+                .map_err(|_| Refused::Malformed)
+        }
         _ => Err(Refused::Malformed),
     }
 }
@@ -185,7 +222,10 @@ mod tests {
         for pos in [
             Position::Offset(0),
             Position::Offset(u64::MAX),
-            Position::After(r#""k-17""#.into()),
+            Position::After(r#""k-17""#.into(), Counted::Unknown),
+            Position::After(r#""k-17""#.into(), Counted::About(0)),
+            Position::After("17".into(), Counted::About(99_950)),
+            Position::After("17".into(), Counted::TimedOut),
         ] {
             let c = encode(&key, fp, &pos);
             assert!(

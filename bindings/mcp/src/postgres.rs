@@ -3,8 +3,8 @@
 //!
 //! Every call runs in a read-only transaction (`BEGIN READ ONLY`) with
 //! `SET LOCAL statement_timeout`; statements are only the SELECTs written here. Rows leave
-//! PostgreSQL as JSON text (`row_to_json`), one text a row, appended into the page's JSON
-//! array. Types: integers exactly (bigint's digits), `numeric` as the nearest f64 (cast to
+//! PostgreSQL as JSON text (`row_to_json`), one text a row, read from a portal 1000 rows at a
+//! time and appended into the page's JSON array. Types: integers exactly (bigint's digits), `numeric` as the nearest f64 (cast to
 //! `float8`, whose text is its shortest round-trip digits), booleans, text, timestamps and
 //! other types as the strings `to_json` gives, json/jsonb as values, `bytea` as its `\x…`
 //! hex string.
@@ -23,7 +23,8 @@ use tokio_postgres::NoTls;
 
 use crate::scalar::{Scalar, is_integer_lexeme};
 use crate::source::{
-    Backend, Column, Kind, Page, PageQuery, SourceError, quote_ident, split_table, without_password,
+    Backend, Column, Keys, Kind, Page, PageQuery, SourceError, quote_ident, split_table,
+    without_password,
 };
 
 /// How a column compares and is written.
@@ -69,6 +70,9 @@ pub(crate) struct Options<'a> {
     pub(crate) statement_timeout: Duration,
 }
 
+/// Rows a page reads from its portal at a time.
+const PORTAL_ROWS: i32 = 1000;
+
 fn classify(e: &tokio_postgres::Error) -> SourceError {
     if let Some(db) = e.as_db_error() {
         if db.code() == &tokio_postgres::error::SqlState::QUERY_CANCELED {
@@ -77,7 +81,16 @@ fn classify(e: &tokio_postgres::Error) -> SourceError {
         // The server's own message (it never holds the password).
         return SourceError::Unavailable(format!("{}: {}", db.code().code(), db.message()));
     }
-    SourceError::Unavailable(e.to_string())
+    // The client's own words (`error connecting to server`) with their causes (`Connection
+    // refused`): I/O and protocol errors, which hold no password.
+    let mut m = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        m.push_str(": ");
+        m.push_str(&c.to_string());
+        cause = c.source();
+    }
+    SourceError::Unavailable(m)
 }
 
 /// A data exception (class 22: a value that does not convert): the call matches nothing.
@@ -255,6 +268,60 @@ impl PgTable {
         })
     }
 
+    /// Runs `sql` as [`query`](Self::query) does, but reads its rows through a portal (a
+    /// server-side cursor) [`PORTAL_ROWS`] at a time, handing each row's two texts to `each`
+    /// and dropping the batch before the next: a page is never held as rows as well as text.
+    /// `each` returns whether it wants more rows.
+    fn query_each(
+        &self,
+        sql: &str,
+        params: &[String],
+        timeout: Duration,
+        mut each: impl FnMut(&str, Option<&str>) -> bool,
+    ) -> Result<(), QueryError> {
+        self.rt.block_on(async {
+            let mut client = self
+                .pool
+                .get()
+                .await
+                .map_err(|e| QueryError::Source(pool_error(&e)))?;
+            let tx = client
+                .build_transaction()
+                .read_only(true)
+                .start()
+                .await
+                .map_err(QueryError::from)?;
+            tx.batch_execute(&format!(
+                "SET LOCAL statement_timeout = {}",
+                timeout.as_millis().max(1)
+            ))
+            .await
+            .map_err(QueryError::from)?;
+            let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                .iter()
+                .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                .collect();
+            let portal = tx.bind(sql, &refs).await.map_err(QueryError::from)?;
+            'read: loop {
+                let rows = tx
+                    .query_portal(&portal, PORTAL_ROWS)
+                    .await
+                    .map_err(QueryError::from)?;
+                for r in &rows {
+                    let second = if r.len() > 1 { r.get(1) } else { None };
+                    if !each(r.get(0), second) {
+                        break 'read;
+                    }
+                }
+                if rows.len() < PORTAL_ROWS as usize {
+                    break;
+                }
+            }
+            tx.commit().await.map_err(QueryError::from)?;
+            Ok(())
+        })
+    }
+
     fn cond_equals(&self, at: usize, v: &Scalar, params: &mut Vec<String>) -> String {
         let q = quote_ident(&self.columns[at].name);
         let bind = |s: String, params: &mut Vec<String>| {
@@ -404,28 +471,35 @@ impl Backend for PgTable {
             n - 1,
             n
         );
-        let rows = match self.query(&sql, &params, self.statement_timeout) {
-            Ok(r) => r,
-            Err(QueryError::Data) => Vec::new(),
-            Err(QueryError::Source(e)) => return Err(e),
-        };
         let mut json = Vec::with_capacity(4096);
         json.push(b'[');
-        let mut keys = Vec::new();
+        let mut keys = Keys::default();
         let mut more = false;
-        for (row, k) in rows {
+        let read = self.query_each(&sql, &params, self.statement_timeout, |row, k| {
             if keys.len() == q.limit {
                 more = true;
-                break;
+                return false;
             }
             if !keys.is_empty() {
                 json.push(b',');
             }
             json.extend_from_slice(row.as_bytes());
-            keys.push(k.unwrap_or_else(|| "null".into()));
+            keys.push(k.unwrap_or("null"));
+            true
+        });
+        match read {
+            Ok(()) => {
+                json.push(b']');
+                Ok(Page { json, keys, more })
+            }
+            // A `where` value the column's type cannot hold: no row matches.
+            Err(QueryError::Data) => Ok(Page {
+                json: b"[]".to_vec(),
+                keys: Keys::default(),
+                more: false,
+            }),
+            Err(QueryError::Source(e)) => Err(e),
         }
-        json.push(b']');
-        Ok(Page { json, keys, more })
     }
 
     fn get(&self, id: &Scalar) -> Result<Option<Vec<u8>>, SourceError> {

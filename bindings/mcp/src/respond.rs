@@ -18,7 +18,7 @@ use toolwire::wire::{self, FieldProblem, Format, ToolError, ToolResponse};
 
 use crate::args::{Action, Call, Problem, Sent, you_sent};
 use crate::collection::{Collection, DEFAULT_LIST_LIMIT, FORMATS, Server};
-use crate::cursor::{self, Position, Refused};
+use crate::cursor::{self, Counted, Position, Refused};
 use crate::scalar::{Scalar, field_equals, key_equals};
 
 /// Collections of at least this many rows report progress while a `where` filter scans them.
@@ -148,7 +148,7 @@ pub(crate) fn tools_call<S: Sink + ?Sized>(
             {
                 None => *offset,
                 Some(Ok(Position::Offset(n))) => usize::try_from(n).unwrap_or(usize::MAX),
-                Some(Ok(Position::After(_))) => {
+                Some(Ok(Position::After(..))) => {
                     return write(bad_cursor(coll, Refused::Malformed), out);
                 }
                 Some(Err(why)) => return write(bad_cursor(coll, why), out),
@@ -284,24 +284,26 @@ impl TableCall<'_> {
             } => {
                 let select = effective_select(coll, self.call);
                 let fp = list_fingerprint(coll, filter, select.as_ref());
-                let (after, offset) = match cursor
+                let (after, offset, counted) = match cursor
                     .as_deref()
                     .map(|c| cursor::decode(&coll.cursor_key, fp, c))
                 {
-                    None => (None, *offset),
-                    Some(Ok(Position::After(k))) => {
+                    None => (None, *offset, Counted::Unknown),
+                    Some(Ok(Position::After(k, counted))) => {
                         match serde_json::from_str::<Value>(&k)
                             .ok()
                             .as_ref()
                             .and_then(Scalar::from_json)
                         {
-                            Some(s) => (Some(s), 0),
+                            Some(s) => (Some(s), 0, counted),
                             None => return self.write(bad_cursor(coll, Refused::Malformed), out),
                         }
                     }
-                    Some(Ok(Position::Offset(n))) => {
-                        (None, usize::try_from(n).unwrap_or(usize::MAX))
-                    }
+                    Some(Ok(Position::Offset(n))) => (
+                        None,
+                        usize::try_from(n).unwrap_or(usize::MAX),
+                        Counted::Unknown,
+                    ),
                     Some(Err(why)) => return self.write(bad_cursor(coll, why), out),
                 };
                 let limit_of_call = limit
@@ -332,45 +334,61 @@ impl TableCall<'_> {
                 if hooks.cancelled() {
                     return Outcome::Cancelled;
                 }
-                let total = if page.more {
+                // The listing is counted once, by its first page; later pages carry the count
+                // in their cursor (docs/DECISIONS.md, "Database sources"). A carried count the
+                // page proves wrong (rows remain past it) is counted again.
+                let shown = page.keys.len();
+                let carried = match counted {
+                    Counted::About(n) => usize::try_from(n).ok().filter(|&n| n > shown),
+                    _ => None,
+                };
+                // A carried count is not the engine's `total`: its truncation notice says
+                // "more hidden", and only the next-call directive names the number, as "about".
+                let total = if !page.more {
+                    shown
+                } else if carried.is_some() || counted == Counted::TimedOut {
+                    toolwire::call::UNCOUNTED
+                } else {
                     match self
                         .table
                         .count(filter, after.as_ref(), self.server.count_timeout)
                     {
-                        Ok(Some(n)) => Some(
-                            usize::try_from(n)
-                                .unwrap_or(usize::MAX)
-                                .saturating_sub(offset)
-                                .max(page.keys.len() + 1),
-                        ),
-                        Ok(None) => Some(toolwire::call::UNCOUNTED),
+                        Ok(Some(n)) => usize::try_from(n)
+                            .unwrap_or(usize::MAX)
+                            .saturating_sub(offset)
+                            .max(shown + 1),
+                        Ok(None) => toolwire::call::UNCOUNTED,
                         Err(e) => return self.write(self.unavailable(&e), out),
                     }
-                } else {
-                    Some(page.keys.len())
                 };
+                let total = Some(total);
                 bytes = page.json;
                 let doc = match toolwire::json::parse(&bytes, &Default::default()) {
                     Ok(d) => d,
                     Err(e) => return self.write(internal(&e.to_string()), out),
                 };
                 let next = NextCall::new(coll, self.call, filter, *limit, select, fp);
-                let keys = page.keys;
+                // Shared with the next-call directive, not copied (a key a row).
+                let keys = Arc::new(page.keys);
                 let front = front
                     .overrides(Overrides {
                         limit: Some(limit_of_call),
                         ..Overrides::default()
                     })
-                    .paging(next.clone().keyset_hint(keys.clone()));
+                    .paging(next.clone().keyset_hint(keys.clone(), carried));
                 (front, doc, total, Some((next, keys)))
             }
         };
-        let input = match total {
-            Some(total) => match doc.root().as_array() {
+        let input = match (total, doc.root().as_array().map(|rows| rows.len())) {
+            // The whole listing (no row after the page): the page's own document, not a copy
+            // of its rows' nodes.
+            (Some(total), Some(len)) if total == len => Input::doc(doc),
+            (Some(total), Some(_)) => match doc.root().as_array() {
                 Some(rows) => Input::page(rows.iter(), total),
                 None => return self.write(internal("the page is not an array"), out),
             },
-            None => Input::value(doc.root()),
+            (Some(_), None) => return self.write(internal("the page is not an array"), out),
+            (None, _) => Input::value(doc.root()),
         };
         if hooks.cancelled() {
             return Outcome::Cancelled;
@@ -385,7 +403,7 @@ impl TableCall<'_> {
         }
         if let Some((next, keys)) = skip.filter(|_| reply.item_too_large()) {
             // The page's first row alone is over the limits: the call past it.
-            return self.write(next.skip_key(keys.first(), reply.problem()), out);
+            return self.write(next.skip_key(keys.get(0), reply.problem()), out);
         }
         reply.write(&shape, out);
         Outcome::Written {
@@ -591,31 +609,44 @@ impl NextCall {
 
     /// The arguments of the call whose page starts after the row whose key has the JSON
     /// text `key` (keyset paging).
-    fn args_after(&self, key: &str) -> String {
-        self.args_at(&Position::After(key.to_owned()))
+    fn args_after(&self, key: &str, counted: Counted) -> String {
+        self.args_at(&Position::After(key.to_owned(), counted))
     }
 
-    /// The directive naming the next page of a keyset page whose rows have `keys`.
+    /// The directive naming the next page of a keyset page whose rows have `keys`. `about`:
+    /// the matching rows as the listing's first page counted them, carried by the cursor
+    /// (the engine's count is then `UNCOUNTED`: rows may have changed since, so the number
+    /// is said to be "about"). The next cursor carries what is left of the count.
     fn keyset_hint(
         self,
-        keys: Vec<String>,
+        keys: Arc<crate::source::Keys>,
+        about: Option<usize>,
     ) -> impl Fn(usize, usize) -> String + Send + Sync + 'static {
         move |shown, remaining| {
             let Some(last) = shown.checked_sub(1).and_then(|i| keys.get(i)) else {
                 return String::new();
             };
-            let count = if remaining == toolwire::call::UNCOUNTED {
-                format!("{shown} matching rows shown; more remain")
-            } else {
-                format!(
-                    "{shown} of {remaining} matching rows shown; {} more",
-                    remaining - shown
-                )
+            let (count, counted) = match (remaining, about) {
+                (toolwire::call::UNCOUNTED, Some(n)) => (
+                    format!(
+                        "{shown} of about {n} matching rows shown; about {} more",
+                        n.saturating_sub(shown)
+                    ),
+                    Counted::About(n.saturating_sub(shown) as u64),
+                ),
+                (toolwire::call::UNCOUNTED, None) => (
+                    format!("{shown} matching rows shown; more remain"),
+                    Counted::TimedOut,
+                ),
+                (n, _) => (
+                    format!("{shown} of {n} matching rows shown; {} more", n - shown),
+                    Counted::About((n - shown) as u64),
+                ),
             };
             format!(
                 "{count}. Next page: call {} with {}",
                 self.name,
-                self.args_after(last)
+                self.args_after(last, counted)
             )
         }
     }
@@ -624,7 +655,7 @@ impl NextCall {
     /// limits: the call that skips it.
     fn skip_key(
         &self,
-        first: Option<&String>,
+        first: Option<&str>,
         problem: Option<&CallProblem>,
     ) -> ToolResponse<'static> {
         let limit = problem
@@ -636,7 +667,7 @@ impl NextCall {
                 format!(
                     "Skip it: call {} with {}. Or ask for fewer fields with _select, or a more compact format.",
                     self.name,
-                    self.args_after(k)
+                    self.args_after(k, Counted::Unknown)
                 ),
             ),
             None => (

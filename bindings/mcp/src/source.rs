@@ -50,9 +50,42 @@ pub(crate) struct Page {
     /// One JSON array of row objects.
     pub(crate) json: Vec<u8>,
     /// The key of each row of the page, as JSON text (for the cursor after any of them).
-    pub(crate) keys: Vec<String>,
+    pub(crate) keys: Keys,
     /// Whether rows follow the page.
     pub(crate) more: bool,
+}
+
+/// The keys of a page's rows as JSON texts, in one buffer (4 bytes a row beside the text: a
+/// `String` a row cost a 24-byte header and an allocation each).
+#[derive(Default)]
+pub(crate) struct Keys {
+    text: String,
+    /// Where each key ends in `text`.
+    ends: Vec<u32>,
+}
+
+impl Keys {
+    pub(crate) fn push(&mut self, key: &str) {
+        self.text.push_str(key);
+        // A page's keys stay far below 4 GiB (a cursor holds at most a few KiB of key).
+        self.ends
+            .push(u32::try_from(self.text.len()).unwrap_or(u32::MAX));
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The key of row `i`.
+    pub(crate) fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)? as usize;
+        let start = i.checked_sub(1).map_or(0, |p| self.ends[p] as usize);
+        self.text.get(start..end)
+    }
 }
 
 /// Why a database could not answer.
@@ -171,6 +204,28 @@ pub(crate) fn quote_ident(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_give_back_what_was_pushed() {
+        let mut k = Keys::default();
+        assert!(k.is_empty() && k.get(0).is_none());
+        for key in ["1", r#""k-2""#, "", "null", "\"é\""] {
+            k.push(key);
+        }
+        assert_eq!(k.len(), 5);
+        let back: Vec<_> = (0..6).map(|i| k.get(i)).collect();
+        assert_eq!(
+            back,
+            [
+                Some("1"),
+                Some(r#""k-2""#),
+                Some(""),
+                Some("null"),
+                Some("\"é\""),
+                None
+            ]
+        );
+    }
 
     #[test]
     fn identifiers_are_quoted_with_quotes_doubled() {

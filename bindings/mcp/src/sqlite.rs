@@ -11,7 +11,9 @@
 //! back one ulp off). BLOBs are written as hex strings (JSON cannot hold bytes).
 //!
 //! Connections are pooled, at most one per concurrent call (`--max-concurrent`); calls run on
-//! the server's blocking threads, never on the async runtime.
+//! the server's blocking threads, never on the async runtime. A pooled connection is used
+//! only while PATH still names the file it opened (device and inode): a replaced file is
+//! opened again, a removed or broken one gives `UNAVAILABLE` until it is back.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -21,7 +23,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::scalar::{Scalar, is_integer_lexeme};
 use crate::source::{
-    Backend, Column, Kind, Page, PageQuery, SourceError, quote_ident, split_table,
+    Backend, Column, Keys, Kind, Page, PageQuery, SourceError, quote_ident, split_table,
 };
 
 /// A served SQLite table.
@@ -45,10 +47,53 @@ struct Pool {
     max: usize,
 }
 
-/// A connection and the deadline its progress handler enforces.
+/// A connection, the file it opened, the deadline its progress handler enforces, and the
+/// counts it made.
 struct Conn {
     db: Connection,
+    /// The file's identity when the connection opened it (`None`: not known).
+    file: Option<FileId>,
     deadline: Arc<Mutex<Option<Instant>>>,
+    counts: Counts,
+}
+
+/// Counts this connection made, each with the `PRAGMA data_version` it was made at: the
+/// version changes when any other connection commits to the file (ours only read), so a
+/// count made at the current version is exact, and repeating it costs one pragma instead of
+/// a scan of the matching rows.
+#[derive(Default)]
+struct Counts(Vec<(String, i64, i64)>);
+
+/// Counts a connection keeps (the oldest goes first).
+const COUNTS_KEPT: usize = 32;
+
+/// The longest statement-and-parameters key kept: a count of a long `where` value (a request
+/// may hold megabytes) is made each time rather than held.
+const COUNT_KEY_MAX: usize = 1024;
+
+impl Counts {
+    /// `count` of the statement `key` at the file's current version: kept, or run and kept.
+    fn get_or(
+        &mut self,
+        db: &Connection,
+        key: String,
+        count: impl FnOnce() -> rusqlite::Result<i64>,
+    ) -> rusqlite::Result<i64> {
+        let version: i64 = db.query_row("PRAGMA data_version", [], |r| r.get(0))?;
+        if let Some(&(_, _, n)) = self.0.iter().find(|(k, v, _)| *v == version && *k == key) {
+            return Ok(n);
+        }
+        let n = count()?;
+        if key.len() > COUNT_KEY_MAX {
+            return Ok(n);
+        }
+        self.0.retain(|(k, _, _)| *k != key);
+        if self.0.len() == COUNTS_KEPT {
+            self.0.remove(0);
+        }
+        self.0.push((key, version, n));
+        Ok(n)
+    }
 }
 
 /// What a table needs at start-up.
@@ -161,7 +206,16 @@ impl SqliteTable {
             .map_err(|_| SourceError::Unavailable("pool poisoned".into()))?;
         loop {
             if let Some(c) = g.0.pop() {
-                return Ok(c);
+                // A connection holds the file it opened: once PATH names another file (or
+                // none), the connection is dropped and PATH opened again, so a replaced file
+                // is served and a removed one is UNAVAILABLE until it is back.
+                let now = file_id(&self.path);
+                if now.is_some() && now == c.file {
+                    return Ok(c);
+                }
+                g.1 -= 1;
+                drop(c);
+                continue;
             }
             if g.1 < self.pool.max {
                 g.1 += 1;
@@ -192,13 +246,13 @@ impl SqliteTable {
     fn with_conn<T>(
         &self,
         within: Duration,
-        f: impl FnOnce(&Connection) -> Result<T, rusqlite::Error>,
+        f: impl FnOnce(&mut Conn) -> Result<T, rusqlite::Error>,
     ) -> Result<T, SourceError> {
-        let c = self.take()?;
+        let mut c = self.take()?;
         if let Ok(mut d) = c.deadline.lock() {
             *d = Some(Instant::now() + within);
         }
-        let r = f(&c.db);
+        let r = f(&mut c);
         if let Ok(mut d) = c.deadline.lock() {
             *d = None;
         }
@@ -298,12 +352,12 @@ impl Backend for SqliteTable {
             params.len() - 1,
             params.len()
         );
-        self.with_conn(self.statement_timeout, |db| {
-            let mut stmt = db.prepare_cached(&sql)?;
+        self.with_conn(self.statement_timeout, |c| {
+            let mut stmt = c.db.prepare_cached(&sql)?;
             let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
             let mut json = Vec::with_capacity(4096);
             json.push(b'[');
-            let mut keys = Vec::new();
+            let mut keys = Keys::default();
             let mut more = false;
             while let Some(r) = rows.next()? {
                 if keys.len() == q.limit {
@@ -316,7 +370,7 @@ impl Backend for SqliteTable {
                 json.extend_from_slice(r.get_ref(0)?.as_bytes().unwrap_or(b"null"));
                 // `[key]`: the key's JSON text between the brackets.
                 let k = r.get_ref(1)?.as_str().unwrap_or("[null]");
-                keys.push(k[1..k.len() - 1].to_owned());
+                keys.push(&k[1..k.len() - 1]);
             }
             json.push(b']');
             Ok(Page { json, keys, more })
@@ -353,8 +407,8 @@ impl Backend for SqliteTable {
             self.object_expr(None),
             self.from
         );
-        self.with_conn(self.statement_timeout, |db| {
-            let mut stmt = db.prepare_cached(&sql)?;
+        self.with_conn(self.statement_timeout, |c| {
+            let mut stmt = c.db.prepare_cached(&sql)?;
             let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
             match rows.next()? {
                 Some(r) => Ok(r.get_ref(0)?.as_bytes().ok().map(<[u8]>::to_vec)),
@@ -372,10 +426,14 @@ impl Backend for SqliteTable {
         let mut params = Vec::new();
         let cond = self.conditions(filter, after, &mut params);
         let sql = format!("SELECT count(*) FROM {}{cond}", self.from);
-        match self.with_conn(within.min(self.statement_timeout), |db| {
-            let mut stmt = db.prepare_cached(&sql)?;
-            stmt.query_row(rusqlite::params_from_iter(params.iter()), |r| {
-                r.get::<_, i64>(0)
+        let key = format!("{sql}\0{params:?}");
+        match self.with_conn(within.min(self.statement_timeout), |c| {
+            let Conn { db, counts, .. } = c;
+            counts.get_or(db, key, || {
+                let mut stmt = db.prepare_cached(&sql)?;
+                stmt.query_row(rusqlite::params_from_iter(params.iter()), |r| {
+                    r.get::<_, i64>(0)
+                })
             })
         }) {
             Ok(n) => Ok(Some(u64::try_from(n).unwrap_or(0))),
@@ -385,7 +443,23 @@ impl Backend for SqliteTable {
     }
 }
 
+/// What makes a file the same file: its device and inode.
+type FileId = (u64, u64);
+
+#[cfg(unix)]
+fn file_id(path: &str) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Without inodes, the file is taken to be the same while it exists.
+#[cfg(not(unix))]
+fn file_id(path: &str) -> Option<FileId> {
+    std::fs::metadata(path).ok().map(|_| (0, 0))
+}
+
 fn open_conn(path: &str) -> Result<Conn, SourceError> {
+    let file = file_id(path);
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let db = Connection::open_with_flags(path, flags).map_err(unavailable)?;
     db.pragma_update(None, "query_only", true)
@@ -403,7 +477,12 @@ fn open_conn(path: &str) -> Result<Conn, SourceError> {
                 .is_some_and(|d| Instant::now() > d)
         }),
     );
-    Ok(Conn { db, deadline })
+    Ok(Conn {
+        db,
+        file,
+        deadline,
+        counts: Counts::default(),
+    })
 }
 
 /// `toolwire_real(x)`: the JSON text of the REAL `x`, its shortest round-trip digits as
@@ -517,6 +596,24 @@ fn equals(c: &Column, v: &Scalar, params: &mut Vec<Sql>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A count is kept while the file's version holds, at most `COUNTS_KEPT` of them, and
+    /// never one whose key is long (a client's `where` value could be megabytes).
+    #[test]
+    fn counts_are_kept_bounded() {
+        let db = Connection::open_in_memory().unwrap();
+        let mut counts = Counts::default();
+        assert_eq!(counts.get_or(&db, "a".into(), || Ok(5)).unwrap(), 5);
+        assert_eq!(counts.get_or(&db, "a".into(), || Ok(6)).unwrap(), 5);
+        let long = "x".repeat(COUNT_KEY_MAX + 1);
+        assert_eq!(counts.get_or(&db, long.clone(), || Ok(1)).unwrap(), 1);
+        assert_eq!(counts.get_or(&db, long, || Ok(2)).unwrap(), 2);
+        for i in 0..100 {
+            counts.get_or(&db, format!("k{i}"), || Ok(i)).unwrap();
+        }
+        assert_eq!(counts.0.len(), COUNTS_KEPT);
+        assert!(counts.0.iter().all(|(k, _, _)| k.len() <= COUNT_KEY_MAX));
+    }
 
     /// Every double leaves SQLite as text that reads back as the same double (SQLite's own
     /// JSON and printf renderings do not: `0.1+0.2`, `1e300`).

@@ -1,6 +1,8 @@
 """A database source (SERVE.md §7) through the official MCP Python SDK client, over stdio and
-streamable HTTP, in both eras: the demo's invoices written into an SQLite file by
-`toolwire demo --sqlite`, served as `invoices=sqlite://FILE#invoices`."""
+streamable HTTP, in both eras, on both databases: the demo's invoices written into an SQLite
+file by `toolwire demo --sqlite`, served as `invoices=sqlite://FILE#invoices`, and the same
+rows in a PostgreSQL table of a server the test starts on loopback (postgres.py) and stops
+after, served as `postgres://…#invoices`."""
 
 import json
 import subprocess
@@ -12,6 +14,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from conftest import BIN, assert_tag_safe, next_call, texts
+from postgres import Postgres
 
 ROWS = 300
 
@@ -21,14 +24,36 @@ def no_email(r):
 
 
 @pytest.fixture(scope="module")
-def table(tmp_path_factory):
-    db = tmp_path_factory.mktemp("db") / "invoices.db"
-    subprocess.run([BIN, "demo", "--rows", str(ROWS), "--sqlite", str(db)], check=True,
-                   capture_output=True)
+def demo():
     # The demo's rows as its presenter shows them (email redacted; compared without it).
-    demo = json.loads(subprocess.run([BIN, "demo", "--rows", str(ROWS), "--dump", "compact"],
-                                     check=True, capture_output=True).stdout)
-    return f"invoices=sqlite://{db}#invoices", demo
+    return subprocess.run([BIN, "demo", "--rows", str(ROWS), "--dump", "compact"], check=True,
+                          capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    pg = Postgres()
+    yield pg
+    pg.stop()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def table(request, tmp_path_factory, demo):
+    if request.param == "sqlite":
+        db = tmp_path_factory.mktemp("db") / "invoices.db"
+        subprocess.run([BIN, "demo", "--rows", str(ROWS), "--sqlite", str(db)], check=True,
+                       capture_output=True)
+        return f"invoices=sqlite://{db}#invoices", json.loads(demo)
+    # The same rows in PostgreSQL: the SQLite table's columns, `client` as jsonb.
+    pg = request.getfixturevalue("postgres")
+    pg.sql(f"""CREATE TABLE invoices (
+        id text PRIMARY KEY, client jsonb, amount_cents bigint NOT NULL,
+        currency text NOT NULL, status text NOT NULL, issued_at text);
+      CREATE INDEX invoices_status ON invoices (status, id);
+      INSERT INTO invoices SELECT v->>'id', v->'client', (v->>'amount_cents')::bigint,
+        v->>'currency', v->>'status', v->>'issued_at'
+      FROM jsonb_array_elements($rows${demo}$rows$::jsonb) v;""")
+    return f"invoices={pg.url}#invoices", json.loads(demo)
 
 
 def transport(kind, http_server, *args):
@@ -39,7 +64,7 @@ def transport(kind, http_server, *args):
 
 @pytest.mark.parametrize("kind", ["stdio", "http"])
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-def test_every_action_on_an_sqlite_table(kind, mode, http_server, table):
+def test_every_action_on_a_database_table(kind, mode, http_server, table):
     spec, demo = table
 
     async def main():

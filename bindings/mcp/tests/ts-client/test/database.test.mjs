@@ -1,6 +1,8 @@
 // A database source (SERVE.md §7) through the official TypeScript SDK client, over stdio and
-// streamable HTTP: the demo's invoices written into an SQLite file by `toolwire demo --sqlite`,
-// served as `invoices=sqlite://FILE#invoices`, every row of SERVE.md's tool table.
+// streamable HTTP, every row of SERVE.md's tool table on both databases: the demo's invoices
+// written into an SQLite file by `toolwire demo --sqlite`, served as
+// `invoices=sqlite://FILE#invoices`, and the same rows in a PostgreSQL table of a server the
+// test starts on loopback (./postgres.mjs) and stops after, served as `postgres://…#invoices`.
 import { describe, it, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -9,16 +11,33 @@ import { McpError, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import {
   BIN, stdioClient, httpServer, httpClient, texts, assertTagSafe, nextCall, tempFile,
 } from "./helpers.mjs";
+import { startPostgres } from "./postgres.mjs";
 
 const ROWS = 300;
 const db = tempFile("invoices.db", "");
 const made = spawnSync(BIN, ["demo", "--rows", String(ROWS), "--sqlite", db]);
 assert.equal(made.status, 0, String(made.stderr));
-// The demo's rows as its presenter shows them (the client's email redacted); the served table
-// holds the email, so comparisons leave it out.
-const demo = JSON.parse(spawnSync(BIN, ["demo", "--rows", String(ROWS), "--dump", "compact"]).stdout);
+// The demo's rows as its presenter shows them (the client's email redacted); the served tables
+// hold an email, so comparisons leave it out.
+const demoText = spawnSync(BIN, ["demo", "--rows", String(ROWS), "--dump", "compact"]).stdout.toString();
+const demo = JSON.parse(demoText);
 const noEmail = (r) => ({ ...r, client: { name: r.client.name } });
-const spec = `invoices=sqlite://${db}#invoices`;
+
+// The same rows in PostgreSQL: the SQLite table's columns, `client` as jsonb, the index that
+// serves a filtered page in key order.
+const pg = await startPostgres();
+after(() => pg.stop());
+pg.sql(`CREATE TABLE invoices (
+    id text PRIMARY KEY, client jsonb, amount_cents bigint NOT NULL, currency text NOT NULL,
+    status text NOT NULL, issued_at text);
+  CREATE INDEX invoices_status ON invoices (status, id);
+  INSERT INTO invoices SELECT v->>'id', v->'client', (v->>'amount_cents')::bigint, v->>'currency',
+    v->>'status', v->>'issued_at' FROM jsonb_array_elements($rows$${demoText}$rows$::jsonb) v;`);
+
+const sources = {
+  SQLite: `invoices=sqlite://${db}#invoices`,
+  PostgreSQL: `invoices=${pg.url}#invoices`,
+};
 
 const transports = {
   stdio: async (args) => stdioClient(args),
@@ -29,8 +48,8 @@ const transports = {
   },
 };
 
-for (const [name, open] of Object.entries(transports)) {
-  describe(`an SQLite table through the TypeScript SDK client over ${name}`, () => {
+for (const [source, spec] of Object.entries(sources)) for (const [name, open] of Object.entries(transports)) {
+  describe(`a ${source} table through the TypeScript SDK client over ${name}`, () => {
     const opened = [];
     const start = async (args) => {
       const c = await open(args);
