@@ -320,3 +320,48 @@ fn pages_across_portal_batches_hold_every_row_once() {
         }
     }
 }
+
+/// A table's counts are kept a while (`source::COUNT_TTL`) and then said as "about"; a count
+/// past its time limit is kept too and never fails a call; closing stdin while calls run on
+/// a PostgreSQL table ends the server cleanly (its pool's runtime is shut down, not dropped
+/// on an async thread).
+#[test]
+fn counts_kept_a_while_timed_out_counts_and_stdin_closed_mid_calls() {
+    let pg = Postgres::start();
+    pg.sql(
+        "CREATE TABLE t (id int PRIMARY KEY, status text);
+         INSERT INTO t SELECT g, 's' || (g % 200) FROM generate_series(1, 40000) g;",
+    );
+    let spec = format!("t={}#t", pg.url());
+    let mut s = Raw::start(&["--collection", &spec]);
+    let first = json!({"where": {"status": "s7"}, "limit": 5, "_select": ["id"]});
+    let r = list(&mut s, 1, first.clone());
+    let d = directive(&r["result"]).unwrap_or_else(|| panic!("{r}"));
+    assert!(d.contains("5 of 200 matching rows shown; 195 more"), "{d}");
+    // A row more; the same first page again is answered from the kept count, as "about".
+    pg.sql("INSERT INTO t VALUES (40001, 's7')");
+    let r = list(&mut s, 2, first);
+    let d = directive(&r["result"]).unwrap_or_else(|| panic!("{r}"));
+    assert!(d.contains("5 of about 200 matching rows shown; about 195 more"), "{d}");
+    assert!(texts(&r["result"])[1].contains("5 shown, more hidden."));
+    // Counts cut at 1 ms: 200 listings, each counted (or not) without failing.
+    let mut s = Raw::start(&["--collection", &spec, "--count-timeout-ms", "1"]);
+    for i in 0..200u64 {
+        let r = list(
+            &mut s,
+            i,
+            json!({"where": {"status": format!("s{i}")}, "limit": 5}),
+        );
+        assert_ne!(r["result"]["isError"], json!(true), "{r}");
+        assert_eq!(data_json(&r).as_array().map(Vec::len), Some(5), "{r}");
+    }
+    // Calls in flight when stdin closes: the server exits 0 without a panic.
+    let mut s = Raw::start(&["--collection", &spec]);
+    for i in 0..8u64 {
+        s.send_json(&call(i, "t", json!({"action": "list", "limit": 1000})));
+    }
+    s.close_stdin();
+    assert!(s.wait_exit().success());
+    let err = stderr_lines(&s).join("\n");
+    assert!(!err.contains("panicked"), "{err}");
+}

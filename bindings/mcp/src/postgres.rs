@@ -1,8 +1,11 @@
 //! PostgreSQL tables (`NAME=postgres://USER@HOST:PORT/DB#TABLE`, also `postgresql://`,
 //! SERVE.md §7), through tokio-postgres and a deadpool pool.
 //!
-//! Every call runs in a read-only transaction (`BEGIN READ ONLY`) with
-//! `SET LOCAL statement_timeout`; statements are only the SELECTs written here. Rows leave
+//! Every connection opens read-only (`default_transaction_read_only`) with the statement
+//! timeout set for the session, so a page or `get` is one statement in one round trip (its
+//! parameters typed as text, nothing prepared or kept on the server); a count, with its own
+//! shorter limit, runs in a transaction of its own with `SET LOCAL statement_timeout`.
+//! Statements are only the SELECTs written here. Rows leave
 //! PostgreSQL as JSON text (`row_to_json`), one text a row, read from a portal 1000 rows at a
 //! time and appended into the page's JSON array. Types: integers exactly (bigint's digits), `numeric` as the nearest f64 (cast to
 //! `float8`, whose text is its shortest round-trip digits), booleans, text, timestamps and
@@ -15,16 +18,18 @@
 //! the database is back. The pool has its own small runtime; calls block on it from the
 //! server's blocking threads.
 
+use std::mem::ManuallyDrop;
 use std::str::FromStr;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
+use tokio_postgres::types::Type;
 
 use crate::scalar::{Scalar, is_integer_lexeme};
 use crate::source::{
-    Backend, Column, Keys, Kind, Page, PageQuery, SourceError, quote_ident, split_table,
-    without_password,
+    Backend, Column, Count, CountCache, Keys, Kind, Page, PageQuery, SourceError, quote_ident,
+    split_table, without_password,
 };
 
 /// How a column compares and is written.
@@ -56,8 +61,21 @@ pub(crate) struct PgTable {
     key: String,
     key_at: usize,
     pool: Pool,
-    rt: tokio::runtime::Runtime,
+    /// The pool's runtime, shut down without waiting when the table is dropped (the server
+    /// may drop it on an async thread, where a runtime cannot be dropped).
+    rt: ManuallyDrop<tokio::runtime::Runtime>,
     statement_timeout: Duration,
+    /// Counts made lately: PostgreSQL has no cheap sign of an unchanged table, so a count is
+    /// reused for a while as "about" (`CountCache`).
+    counts: CountCache,
+}
+
+impl Drop for PgTable {
+    fn drop(&mut self) {
+        // SAFETY: `rt` is taken once, here, and never used again (the table is being dropped).
+        let rt = unsafe { ManuallyDrop::take(&mut self.rt) };
+        rt.shutdown_background();
+    }
 }
 
 /// What a table needs at start-up.
@@ -93,6 +111,14 @@ fn classify(e: &tokio_postgres::Error) -> SourceError {
     SourceError::Unavailable(m)
 }
 
+/// `params` bound as text (each `$n` is cast in the SQL to the column's type).
+fn typed(params: &[String]) -> Vec<(&(dyn tokio_postgres::types::ToSql + Sync), Type)> {
+    params
+        .iter()
+        .map(|p| (p as &(dyn tokio_postgres::types::ToSql + Sync), Type::TEXT))
+        .collect()
+}
+
 /// A data exception (class 22: a value that does not convert): the call matches nothing.
 fn is_data_exception(e: &tokio_postgres::Error) -> bool {
     e.as_db_error()
@@ -113,6 +139,15 @@ impl PgTable {
         }
         cfg.connect_timeout(Duration::from_secs(5));
         cfg.application_name("toolwire serve");
+        // Read-only and time-limited for the whole session: every statement, in a
+        // transaction or not, is read-only and stops at the limit (after any options the URL
+        // gives, so these win).
+        let options = format!(
+            "{} -c default_transaction_read_only=on -c statement_timeout={}",
+            cfg.get_options().unwrap_or_default(),
+            o.statement_timeout.as_millis().max(1)
+        );
+        cfg.options(options.trim_start());
         let mgr = Manager::from_config(
             cfg,
             NoTls,
@@ -220,14 +255,42 @@ impl PgTable {
             key,
             key_at,
             pool,
-            rt,
+            rt: ManuallyDrop::new(rt),
             statement_timeout: o.statement_timeout,
+            counts: CountCache::default(),
         })
     }
 
-    /// Runs `sql` with text `params` in a read-only transaction under `timeout`: the rows'
-    /// first two columns as text.
+    /// Runs `sql` with text `params` as one statement in one round trip, under the session's
+    /// read-only default and statement timeout: the rows' first two columns as text.
     fn query(
+        &self,
+        sql: &str,
+        params: &[String],
+    ) -> Result<Vec<(String, Option<String>)>, QueryError> {
+        self.rt.block_on(async {
+            let client = self
+                .pool
+                .get()
+                .await
+                .map_err(|e| QueryError::Source(pool_error(&e)))?;
+            let rows = client
+                .query_typed(sql, &typed(params))
+                .await
+                .map_err(QueryError::from)?;
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    let second = if r.len() > 1 { r.get(1) } else { None };
+                    (r.get::<_, String>(0), second)
+                })
+                .collect())
+        })
+    }
+
+    /// Runs `sql` with text `params` in a read-only transaction under `timeout` (a count's
+    /// limit, shorter than the session's): the rows' first two columns as text.
+    fn query_within(
         &self,
         sql: &str,
         params: &[String],
@@ -251,11 +314,10 @@ impl PgTable {
             ))
             .await
             .map_err(QueryError::from)?;
-            let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-                .iter()
-                .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-                .collect();
-            let rows = tx.query(sql, &refs).await.map_err(QueryError::from)?;
+            let rows = tx
+                .query_typed(sql, &typed(params))
+                .await
+                .map_err(QueryError::from)?;
             let out = rows
                 .iter()
                 .map(|r| {
@@ -276,7 +338,6 @@ impl PgTable {
         &self,
         sql: &str,
         params: &[String],
-        timeout: Duration,
         mut each: impl FnMut(&str, Option<&str>) -> bool,
     ) -> Result<(), QueryError> {
         self.rt.block_on(async {
@@ -285,18 +346,13 @@ impl PgTable {
                 .get()
                 .await
                 .map_err(|e| QueryError::Source(pool_error(&e)))?;
+            // A portal lives in a transaction (read-only and time-limited by the session).
             let tx = client
                 .build_transaction()
                 .read_only(true)
                 .start()
                 .await
                 .map_err(QueryError::from)?;
-            tx.batch_execute(&format!(
-                "SET LOCAL statement_timeout = {}",
-                timeout.as_millis().max(1)
-            ))
-            .await
-            .map_err(QueryError::from)?;
             let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
                 .iter()
                 .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
@@ -475,7 +531,7 @@ impl Backend for PgTable {
         json.push(b'[');
         let mut keys = Keys::default();
         let mut more = false;
-        let read = self.query_each(&sql, &params, self.statement_timeout, |row, k| {
+        let mut each = |row: &str, k: Option<&str>| {
             if keys.len() == q.limit {
                 more = true;
                 return false;
@@ -486,7 +542,20 @@ impl Backend for PgTable {
             json.extend_from_slice(row.as_bytes());
             keys.push(k.unwrap_or("null"));
             true
-        });
+        };
+        // A page of up to a portal's rows is one statement in one round trip; a longer one is
+        // read from a portal, a batch at a time.
+        let read = if q.limit < PORTAL_ROWS as usize {
+            self.query(&sql, &params).map(|rows| {
+                for (row, k) in &rows {
+                    if !each(row, k.as_deref()) {
+                        break;
+                    }
+                }
+            })
+        } else {
+            self.query_each(&sql, &params, each)
+        };
         match read {
             Ok(()) => {
                 json.push(b']');
@@ -518,7 +587,7 @@ impl Backend for PgTable {
             self.select_list(None),
             self.from
         );
-        match self.query(&sql, &params, self.statement_timeout) {
+        match self.query(&sql, &params) {
             Ok(rows) => Ok(rows.into_iter().next().map(|(r, _)| r.into_bytes())),
             Err(QueryError::Data) => Ok(None),
             Err(QueryError::Source(e)) => Err(e),
@@ -530,15 +599,20 @@ impl Backend for PgTable {
         filter: &[(String, Scalar)],
         after: Option<&Scalar>,
         within: Duration,
-    ) -> Result<Option<u64>, SourceError> {
+    ) -> Result<Count, SourceError> {
         let mut params = Vec::new();
         let cond = self.conditions(filter, after, &mut params);
         let sql = format!("SELECT count(*)::text FROM {}{cond}", self.from);
-        match self.query(&sql, &params, within.min(self.statement_timeout)) {
-            Ok(rows) => Ok(rows.first().and_then(|(n, _)| n.parse().ok())),
-            Err(QueryError::Source(SourceError::Timeout)) => Ok(None),
-            Err(QueryError::Data) => Ok(Some(0)),
-            Err(QueryError::Source(e)) => Err(e),
+        if let Some(c) = self.counts.get(&sql, &params) {
+            return Ok(c);
         }
+        let made = match self.query_within(&sql, &params, within.min(self.statement_timeout)) {
+            Ok(rows) => rows.first().and_then(|(n, _)| n.parse().ok()),
+            Err(QueryError::Source(SourceError::Timeout)) => None,
+            Err(QueryError::Data) => Some(0),
+            Err(QueryError::Source(e)) => return Err(e),
+        };
+        self.counts.put(&sql, &params, made);
+        Ok(made.map_or(Count::TimedOut, Count::Exact))
     }
 }

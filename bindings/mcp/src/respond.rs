@@ -20,6 +20,7 @@ use crate::args::{Action, Call, Problem, Sent, you_sent};
 use crate::collection::{Collection, DEFAULT_LIST_LIMIT, FORMATS, Server};
 use crate::cursor::{self, Counted, Position, Refused};
 use crate::scalar::{Scalar, field_equals, key_equals};
+use crate::source::Count;
 
 /// Collections of at least this many rows report progress while a `where` filter scans them.
 const PROGRESS_SCAN_ROWS: usize = 10_000;
@@ -338,26 +339,33 @@ impl TableCall<'_> {
                 // in their cursor (docs/DECISIONS.md, "Database sources"). A carried count the
                 // page proves wrong (rows remain past it) is counted again.
                 let shown = page.keys.len();
-                let carried = match counted {
+                let mut carried = match counted {
                     Counted::About(n) => usize::try_from(n).ok().filter(|&n| n > shown),
                     _ => None,
                 };
-                // A carried count is not the engine's `total`: its truncation notice says
-                // "more hidden", and only the next-call directive names the number, as "about".
+                // A carried count (or one the table kept from a moment ago) is not the
+                // engine's `total`: its truncation notice says "more hidden", and only the
+                // next-call directive names the number, as "about".
                 let total = if !page.more {
                     shown
                 } else if carried.is_some() || counted == Counted::TimedOut {
                     toolwire::call::UNCOUNTED
                 } else {
+                    let past = |n: u64| {
+                        usize::try_from(n)
+                            .unwrap_or(usize::MAX)
+                            .saturating_sub(offset)
+                    };
                     match self
                         .table
                         .count(filter, after.as_ref(), self.server.count_timeout)
                     {
-                        Ok(Some(n)) => usize::try_from(n)
-                            .unwrap_or(usize::MAX)
-                            .saturating_sub(offset)
-                            .max(shown + 1),
-                        Ok(None) => toolwire::call::UNCOUNTED,
+                        Ok(Count::Exact(n)) => past(n).max(shown + 1),
+                        Ok(Count::About(n)) => {
+                            carried = Some(past(n)).filter(|&n| n > shown);
+                            toolwire::call::UNCOUNTED
+                        }
+                        Ok(Count::TimedOut) => toolwire::call::UNCOUNTED,
                         Err(e) => return self.write(self.unavailable(&e), out),
                     }
                 };

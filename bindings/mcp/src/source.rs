@@ -121,14 +121,74 @@ pub(crate) trait Backend: Send + Sync {
     /// The row whose key equals `id` (as `get` matches keys: `scalar::key_equals`), as one
     /// JSON object.
     fn get(&self, id: &Scalar) -> Result<Option<Vec<u8>>, SourceError>;
-    /// How many rows match `filter` after `after`, when the database counts them within
-    /// `within` (`None`: it did not).
+    /// How many rows match `filter` after `after`, as the database counts them within
+    /// `within`, or as it counted them lately.
     fn count(
         &self,
         filter: &[(String, Scalar)],
         after: Option<&Scalar>,
         within: Duration,
-    ) -> Result<Option<u64>, SourceError>;
+    ) -> Result<Count, SourceError>;
+}
+
+/// What a count found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Count {
+    /// This many rows match now.
+    Exact(u64),
+    /// About this many: counted a moment ago, and rows may have changed since.
+    About(u64),
+    /// Counting would take longer than its limit (it did, or did lately).
+    TimedOut,
+}
+
+/// Counts of a table with no cheap sign of change (PostgreSQL), kept for [`COUNT_TTL`]: a
+/// listing's first page repeated by many agents counts once a while, not once a call (a
+/// count of millions of rows costs the database far more than the page). A kept count is
+/// said as "about"; a count that ran past its limit is kept too, so no call waits for it
+/// again meanwhile. Bounded: [`COUNTS_KEPT`] counts, none whose statement and values are
+/// over [`COUNT_KEY_MAX`] bytes (a `where` value may be megabytes).
+#[derive(Default)]
+pub(crate) struct CountCache(std::sync::Mutex<Vec<(String, Option<u64>, std::time::Instant)>>);
+
+/// How long a count is kept.
+pub(crate) const COUNT_TTL: Duration = Duration::from_secs(10);
+const COUNTS_KEPT: usize = 64;
+const COUNT_KEY_MAX: usize = 1024;
+
+impl CountCache {
+    fn key(sql: &str, params: &[String]) -> String {
+        use std::fmt::Write;
+        let mut k = String::from(sql);
+        for p in params {
+            // Length-prefixed: no value can pass for two.
+            let _ = write!(k, "\0{}:{p}", p.len());
+        }
+        k
+    }
+
+    /// The count of `sql` with `params` made within [`COUNT_TTL`], if any.
+    pub(crate) fn get(&self, sql: &str, params: &[String]) -> Option<Count> {
+        let key = Self::key(sql, params);
+        let kept = self.0.lock().ok()?;
+        kept.iter()
+            .find(|(k, _, at)| *k == key && at.elapsed() < COUNT_TTL)
+            .map(|(_, n, _)| n.map_or(Count::TimedOut, Count::About))
+    }
+
+    /// Keeps what counting `sql` with `params` found (`None`: it ran past its limit).
+    pub(crate) fn put(&self, sql: &str, params: &[String], made: Option<u64>) {
+        let key = Self::key(sql, params);
+        if key.len() > COUNT_KEY_MAX {
+            return;
+        }
+        let Ok(mut kept) = self.0.lock() else { return };
+        kept.retain(|(k, _, at)| *k != key && at.elapsed() < COUNT_TTL);
+        if kept.len() == COUNTS_KEPT {
+            kept.remove(0);
+        }
+        kept.push((key, made, std::time::Instant::now()));
+    }
 }
 
 /// `NAME=SOURCE` when SOURCE names a database table: the scheme, the location and the table.

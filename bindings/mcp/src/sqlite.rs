@@ -23,7 +23,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::scalar::{Scalar, is_integer_lexeme};
 use crate::source::{
-    Backend, Column, Keys, Kind, Page, PageQuery, SourceError, quote_ident, split_table,
+    Backend, Column, Count, Keys, Kind, Page, PageQuery, SourceError, quote_ident, split_table,
 };
 
 /// A served SQLite table.
@@ -60,9 +60,10 @@ struct Conn {
 /// Counts this connection made, each with the `PRAGMA data_version` it was made at: the
 /// version changes when any other connection commits to the file (ours only read), so a
 /// count made at the current version is exact, and repeating it costs one pragma instead of
-/// a scan of the matching rows.
+/// a scan of the matching rows. A count that ran past its limit is kept too (`None`): until
+/// the file changes it would again.
 #[derive(Default)]
-struct Counts(Vec<(String, i64, i64)>);
+struct Counts(Vec<(String, i64, Option<i64>)>);
 
 /// Counts a connection keeps (the oldest goes first).
 const COUNTS_KEPT: usize = 32;
@@ -72,18 +73,27 @@ const COUNTS_KEPT: usize = 32;
 const COUNT_KEY_MAX: usize = 1024;
 
 impl Counts {
-    /// `count` of the statement `key` at the file's current version: kept, or run and kept.
+    /// `count` of the statement `key` at the file's current version: kept, or run and kept;
+    /// `None` when it was interrupted at its time limit.
     fn get_or(
         &mut self,
         db: &Connection,
         key: String,
         count: impl FnOnce() -> rusqlite::Result<i64>,
-    ) -> rusqlite::Result<i64> {
+    ) -> rusqlite::Result<Option<i64>> {
         let version: i64 = db.query_row("PRAGMA data_version", [], |r| r.get(0))?;
         if let Some(&(_, _, n)) = self.0.iter().find(|(k, v, _)| *v == version && *k == key) {
             return Ok(n);
         }
-        let n = count()?;
+        let n = match count() {
+            Ok(n) => Some(n),
+            Err(rusqlite::Error::SqliteFailure(f, _))
+                if f.code == rusqlite::ErrorCode::OperationInterrupted =>
+            {
+                None
+            }
+            Err(e) => return Err(e),
+        };
         if key.len() > COUNT_KEY_MAX {
             return Ok(n);
         }
@@ -422,7 +432,7 @@ impl Backend for SqliteTable {
         filter: &[(String, Scalar)],
         after: Option<&Scalar>,
         within: Duration,
-    ) -> Result<Option<u64>, SourceError> {
+    ) -> Result<Count, SourceError> {
         let mut params = Vec::new();
         let cond = self.conditions(filter, after, &mut params);
         let sql = format!("SELECT count(*) FROM {}{cond}", self.from);
@@ -436,8 +446,8 @@ impl Backend for SqliteTable {
                 })
             })
         }) {
-            Ok(n) => Ok(Some(u64::try_from(n).unwrap_or(0))),
-            Err(SourceError::Timeout) => Ok(None),
+            Ok(Some(n)) => Ok(Count::Exact(u64::try_from(n).unwrap_or(0))),
+            Ok(None) | Err(SourceError::Timeout) => Ok(Count::TimedOut),
             Err(e) => Err(e),
         }
     }
@@ -603,11 +613,29 @@ mod tests {
     fn counts_are_kept_bounded() {
         let db = Connection::open_in_memory().unwrap();
         let mut counts = Counts::default();
-        assert_eq!(counts.get_or(&db, "a".into(), || Ok(5)).unwrap(), 5);
-        assert_eq!(counts.get_or(&db, "a".into(), || Ok(6)).unwrap(), 5);
+        assert_eq!(counts.get_or(&db, "a".into(), || Ok(5)).unwrap(), Some(5));
+        assert_eq!(counts.get_or(&db, "a".into(), || Ok(6)).unwrap(), Some(5));
         let long = "x".repeat(COUNT_KEY_MAX + 1);
-        assert_eq!(counts.get_or(&db, long.clone(), || Ok(1)).unwrap(), 1);
-        assert_eq!(counts.get_or(&db, long, || Ok(2)).unwrap(), 2);
+        assert_eq!(counts.get_or(&db, long.clone(), || Ok(1)).unwrap(), Some(1));
+        assert_eq!(counts.get_or(&db, long, || Ok(2)).unwrap(), Some(2));
+        // A count interrupted at its limit is kept as such; another error is not kept.
+        let interrupted = || {
+            Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_INTERRUPT),
+                None,
+            ))
+        };
+        assert_eq!(
+            counts.get_or(&db, "slow".into(), interrupted).unwrap(),
+            None
+        );
+        assert_eq!(counts.get_or(&db, "slow".into(), || Ok(7)).unwrap(), None);
+        assert!(
+            counts
+                .get_or(&db, "bad".into(), || Err(rusqlite::Error::InvalidQuery))
+                .is_err()
+        );
+        assert_eq!(counts.get_or(&db, "bad".into(), || Ok(3)).unwrap(), Some(3));
         for i in 0..100 {
             counts.get_or(&db, format!("k{i}"), || Ok(i)).unwrap();
         }
