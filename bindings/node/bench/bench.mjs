@@ -124,14 +124,14 @@ if (process.argv.includes('--readme')) {
   const CALLS = [
     ['encodeJson', 'flat', '`encodeJson(buf)` vs `encode(JSON.parse(buf))`'],
     ['encode', 'flat', '`encode(value)` vs `encode(value)`'],
-    ['pretty', 'flat', '`present(rows)` pretty vs `CallToolResult` of `JSON.stringify(rows, null, 2)`'],
-    ['toon', 'flat', '`present(rows)` TOON vs `CallToolResult` of `encode(rows)`'],
-    ['toonBuf', 'flat', '`present(buf)` TOON vs `CallToolResult` of `encode(JSON.parse(buf))`'],
-    ['make', 'flat', 'presenter `make(rows).build()` vs zod + `JSON.stringify` (mcp-fusion\'s pipeline)'],
+    ['pretty', 'flat', '`present(rows)` pretty vs `JSON.stringify(rows, null, 2)`'],
+    ['toon', 'flat', '`present(rows)` TOON vs `encode(rows)`'],
+    ['toonBuf', 'flat', '`present(buf)` TOON vs `encode(JSON.parse(buf))`'],
+    ['make', 'flat', 'presenter `make(rows).build()` vs zod + `JSON.stringify` pretty'],
     ['makeBuf', 'flat', 'presenter `make(buf).build()` vs the same'],
-    ['encodeJson', 'nested', '`encodeJson(buf)` vs `encode(JSON.parse(buf))`'],
-    ['encode', 'nested', '`encode(value)` vs `encode(value)`'],
-    ['pretty', 'nested', '`present(rows)` pretty vs `JSON.stringify` pretty'],
+    ['encodeJson', 'nested', '`encodeJson(buf)`'],
+    ['encode', 'nested', '`encode(value)`'],
+    ['pretty', 'nested', '`present(rows)` pretty'],
   ];
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
   const date = new Date().toISOString().slice(0, 10);
@@ -139,9 +139,9 @@ if (process.argv.includes('--readme')) {
   const table = [`| ${big / 1000}k invoices (${date}, commit ${commit}) | toolwire | baseline | ratio | ${sizes.slice(1).map((n) => `${n / 1000}k`).join(', ')} |`, '|---|---|---|---|---|'];
   for (const [key, kind, what] of CALLS) {
     if (!get(key, kind, TEXTS[0], big)) continue;
-    table.push(`| ${kind}: ${what} | ${both(key, kind, big, (p) => ms(p.b))} ms | ${both(key, kind, big, (p) => ms(p.a))} ms | **${both(key, kind, big, ratio)}** | ${sizes.slice(1).map((n) => both(key, kind, n, ratio)).join('; ')} |`);
+    table.push(`| ${kind} ${what} | ${both(key, kind, big, (p) => ms(p.b))} ms | ${both(key, kind, big, (p) => ms(p.a))} ms | **${both(key, kind, big, ratio)}** | ${sizes.slice(1).map((n) => both(key, kind, n, ratio)).join('; ')} |`);
   }
-  table.push('', `Cells: ASCII / non-ASCII rows. Node ${process.version}, one process, one run: best of 7 interleaved runs (21 under 100k) after \`gc()\`. Peak RSS of \`encodeJson\` on a 100 MB Buffer beyond Node's baseline: ${/= ([\d.]+)× the input/.exec(child)?.[1]}× the input (target < 2×).`);
+  table.push('', `Cells: ASCII / non-ASCII rows; \`present\` against a \`CallToolResult\` of the baseline's text. Node ${process.version}, one process, one run: best of 7 interleaved runs (21 under 100k) after \`gc()\`. Peak RSS of \`encodeJson\` on a 100 MB Buffer beyond Node's baseline: ${/= ([\d.]+)× the input/.exec(child)?.[1]}× the input (target < 2×).`);
   const readmeTable = fileURLToPath(new URL('../../../benches/readme_table.py', import.meta.url));
   const r = spawnSync('python3', [readmeTable, 'node-bench'], { input: table.join('\n') + '\n', stdio: ['pipe', 'inherit', 'inherit'] });
   if (r.status !== 0) process.exit(1);
