@@ -134,9 +134,9 @@ if (process.argv.includes('--readme')) {
     `|---|---|---|---|${sizes.slice(1).map(() => '---|').join('')}`];
   for (const [key, kind, what] of CALLS) {
     if (!get(key, kind, TEXTS[0], big)) continue;
-    table.push(`|${kind} \`${what}\`|${both(key, kind, big, (p) => ms(p.b))}|${both(key, kind, big, (p) => ms(p.a))}|${both(key, kind, big, ratio)}|${sizes.slice(1).map((n) => both(key, kind, n, ratio)).join('|')}|`);
+    table.push(`|${kind} ${what}|${both(key, kind, big, (p) => ms(p.b))}|${both(key, kind, big, (p) => ms(p.a))}|${both(key, kind, big, ratio)}|${sizes.slice(1).map((n) => both(key, kind, n, ratio)).join('|')}|`);
   }
-  table.push('', `Cells: ASCII/non-ASCII. Baselines: \`@toon-format/toon\` 4.4 \`encode\` (of \`JSON.parse(buf)\` for bytes); \`present\`: a \`CallToolResult\` of \`JSON.stringify(rows, null, 2)\` or \`encode\`; \`make\` (toolwire/presenter): zod + pretty \`JSON.stringify\` (mcp-fusion's). Node ${process.version}, one process, one run, best of 7 (10k: 21) interleaved after \`gc()\`. \`encodeJson\` of 100 MB peaks at ${/= ([\d.]+)× the input/.exec(child)?.[1]}× the input over Node's baseline (< 2×).`);
+  table.push('', `ASCII/non-ASCII rows. Baselines: \`@toon-format/toon\` 4.4 \`encode\` (bytes: of \`JSON.parse(buf)\`); for \`present\` a \`CallToolResult\` of it or of \`JSON.stringify(rows, null, 2)\`; for \`make\` (toolwire/presenter) zod + pretty \`JSON.stringify\` (mcp-fusion's). Node ${process.version}, one process, one run, best of 7 (10k: 21) interleaved after \`gc()\`. \`encodeJson\` of 100 MB peaks at ${/= ([\d.]+)× the input/.exec(child)?.[1]}× the input over Node's own (< 2×).`);
   const readmeTable = fileURLToPath(new URL('../../../benches/readme_table.py', import.meta.url));
   const r = spawnSync('python3', [readmeTable, 'node-bench'], { input: table.join('\n') + '\n', stdio: ['pipe', 'inherit', 'inherit'] });
   if (r.status !== 0) process.exit(1);
