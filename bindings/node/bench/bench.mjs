@@ -116,7 +116,7 @@ console.log(child.trim());
 if (process.argv.includes('--readme')) {
   // One line per call at the largest size: times and ratios as "ASCII/non-ASCII", then the
   // ratios at the other sizes; the baselines in a legend below (the documents' size is capped).
-  const ms = (ns) => (ns >= 1e8 ? (ns / 1e6).toFixed(0) : (ns / 1e6).toFixed(1));
+  const ms = (ns) => (ns >= 1e7 ? (ns / 1e6).toFixed(0) : (ns / 1e6).toFixed(1));
   const sizes = [...SIZES].sort((x, y) => y - x);
   const get = (key, kind, text, n) => pairs.find((p) => p.key === key && p.kind === kind && p.text === text && p.n === n);
   const both = (key, kind, n, f) => TEXTS.map((t) => get(key, kind, t, n)).filter(Boolean).map(f).join('/');
@@ -125,18 +125,18 @@ if (process.argv.includes('--readme')) {
     ['encodeJson', 'flat', 'encodeJson(buf)'], ['encode', 'flat', 'encode(value)'],
     ['pretty', 'flat', 'present(rows) pretty'], ['toon', 'flat', 'present(rows) TOON'], ['toonBuf', 'flat', 'present(buf) TOON'],
     ['make', 'flat', 'make(rows).build()'], ['makeBuf', 'flat', 'make(buf).build()'],
-    ['encodeJson', 'nested', 'encodeJson(buf)'], ['encode', 'nested', 'encode(value)'], ['pretty', 'nested', 'present(rows) pretty'],
+    ['encodeJson', 'nested', 'encodeJson(buf)'], ['encode', 'nested', 'encode(value)'],
   ];
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
   const date = new Date().toISOString().slice(0, 10);
   const big = sizes[0];
-  const table = [`|${big / 1000}k rows, ms (${date}, ${commit})|toolwire|baseline|×|${sizes.slice(1).map((n) => `${n / 1000}k ×`).join('|')}|`,
+  const table = [`|${big / 1000}k rows, ms (${date}, one run, ${commit})|toolwire|baseline|×|${sizes.slice(1).map((n) => `${n / 1000}k ×`).join('|')}|`,
     `|---|---|---|---|${sizes.slice(1).map(() => '---|').join('')}`];
   for (const [key, kind, what] of CALLS) {
     if (!get(key, kind, TEXTS[0], big)) continue;
     table.push(`|${kind} ${what}|${both(key, kind, big, (p) => ms(p.b))}|${both(key, kind, big, (p) => ms(p.a))}|${both(key, kind, big, ratio)}|${sizes.slice(1).map((n) => both(key, kind, n, ratio)).join('|')}|`);
   }
-  table.push('', `ASCII/non-ASCII rows. Baselines: \`@toon-format/toon\` 4.4 \`encode\` (bytes: of \`JSON.parse(buf)\`); for \`present\` a \`CallToolResult\` of it or of \`JSON.stringify(rows, null, 2)\`; for \`make\` (toolwire/presenter) zod + pretty \`JSON.stringify\` (mcp-fusion's). Node ${process.version}, one process, one run, best of 7 (10k: 21) interleaved after \`gc()\`. \`encodeJson\` of 100 MB peaks at ${/= ([\d.]+)× the input/.exec(child)?.[1]}× the input over Node's own (< 2×).`);
+  table.push('', `ASCII/non-ASCII. Baselines: \`@toon-format/toon\` 4.4 \`encode\` (of \`JSON.parse(buf)\` for bytes), for \`present\` in a \`CallToolResult\`, or \`JSON.stringify(rows, null, 2)\`; \`make\`: zod + pretty \`JSON.stringify\` (mcp-fusion's). Node ${process.version}, one process, best of 7 (10k: 21) interleaved after \`gc()\`. \`encodeJson\` of 100 MB peaks at ${/= ([\d.]+)× the input/.exec(child)?.[1]}× the input (< 2×).`);
   const readmeTable = fileURLToPath(new URL('../../../benches/readme_table.py', import.meta.url));
   const r = spawnSync('python3', [readmeTable, 'node-bench'], { input: table.join('\n') + '\n', stdio: ['pipe', 'inherit', 'inherit'] });
   if (r.status !== 0) process.exit(1);
