@@ -9,7 +9,7 @@
 
 const native = require('./lib/native');
 const { encodeError, wellFormed } = require('./lib/errors');
-const { fastText } = require('./lib/text');
+const { jsonText } = require('./lib/text');
 const { toResult } = require('./lib/present');
 const R = require('./lib/response');
 const { jsonSchemaOf, isZod, zodDescriptions, lazyT } = require('./lib/schema');
@@ -363,8 +363,7 @@ function firstByte(b) {
 function dataText(data) {
   if (data === undefined || data === null) return undefined;
   if (data instanceof Uint8Array) return new Uint8Array(data);
-  const json = JSON.stringify(data);
-  return json === undefined ? undefined : fastText(json);
+  return jsonText(data);
 }
 
 function dropNulls(list) {

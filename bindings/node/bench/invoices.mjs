@@ -1,11 +1,15 @@
-// Deterministic invoice rows, flat and nested (the bench corpus).
+// Deterministic invoice rows, flat and nested (the bench corpus); `text: 'mixed'` gives every
+// row non-ASCII strings (accents, CJK, emoji in turn), for the paths that transcode.
 const STATUS = ['paid', 'pending', 'overdue'];
 const CUR = ['EUR', 'USD', 'GBP', 'JPY'];
 
-export function flatInvoice(i) {
+const NAMES = ['Société Générale', '株式会社 東京', 'Café 🍰 Zoë', 'Müller & Söhne'];
+const clientName = (i, text) => (text === 'mixed' ? `${NAMES[i % 4]} ${(i * 31) % 997}` : `Client ${(i * 31) % 997}`);
+
+export function flatInvoice(i, text) {
   return {
     id: `INV-${String(i + 1).padStart(7, '0')}`,
-    client: `Client ${(i * 31) % 997}`,
+    client: clientName(i, text),
     amount_cents: (i * 7919) % 1000000,
     currency: CUR[i % 4],
     status: STATUS[i % 3],
@@ -15,19 +19,19 @@ export function flatInvoice(i) {
   };
 }
 
-export function nestedInvoice(i) {
+export function nestedInvoice(i, text) {
   return {
     id: `INV-${String(i + 1).padStart(7, '0')}`,
-    client: { name: `Client ${(i * 31) % 997}`, email: `billing${i % 997}@example.com`, vip: i % 11 === 0 },
+    client: { name: clientName(i, text), email: `billing${i % 997}@example.com`, vip: i % 11 === 0 },
     amount_cents: (i * 7919) % 1000000,
     currency: CUR[i % 4],
     status: STATUS[i % 3],
-    lines: Array.from({ length: 1 + (i % 3) }, (_, j) => ({ sku: `SKU-${(i + j) % 5000}`, qty: 1 + j, note: j === 1 ? 'rush, today' : null })),
+    lines: Array.from({ length: 1 + (i % 3) }, (_, j) => ({ sku: `SKU-${(i + j) % 5000}`, qty: 1 + j, note: j === 1 ? (text === 'mixed' ? 'eilig, heute — 至急' : 'rush, today') : null })),
     tags: i % 2 ? ['a', 'b'] : [],
   };
 }
 
-export function invoices(n, kind) {
+export function invoices(n, kind, text = 'ascii') {
   const f = kind === 'nested' ? nestedInvoice : flatInvoice;
-  return Array.from({ length: n }, (_, i) => f(i));
+  return Array.from({ length: n }, (_, i) => f(i, text));
 }

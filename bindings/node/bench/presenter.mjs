@@ -1,16 +1,20 @@
 // Same-process bench of toolwire/presenter's make(rows).build() against the pipeline
 // mcp-fusion runs for the same presenter (zod-validate every row, JSON.stringify(…, null, 2),
 // the rules and UI blocks as strings), outputs checked equal first:
-// `node --expose-gc bench/presenter.mjs` (npm run bench:presenter). BENCH_SIZES as bench.mjs.
+// `node --expose-gc bench/presenter.mjs` (npm run bench:presenter). BENCH_SIZES as bench.mjs;
+// BENCH_TEXT=mixed for the non-ASCII corpus. bench.mjs runs the same pairs (imported from here).
 //
 // Where the time went (100k flat rows, release addon, 2-core VM, best of 5): the baseline
 // 74 ms; make(rows).build() 218 ms = JSON.stringify(rows) 50 ms + the engine's present 58 ms
 // (present(rows, file) 130 ms, present(buf, file) 50 ms) + an item callback 23 ms + the
 // collection callback 85 ms, of which JSON.parse of the kept rows was most. A collection of
 // 1024 rows or more now reaches a callback as an array parsed on first use (its length known
-// without parsing): 97 ms from rows (0.60×), 59 ms from JSON bytes (1.00×). What is left is
-// the JS value to JSON text (issue 46, item 2) and the kept rows' JSON text for callbacks.
+// without parsing): 97 ms from rows (0.60×), 59 ms from JSON bytes (1.00×). Then rows were
+// stringified in slices and texts made without napi's UTF-8 strings (DECISIONS.md, "Where the
+// time went"): 86 ms from rows, 48 from bytes against 59 (2026-12-05). What is left: the
+// stringify (34 ms) and the engine's validated present with the kept rows' text for callbacks.
 
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { createPresenter, ui } from '../presenter.mjs';
 import { invoices } from './invoices.mjs';
@@ -24,11 +28,11 @@ const schema = z.object({
   status: z.enum(['paid', 'pending', 'overdue']), issued_at: z.string(), paid: z.boolean(), rate: z.number(),
 });
 const RULE = 'CRITICAL: amount_cents is in CENTS. Divide by 100.';
-const Invoice = createPresenter('Invoice').schema(schema).systemRules([RULE])
+export const Invoice = createPresenter('Invoice').schema(schema).systemRules([RULE])
   .collectionUiBlocks((rows) => [ui.summary(`${rows.length} invoices`)]);
 
 // What mcp-fusion's make(rows).build() does for this presenter, written out.
-function baseline(rows) {
+export function baseline(rows) {
   const valid = rows.map((r) => schema.parse(r));
   const summary = `<ui_passthrough type="summary">\n📊 **Summary**: ${valid.length} invoices\n</ui_passthrough>`;
   return { content: [{ type: 'text', text: JSON.stringify(valid, null, 2) }, { type: 'text', text: summary }, { type: 'text', text: `<domain_rules>\n- ${RULE}\n</domain_rules>` }] };
@@ -47,16 +51,23 @@ async function best(f, runs) {
   return t / 1e6;
 }
 
-for (const n of SIZES) {
-  const rows = invoices(n, 'flat');
-  const buf = Buffer.from(JSON.stringify(rows));
+/** Throws unless make(rows) and make(buf) give the baseline's blocks. */
+export function check(rows, buf) {
   const want = JSON.stringify(baseline(rows).content);
   for (const got of [Invoice.make(rows).build(), Invoice.make(buf).build()]) {
-    if (JSON.stringify(got.content) !== want) throw new Error(`outputs differ at ${n} rows`);
+    if (JSON.stringify(got.content) !== want) throw new Error(`outputs differ at ${rows.length} rows`);
   }
-  const runs = n >= 100000 ? 5 : 15;
-  const base = await best(() => baseline(rows), runs);
-  const objs = await best(() => Invoice.make(rows).build(), runs);
-  const bytes = await best(() => Invoice.make(buf).build(), runs);
-  console.log(`${n / 1000}k flat: zod + JSON.stringify ${base.toFixed(1)} ms | make(rows).build() ${objs.toFixed(1)} ms (${(base / objs).toFixed(2)}×) | make(buf).build() ${bytes.toFixed(1)} ms (${(base / bytes).toFixed(2)}×)`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  for (const n of SIZES) {
+    const rows = invoices(n, 'flat', process.env.BENCH_TEXT);
+    const buf = Buffer.from(JSON.stringify(rows));
+    check(rows, buf);
+    const runs = n >= 100000 ? 5 : 15;
+    const base = await best(() => baseline(rows), runs);
+    const objs = await best(() => Invoice.make(rows).build(), runs);
+    const bytes = await best(() => Invoice.make(buf).build(), runs);
+    console.log(`${n / 1000}k flat: zod + JSON.stringify ${base.toFixed(1)} ms | make(rows).build() ${objs.toFixed(1)} ms (${(base / objs).toFixed(2)}×) | make(buf).build() ${bytes.toFixed(1)} ms (${(base / bytes).toFixed(2)}×)`);
+  }
 }

@@ -1,4 +1,6 @@
 'use strict';
+const { fastText, jsonText } = require('./text');
+
 // JavaScript values into the JSON text @toon-format/toon 4.4 would encode: its normalisation,
 // its replacer, and raw strings (held as placeholders while JSON.stringify runs, so the
 // module's state below is only ever touched by this file).
@@ -200,15 +202,15 @@ function visitChildren(v, replacer, path) {
 }
 
 /**
- * The JSON text of what @toon-format/toon would encode for `input`, and the raw strings in it
- * (null when there are none).
+ * The JSON text of what @toon-format/toon would encode for `input`, as the addon takes it
+ * (lib/text.js), and the raw strings in it (null when there are none).
  */
 function jsonOf(input, replacer) {
-  if (!replacer && stringifiable(input)) return { json: JSON.stringify(input), raws: null };
+  if (!replacer && stringifiable(input)) return { json: jsonText(input), raws: null };
   sawRaw = false;
   let v = normalize(input);
   if (replacer) v = replaceAll(v, replacer);
-  if (!sawRaw) return { json: JSON.stringify(v), raws: null };
+  if (!sawRaw) return { json: jsonText(v), raws: null };
   for (;;) {
     const slots = new RawSlots();
     rawSlots = slots;
@@ -218,7 +220,7 @@ function jsonOf(input, replacer) {
     } finally {
       rawSlots = null;
     }
-    if (slots.unique(json)) return { json, raws: slots };
+    if (slots.unique(json)) return { json: fastText(json), raws: slots };
   }
 }
 

@@ -4,7 +4,7 @@
 
 const native = require('./native');
 const { encodeError, loneSurrogateError, wellFormed, wellFormedDeep } = require('./errors');
-const { fastText, ownText } = require('./text');
+const { jsonText, ownText } = require('./text');
 
 const META = Symbol.for('toolwire.meta');
 const byObject = new WeakMap();
@@ -63,8 +63,7 @@ function dataText(data, what) {
   if (data instanceof Uint8Array) return new Uint8Array(data);
   // A string is a text result: its JSON string form is the engine's text result.
   if (typeof data === 'string') wellFormed(data, `${what}: the string result`);
-  const json = JSON.stringify(data);
-  return json === undefined ? undefined : fastText(json);
+  return jsonText(data);
 }
 
 /**

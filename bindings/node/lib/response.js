@@ -6,7 +6,7 @@
 
 const native = require('./native');
 const { encodeError, wellFormed } = require('./errors');
-const { fastText } = require('./text');
+const { jsonText: addonText } = require('./text');
 const { META, toResult } = require('./present');
 
 /** mcp-fusion's testing side door key (and its later name), `{data, systemRules, uiBlocks}`. */
@@ -75,8 +75,7 @@ function dataArgs(data) {
   if (typeof data === 'string') return [undefined, wellFormed(data, 'response data')];
   if (data === undefined || data === null) return [undefined, undefined];
   if (data instanceof Uint8Array) return [new Uint8Array(data), undefined];
-  const json = JSON.stringify(data);
-  return [json === undefined ? undefined : fastText(json), undefined];
+  return [addonText(data), undefined];
 }
 
 function parsedData(data) {

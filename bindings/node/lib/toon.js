@@ -3,7 +3,7 @@
 
 const native = require('./native');
 const { encodeError, decodeError, wellFormed } = require('./errors');
-const { fastText, asText, ownText } = require('./text');
+const { asText, ownText } = require('./text');
 const { jsonOf } = require('./normalize');
 const { jsonEvents } = require('./events');
 
@@ -48,7 +48,7 @@ function encode(input, options) {
   const o = resolveEncodeOptions(options);
   let toon;
   try {
-    toon = joinParts(native.encodeJson(fastText(json), o.delimiter, o.indent));
+    toon = joinParts(native.encodeJson(json, o.delimiter, o.indent));
   } catch (e) {
     throw encodeError(e);
   }

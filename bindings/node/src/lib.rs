@@ -140,10 +140,11 @@ pub fn encode_json<'e>(
     let opts = encode_options(&delimiter, indent)?;
     let mut parts = Vec::new();
     let mut carry = Vec::new();
+    let mut units = Vec::new();
     let mut failed = None;
     let sink = {
         let mut sink = toolwire::sink::ChunkedSink::new(OUT_CHUNK, |chunk| {
-            match push_part(env, &mut carry, &chunk, &mut parts) {
+            match push_part(env, &mut carry, &mut units, &chunk, &mut parts) {
                 Ok(()) => true,
                 Err(e) => {
                     failed.get_or_insert(e);
@@ -162,20 +163,22 @@ pub fn encode_json<'e>(
     if !carry.is_empty() {
         return Err(mark("encode", "output is not UTF-8", None));
     }
+    flush_units(env, &mut units, &mut parts)?;
     Ok(parts)
 }
 
 /// Makes the complete UTF-8 characters of `carry` + `chunk` a JS string in `parts`, keeping
-/// an incomplete character at the end for the next chunk.
+/// an incomplete character at the end for the next chunk (`units`: scratch for UTF-16).
 fn push_part<'e>(
     env: &'e Env,
     carry: &mut Vec<u8>,
+    units: &mut Vec<u16>,
     chunk: &[u8],
     parts: &mut Vec<JsString<'e>>,
 ) -> Result<()> {
     // The common case, checked in one pass: ASCII is whole UTF-8 characters, and a one-byte
     // string by a plain copy.
-    if carry.is_empty() && chunk.is_ascii() {
+    if carry.is_empty() && units.is_empty() && chunk.is_ascii() {
         if !chunk.is_empty() {
             parts.push(env.create_string_latin1(chunk)?);
         }
@@ -189,24 +192,85 @@ fn push_part<'e>(
         joined = std::mem::take(carry);
         &joined
     };
-    let valid = match std::str::from_utf8(bytes) {
-        Ok(s) => s.len(),
-        Err(e) if e.error_len().is_none() => e.valid_up_to(),
-        Err(_) => return Err(mark("encode", "output is not UTF-8", None)),
-    };
-    let (head, tail) = bytes.split_at(valid);
-    if !head.is_empty() {
-        let part = if head.is_ascii() {
-            env.create_string_latin1(head)?
-        } else {
-            let text = std::str::from_utf8(head)
-                .map_err(|_| mark("encode", "output is not UTF-8", None))?;
-            env.create_string(text)?
-        };
-        parts.push(part);
+    // Decoded here in one pass and handed over as UTF-16 (a copy): napi's UTF-8 string
+    // decodes twice (its length, then the text) after a validation of our own, which was
+    // 20% of encodeJson on 100k rows with non-ASCII names (DECISIONS.md, "Node binding").
+    let read = utf16_of(bytes, units).ok_or_else(|| mark("encode", "output is not UTF-8", None))?;
+    carry.extend_from_slice(&bytes[read..]);
+    if units.len() >= UNITS_PART {
+        flush_units(env, units, parts)?;
     }
-    carry.extend_from_slice(tail);
     Ok(())
+}
+
+/// UTF-16 code units per JS string part: V8 large objects, which its young-generation
+/// collections never copy (64 KiB parts of two-byte text were copied by the scavenger).
+const UNITS_PART: usize = 512 << 10;
+
+/// Makes the UTF-16 text in `units` a JS string in `parts`.
+fn flush_units<'e>(
+    env: &'e Env,
+    units: &mut Vec<u16>,
+    parts: &mut Vec<JsString<'e>>,
+) -> Result<()> {
+    if !units.is_empty() {
+        parts.push(env.create_string_utf16(&*units)?);
+        units.clear();
+    }
+    Ok(())
+}
+
+/// Decodes the UTF-8 text at the start of `bytes` into UTF-16 `out`, up to an incomplete
+/// character at the end: the bytes read, or `None` when `bytes` hold an invalid sequence.
+fn utf16_of(bytes: &[u8], out: &mut Vec<u16>) -> Option<usize> {
+    out.reserve(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        // Runs of ASCII 8 bytes at a time.
+        if let Some(word) = bytes.get(i..i + 8) {
+            let word: [u8; 8] = word.try_into().ok()?;
+            if u64::from_le_bytes(word) & 0x8080_8080_8080_8080 == 0 {
+                out.extend_from_slice(&word.map(u16::from));
+                i += 8;
+                continue;
+            }
+        }
+        let lead = bytes[i];
+        let (len, least) = match lead {
+            0..=0x7F => {
+                out.push(u16::from(lead));
+                i += 1;
+                continue;
+            }
+            0xC2..=0xDF => (2, 0x80),
+            0xE0..=0xEF => (3, 0x800),
+            0xF0..=0xF4 => (4, 0x1_0000),
+            _ => return None,
+        };
+        let Some(rest) = bytes.get(i + 1..i + len) else {
+            // An incomplete character: its bytes so far must be continuations.
+            return bytes[i + 1..].iter().all(|b| b & 0xC0 == 0x80).then_some(i);
+        };
+        let mut c = u32::from(lead) & (0x7F >> len);
+        for &b in rest {
+            if b & 0xC0 != 0x80 {
+                return None;
+            }
+            c = (c << 6) | u32::from(b & 0x3F);
+        }
+        if c < least || (0xD800..0xE000).contains(&c) || c > 0x10_FFFF {
+            return None;
+        }
+        if c >= 0x1_0000 {
+            let c = c - 0x1_0000;
+            out.push(0xD800 | (c >> 10) as u16);
+            out.push(0xDC00 | (c & 0x3FF) as u16);
+        } else {
+            out.push(c as u16);
+        }
+        i += len;
+    }
+    Some(i)
 }
 
 /// JSON text copied out of the caller's memory on the JS thread, for work that outlives the
@@ -432,11 +496,36 @@ pub struct NativeSuggestion {
     pub reason: String,
 }
 
+/// Text made a JS string without napi's UTF-8 string: ASCII by a plain copy into a one-byte
+/// string, anything else decoded once here ([`utf16_of`]) and copied as UTF-16. napi's decodes
+/// twice (the length, then the text): on 100k rows, pretty, 16% of `present`'s time.
+pub struct JsText(pub(crate) String);
+
+impl ToNapiValue for JsText {
+    unsafe fn to_napi_value(raw: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
+        let env = Env::from_raw(raw);
+        let bytes = val.0.as_bytes();
+        let s = if bytes.is_ascii() {
+            env.create_string_latin1(bytes)?
+        } else {
+            let mut units = Vec::new();
+            // A `String` is whole UTF-8 characters: all of it is read.
+            utf16_of(bytes, &mut units)
+                .ok_or_else(|| mark("encode", "output is not UTF-8", None))?;
+            env.create_string_utf16(&units)?
+        };
+        // SAFETY: `raw` is the env of this call (napi hands it to `to_napi_value`), and `s` a
+        // string made in it just now.
+        unsafe { JsString::to_napi_value(raw, s) }
+    }
+}
+
 /// A presented response: the block texts, `isError` and the side door.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct NativeReply {
     /// The block texts in order (never empty).
-    pub texts: Vec<String>,
+    #[napi(ts_type = "Array<string>")]
+    pub texts: Vec<JsText>,
     /// `isError`: absent on success.
     pub is_error: Option<bool>,
     /// The format the data block was written in.
@@ -525,7 +614,7 @@ fn respond(
 fn native_reply(r: &toolwire::wire::ToolResponse<'_>, want_data: bool) -> Result<NativeReply> {
     let meta = r.meta();
     Ok(NativeReply {
-        texts: r.texts(),
+        texts: r.texts().into_iter().map(JsText).collect(),
         is_error: r.is_error(),
         format: meta.format.to_string(),
         rules: meta.rules.clone(),

@@ -1,0 +1,48 @@
+// Where the time of the JS-object paths goes, piece by piece (best of RUNS after gc()):
+// `node --expose-gc bench/profile.mjs [flat|nested] [ascii|mixed] [rows]`.
+import * as ref from '@toon-format/toon';
+import { createRequire } from 'node:module';
+import * as tw from '../index.mjs';
+import { invoices } from './invoices.mjs';
+
+const require = createRequire(import.meta.url);
+const native = require('../lib/native.js');
+const { fastText } = require('../lib/text.js');
+const { jsonOf } = require('../lib/normalize.js');
+
+const [kind = 'flat', text = 'ascii', n = '100000'] = process.argv.slice(2);
+const RUNS = Number(process.env.RUNS ?? 7);
+const gc = globalThis.gc ?? (() => {});
+const settle = () => new Promise((r) => setTimeout(r, 100));
+async function best(f) {
+  f();
+  let t = Infinity;
+  for (let i = 0; i < RUNS; i++) {
+    gc();
+    await settle();
+    const t0 = process.hrtime.bigint();
+    f();
+    t = Math.min(t, Number(process.hrtime.bigint() - t0));
+  }
+  return (t / 1e6).toFixed(1);
+}
+
+const rows = invoices(Number(n), kind, text);
+const json = JSON.stringify(rows);
+const fast = fastText(json);
+const buf = Buffer.from(json);
+const out = {};
+out['JSON.stringify(rows)'] = await best(() => JSON.stringify(rows));
+out['JSON.stringify(rows,null,2)'] = await best(() => JSON.stringify(rows, null, 2));
+out['jsonOf(rows) (walk + stringify)'] = await best(() => jsonOf(rows));
+out['fastText(json)'] = await best(() => fastText(json));
+out['Buffer.from(json)'] = await best(() => Buffer.from(json));
+out['native.encodeJson(fastText)'] = await best(() => native.encodeJson(fast, ',', 2));
+out['native.encodeJson(buf)'] = await best(() => native.encodeJson(buf, ',', 2));
+out['native.presentPlain(fastText) pretty'] = await best(() => native.presentPlain(fast, {}));
+out['native.presentPlain(buf) pretty'] = await best(() => native.presentPlain(buf, {}));
+out['tw.encode(rows)'] = await best(() => tw.encode(rows));
+out['ref.encode(rows)'] = await best(() => ref.encode(rows));
+out['tw.present(rows) pretty'] = await best(() => tw.present(rows, null));
+console.log(`${n} ${kind} ${text}: JSON ${(buf.length / 1e6).toFixed(1)} MB (${fast === json ? 'non-ASCII string' : 'ASCII bytes'})`);
+console.table(out);
