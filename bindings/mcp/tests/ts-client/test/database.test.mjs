@@ -48,6 +48,20 @@ const transports = {
   },
 };
 
+// The notice and the next call of a page of `shown` rows among `total` matching ones. SQLite
+// counts exactly (an unchanged file repeats a count for free); PostgreSQL keeps a count 10 s
+// and says it as "about" (docs/DECISIONS.md, "Database sources"): a listing's first page seen
+// again within that time (as here, where earlier calls counted the same rows) names no number
+// in the notice and "about" in the next call.
+function assertCounted(r, shown, total, source) {
+  const all = texts(r).join("\n");
+  const exact = all.includes(`${shown} shown, ${total - shown} hidden`)
+    && all.includes(`${shown} of ${total} matching rows shown; ${total - shown} more`);
+  const about = all.includes(`${shown} shown, more hidden`)
+    && all.includes(`${shown} of about ${total} matching rows shown; about ${total - shown} more`);
+  assert.ok(source === "SQLite" ? exact : exact || about, all);
+}
+
 for (const [source, spec] of Object.entries(sources)) for (const [name, open] of Object.entries(transports)) {
   describe(`a ${source} table through the TypeScript SDK client over ${name}`, () => {
     const opened = [];
@@ -92,7 +106,7 @@ for (const [source, spec] of Object.entries(sources)) for (const [name, open] of
       // offset keeps working; TOON by name.
       const o = await call(client, { action: "list", offset: 10, limit: 1, format: "toon", _select: ["id"] });
       assert.equal(texts(o)[0], `[1|]{id}:\n  ${demo[10].id}`);
-      assert.ok(texts(o).some((t) => t.includes(`1 shown, ${ROWS - 11} hidden`)), texts(o).join("\n"));
+      assertCounted(o, 1, ROWS - 10, source);
     });
 
     it("get by key, NOT_FOUND, validation errors and an unknown tool", async () => {
@@ -120,7 +134,7 @@ for (const [source, spec] of Object.entries(sources)) for (const [name, open] of
       const h = await call(client, { action: "list", where: { status: "'; DROP TABLE invoices; --" } });
       assert.equal(h.isError, undefined);
       const all = await call(client, { action: "list", limit: 1 });
-      assert.ok(texts(all).some((t) => t.includes(`1 shown, ${ROWS - 1} hidden`)));
+      assertCounted(all, 1, ROWS, source);
     });
 
     it("--structured: structuredContent and outputSchema", async () => {
