@@ -342,7 +342,10 @@ fn counts_kept_a_while_timed_out_counts_and_stdin_closed_mid_calls() {
     pg.sql("INSERT INTO t VALUES (40001, 's7')");
     let r = list(&mut s, 2, first);
     let d = directive(&r["result"]).unwrap_or_else(|| panic!("{r}"));
-    assert!(d.contains("5 of about 200 matching rows shown; about 195 more"), "{d}");
+    assert!(
+        d.contains("5 of about 200 matching rows shown; about 195 more"),
+        "{d}"
+    );
     assert!(texts(&r["result"])[1].contains("5 shown, more hidden."));
     // Counts cut at 1 ms: 200 listings, each counted (or not) without failing.
     let mut s = Raw::start(&["--collection", &spec, "--count-timeout-ms", "1"]);

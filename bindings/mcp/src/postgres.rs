@@ -111,6 +111,18 @@ fn classify(e: &tokio_postgres::Error) -> SourceError {
     SourceError::Unavailable(m)
 }
 
+/// A read-only transaction on `client`.
+async fn read_only(
+    client: &mut deadpool_postgres::Object,
+) -> Result<deadpool_postgres::Transaction<'_>, QueryError> {
+    client
+        .build_transaction()
+        .read_only(true)
+        .start()
+        .await
+        .map_err(QueryError::from)
+}
+
 /// `params` bound as text (each `$n` is cast in the SQL to the column's type).
 fn typed(params: &[String]) -> Vec<(&(dyn tokio_postgres::types::ToSql + Sync), Type)> {
     params
@@ -261,6 +273,14 @@ impl PgTable {
         })
     }
 
+    /// A pooled connection.
+    async fn client(&self) -> Result<deadpool_postgres::Object, QueryError> {
+        self.pool
+            .get()
+            .await
+            .map_err(|e| QueryError::Source(pool_error(&e)))
+    }
+
     /// Runs `sql` with text `params` as one statement in one round trip, under the session's
     /// read-only default and statement timeout: the rows' first two columns as text.
     fn query(
@@ -269,11 +289,7 @@ impl PgTable {
         params: &[String],
     ) -> Result<Vec<(String, Option<String>)>, QueryError> {
         self.rt.block_on(async {
-            let client = self
-                .pool
-                .get()
-                .await
-                .map_err(|e| QueryError::Source(pool_error(&e)))?;
+            let client = self.client().await?;
             let rows = client
                 .query_typed(sql, &typed(params))
                 .await
@@ -297,17 +313,8 @@ impl PgTable {
         timeout: Duration,
     ) -> Result<Vec<(String, Option<String>)>, QueryError> {
         self.rt.block_on(async {
-            let mut client = self
-                .pool
-                .get()
-                .await
-                .map_err(|e| QueryError::Source(pool_error(&e)))?;
-            let tx = client
-                .build_transaction()
-                .read_only(true)
-                .start()
-                .await
-                .map_err(QueryError::from)?;
+            let mut client = self.client().await?;
+            let tx = read_only(&mut client).await?;
             tx.batch_execute(&format!(
                 "SET LOCAL statement_timeout = {}",
                 timeout.as_millis().max(1)
@@ -341,18 +348,9 @@ impl PgTable {
         mut each: impl FnMut(&str, Option<&str>) -> bool,
     ) -> Result<(), QueryError> {
         self.rt.block_on(async {
-            let mut client = self
-                .pool
-                .get()
-                .await
-                .map_err(|e| QueryError::Source(pool_error(&e)))?;
+            let mut client = self.client().await?;
             // A portal lives in a transaction (read-only and time-limited by the session).
-            let tx = client
-                .build_transaction()
-                .read_only(true)
-                .start()
-                .await
-                .map_err(QueryError::from)?;
+            let tx = read_only(&mut client).await?;
             let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
                 .iter()
                 .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
