@@ -368,3 +368,36 @@ fn counts_kept_a_while_timed_out_counts_and_stdin_closed_mid_calls() {
     let err = stderr_lines(&s).join("\n");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// Every statement runs read-only, pages and `get` too (one statement, no explicit
+/// transaction): a view whose rows call a function that writes fails, and writes nothing.
+#[test]
+fn a_view_that_writes_is_refused_by_the_read_only_session() {
+    let pg = Postgres::start();
+    pg.sql(
+        "CREATE TABLE t (id int PRIMARY KEY);
+         INSERT INTO t VALUES (1), (2);
+         CREATE TABLE log (n int);
+         CREATE FUNCTION w(n int) RETURNS int LANGUAGE sql VOLATILE
+             AS 'INSERT INTO log VALUES (n) RETURNING n';
+         CREATE VIEW v AS SELECT id, w(id) AS x FROM t;",
+    );
+    let presenter = temp_file("p.json", br#"{"name": "V", "key": "id"}"#);
+    let spec = format!("v={}#v", pg.url());
+    let p = format!("v={}", presenter.display());
+    let mut s = Raw::start(&["--collection", &spec, "--presenter", &p]);
+    for (id, args) in [
+        (1, json!({"action": "list"})),
+        (2, json!({"action": "get", "id": 1})),
+    ] {
+        let r = s.call(call(id, "v", args));
+        assert_eq!(r["result"]["isError"], json!(true), "{r}");
+        let t = &texts(&r["result"])[0];
+        assert!(t.starts_with("<tool_error code=\"UNAVAILABLE\""), "{t}");
+    }
+    // The operator's log says why: 25006, read_only_sql_transaction.
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let log = stderr_lines(&s).join("\n");
+    assert!(log.contains("25006"), "{log}");
+    assert_eq!(pg.sql("SELECT count(*) FROM log").trim(), "0");
+}

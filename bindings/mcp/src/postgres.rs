@@ -22,7 +22,7 @@ use std::mem::ManuallyDrop;
 use std::str::FromStr;
 use std::time::Duration;
 
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use deadpool_postgres::{Hook, HookError, Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
 use tokio_postgres::types::Type;
 
@@ -151,21 +151,16 @@ impl PgTable {
         }
         cfg.connect_timeout(Duration::from_secs(5));
         cfg.application_name("toolwire serve");
-        // Read-only and time-limited for the whole session: every statement, in a
-        // transaction or not, is read-only and stops at the limit (after any options the URL
-        // gives, so these win).
-        let options = format!(
-            "{} -c default_transaction_read_only=on -c statement_timeout={}",
-            cfg.get_options().unwrap_or_default(),
-            o.statement_timeout.as_millis().max(1)
-        );
-        cfg.options(options.trim_start());
         let mgr = Manager::from_config(
             cfg,
             NoTls,
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
             },
+        );
+        let session = format!(
+            "SET default_transaction_read_only = on; SET statement_timeout = {}",
+            o.statement_timeout.as_millis().max(1)
         );
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -180,6 +175,18 @@ impl PgTable {
                 .wait_timeout(Some(Duration::from_secs(30)))
                 .create_timeout(Some(Duration::from_secs(5)))
                 .runtime(deadpool_postgres::Runtime::Tokio1)
+                // Read-only and time-limited for the whole session, set once a connection:
+                // every statement, in a transaction or not, is read-only and stops at the
+                // limit. (A `SET`, not the startup `options`, which PgBouncer refuses.)
+                .post_create(Hook::async_fn(move |client, _| {
+                    let session = session.clone();
+                    Box::pin(async move {
+                        client
+                            .batch_execute(&session)
+                            .await
+                            .map_err(HookError::Backend)
+                    })
+                }))
                 .build()
                 .map_err(|e| format!("{describe}: {e}"))?
         };
