@@ -1,16 +1,16 @@
 //! PostgreSQL tables (`NAME=postgres://USER@HOST:PORT/DB#TABLE`, also `postgresql://`,
 //! SERVE.md §7), through tokio-postgres and a deadpool pool.
 //!
-//! Every connection opens read-only (`default_transaction_read_only`) with the statement
-//! timeout set for the session, so a page or `get` is one statement in one round trip (its
-//! parameters typed as text, nothing prepared or kept on the server); a count, with its own
-//! shorter limit, runs in a transaction of its own with `SET LOCAL statement_timeout`.
-//! Statements are only the SELECTs written here. Rows leave
-//! PostgreSQL as JSON text (`row_to_json`), one text a row, read from a portal 1000 rows at a
-//! time and appended into the page's JSON array. Types: integers exactly (bigint's digits), `numeric` as the nearest f64 (cast to
-//! `float8`, whose text is its shortest round-trip digits), booleans, text, timestamps and
-//! other types as the strings `to_json` gives, json/jsonb as values, `bytea` as its `\x…`
-//! hex string.
+//! Every new connection is set read-only (`default_transaction_read_only`) with the
+//! statement timeout for the session, so a page or `get` is one statement in one round trip
+//! (its parameters typed as text, nothing prepared or kept on the server); a count, with its
+//! own shorter limit, runs in a transaction of its own with `SET LOCAL statement_timeout`.
+//! Statements are only the SELECTs written here. Rows leave PostgreSQL as JSON text
+//! (`row_to_json`), one text a row, appended into the page's JSON array; a page of over 1000
+//! rows is read from a portal 1000 rows at a time. Types: integers exactly (bigint's
+//! digits), `numeric` as the nearest f64 (cast to `float8`, whose text is its shortest
+//! round-trip digits), booleans, text, timestamps and other types as the strings `to_json`
+//! gives, json/jsonb as values, `bytea` as its `\x…` hex string.
 //!
 //! The password comes from the URL or `PGPASSWORD` and is never printed: messages name the
 //! table as `postgres://USER@HOST:PORT/DB#TABLE`. A connection the server closed is dropped
@@ -177,7 +177,7 @@ impl PgTable {
                 .runtime(deadpool_postgres::Runtime::Tokio1)
                 // Read-only and time-limited for the whole session, set once a connection:
                 // every statement, in a transaction or not, is read-only and stops at the
-                // limit. (A `SET`, not the startup `options`, which PgBouncer refuses.)
+                // limit. (A `SET`, not startup `options`, which a connection pooler may refuse.)
                 .post_create(Hook::async_fn(move |client, _| {
                     let session = session.clone();
                     Box::pin(async move {
