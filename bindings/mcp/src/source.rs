@@ -157,19 +157,28 @@ const COUNTS_KEPT: usize = 64;
 const COUNT_KEY_MAX: usize = 1024;
 
 impl CountCache {
-    fn key(sql: &str, params: &[String]) -> String {
+    /// The key of `sql` with `params`, `None` when it would be over [`COUNT_KEY_MAX`] (known
+    /// before a long value is copied).
+    fn key(sql: &str, params: &[String]) -> Option<String> {
         use std::fmt::Write;
-        let mut k = String::from(sql);
+        let len = params
+            .iter()
+            .fold(sql.len(), |n, p| n.saturating_add(p.len() + 22));
+        if len > COUNT_KEY_MAX {
+            return None;
+        }
+        let mut k = String::with_capacity(len);
+        k.push_str(sql);
         for p in params {
             // Length-prefixed: no value can pass for two.
             let _ = write!(k, "\0{}:{p}", p.len());
         }
-        k
+        Some(k)
     }
 
     /// The count of `sql` with `params` made within [`COUNT_TTL`], if any.
     pub(crate) fn get(&self, sql: &str, params: &[String]) -> Option<Count> {
-        let key = Self::key(sql, params);
+        let key = Self::key(sql, params)?;
         let kept = self.0.lock().ok()?;
         kept.iter()
             .find(|(k, _, at)| *k == key && at.elapsed() < COUNT_TTL)
@@ -178,10 +187,9 @@ impl CountCache {
 
     /// Keeps what counting `sql` with `params` found (`None`: it ran past its limit).
     pub(crate) fn put(&self, sql: &str, params: &[String], made: Option<u64>) {
-        let key = Self::key(sql, params);
-        if key.len() > COUNT_KEY_MAX {
+        let Some(key) = Self::key(sql, params) else {
             return;
-        }
+        };
         let Ok(mut kept) = self.0.lock() else { return };
         kept.retain(|(k, _, at)| *k != key && at.elapsed() < COUNT_TTL);
         if kept.len() == COUNTS_KEPT {
@@ -264,6 +272,33 @@ pub(crate) fn quote_ident(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_kept_as_about_bounded_in_number_and_size() {
+        let c = CountCache::default();
+        let p = |v: &str| vec![v.to_owned()];
+        assert_eq!(c.get("q", &p("a")), None);
+        c.put("q", &p("a"), Some(7));
+        c.put("q", &p("b"), None);
+        assert_eq!(c.get("q", &p("a")), Some(Count::About(7)));
+        assert_eq!(c.get("q", &p("b")), Some(Count::TimedOut));
+        // Values are length-prefixed: two values are not one with a separator in it.
+        assert_eq!(c.get("q", &[String::new(), "1:a".into()]), None);
+        // A long value is neither kept nor copied for the lookup.
+        let long = p(&"x".repeat(COUNT_KEY_MAX));
+        c.put("q", &long, Some(1));
+        assert_eq!(c.get("q", &long), None);
+        for i in 0..200 {
+            c.put("q", &p(&i.to_string()), Some(i));
+        }
+        let kept = c.0.lock().unwrap();
+        assert_eq!(kept.len(), COUNTS_KEPT);
+        // The newest stay.
+        assert!(
+            kept.iter()
+                .any(|(k, n, _)| k.ends_with(":199") && *n == Some(199))
+        );
+    }
 
     #[test]
     fn keys_give_back_what_was_pushed() {
