@@ -127,13 +127,8 @@ start() {
   exit 1
 }
 
-stop() {
-  kill "$PID" 2>/dev/null || true
-  wait "$PID" 2>/dev/null || true
-}
-
-# kB of a /proc/PID/status field (VmRSS, VmHWM).
-mem() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
+# stop, mem.
+. "$ROOT/benches/servers.sh"
 
 # The servers, by name.
 serve() {

@@ -59,13 +59,8 @@ start() {
   exit 1
 }
 
-stop() {
-  kill "$PID" 2>/dev/null || true
-  wait "$PID" 2>/dev/null || true
-}
-
-# kB of a /proc/PID/status field (VmRSS, VmHWM).
-mem() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
+# stop, mem.
+. "$ROOT/benches/servers.sh"
 
 measure() {
   echo "# machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg); $(uname -r); node $(node --version)"
