@@ -146,10 +146,29 @@ pub(crate) enum Count {
 /// listing's first page repeated by many agents counts once a while, not once a call (a
 /// count of millions of rows costs the database far more than the page). A kept count is
 /// said as "about"; a count that ran past its limit is kept too, so no call waits for it
-/// again meanwhile. Bounded: [`COUNTS_KEPT`] counts, none whose statement and values are
-/// over [`COUNT_KEY_MAX`] bytes (a `where` value may be megabytes).
-#[derive(Default)]
-pub(crate) struct CountCache(std::sync::Mutex<Vec<(String, Option<u64>, std::time::Instant)>>);
+/// again meanwhile. When a count expires, one call counts again while the others are told
+/// the old one (a stampede of counts at every expiry was the load's slowest calls). Bounded:
+/// [`COUNTS_KEPT`] counts, none whose statement and values are over [`COUNT_KEY_MAX`] bytes
+/// (a `where` value may be megabytes).
+pub(crate) struct CountCache {
+    ttl: Duration,
+    kept: std::sync::Mutex<Vec<Kept>>,
+}
+
+/// One kept count: its key, what it found (`None`: it ran past its limit), when, and since
+/// when a call has been counting it again.
+struct Kept {
+    key: String,
+    made: Option<u64>,
+    at: std::time::Instant,
+    recounting: Option<std::time::Instant>,
+}
+
+impl Default for CountCache {
+    fn default() -> CountCache {
+        CountCache::with_ttl(COUNT_TTL)
+    }
+}
 
 /// How long a count is kept.
 pub(crate) const COUNT_TTL: Duration = Duration::from_secs(10);
@@ -157,6 +176,13 @@ const COUNTS_KEPT: usize = 64;
 const COUNT_KEY_MAX: usize = 1024;
 
 impl CountCache {
+    fn with_ttl(ttl: Duration) -> CountCache {
+        CountCache {
+            ttl,
+            kept: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
     /// The key of `sql` with `params`, `None` when it would be over [`COUNT_KEY_MAX`] (known
     /// before a long value is copied).
     fn key(sql: &str, params: &[String]) -> Option<String> {
@@ -176,13 +202,18 @@ impl CountCache {
         Some(k)
     }
 
-    /// The count of `sql` with `params` made within [`COUNT_TTL`], if any.
+    /// The kept count of `sql` with `params`: within the time it is kept, or older while
+    /// another call counts it again. `None`: the caller counts (and [`CountCache::put`]s).
     pub(crate) fn get(&self, sql: &str, params: &[String]) -> Option<Count> {
         let key = Self::key(sql, params)?;
-        let kept = self.0.lock().ok()?;
-        kept.iter()
-            .find(|(k, _, at)| *k == key && at.elapsed() < COUNT_TTL)
-            .map(|(_, n, _)| n.map_or(Count::TimedOut, Count::About))
+        let mut kept = self.kept.lock().ok()?;
+        let e = kept.iter_mut().find(|e| e.key == key)?;
+        let told = e.made.map_or(Count::TimedOut, Count::About);
+        if e.at.elapsed() < self.ttl || e.recounting.is_some_and(|r| r.elapsed() < self.ttl) {
+            return Some(told);
+        }
+        e.recounting = Some(std::time::Instant::now());
+        None
     }
 
     /// Keeps what counting `sql` with `params` found (`None`: it ran past its limit).
@@ -190,12 +221,20 @@ impl CountCache {
         let Some(key) = Self::key(sql, params) else {
             return;
         };
-        let Ok(mut kept) = self.0.lock() else { return };
-        kept.retain(|(k, _, at)| *k != key && at.elapsed() < COUNT_TTL);
-        if kept.len() == COUNTS_KEPT {
+        let Ok(mut kept) = self.kept.lock() else {
+            return;
+        };
+        // Counts older than twice their time are gone (one being counted again stays).
+        kept.retain(|e| e.key != key && e.at.elapsed() < 2 * self.ttl);
+        if kept.len() >= COUNTS_KEPT {
             kept.remove(0);
         }
-        kept.push((key, made, std::time::Instant::now()));
+        kept.push(Kept {
+            key,
+            made,
+            at: std::time::Instant::now(),
+            recounting: None,
+        });
     }
 }
 
@@ -291,13 +330,33 @@ mod tests {
         for i in 0..200 {
             c.put("q", &p(&i.to_string()), Some(i));
         }
-        let kept = c.0.lock().unwrap();
+        let kept = c.kept.lock().unwrap();
         assert_eq!(kept.len(), COUNTS_KEPT);
         // The newest stay.
         assert!(
             kept.iter()
-                .any(|(k, n, _)| k.ends_with(":199") && *n == Some(199))
+                .any(|e| e.key.ends_with(":199") && e.made == Some(199))
         );
+    }
+
+    #[test]
+    fn an_expired_count_is_counted_again_by_one_call_while_others_get_the_old_one() {
+        let c = CountCache::with_ttl(Duration::from_millis(200));
+        let p = vec!["a".to_owned()];
+        c.put("q", &p, Some(7));
+        assert_eq!(c.get("q", &p), Some(Count::About(7)));
+        std::thread::sleep(Duration::from_millis(250));
+        // Expired: the first call counts, the next ones are told the old count meanwhile.
+        assert_eq!(c.get("q", &p), None);
+        assert_eq!(c.get("q", &p), Some(Count::About(7)));
+        assert_eq!(c.get("q", &p), Some(Count::About(7)));
+        c.put("q", &p, Some(8));
+        assert_eq!(c.get("q", &p), Some(Count::About(8)));
+        // A call that never put its count back: after the time, another call counts.
+        std::thread::sleep(Duration::from_millis(250));
+        assert_eq!(c.get("q", &p), None);
+        std::thread::sleep(Duration::from_millis(250));
+        assert_eq!(c.get("q", &p), None);
     }
 
     #[test]
