@@ -23,7 +23,8 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::scalar::{Scalar, is_integer_lexeme};
 use crate::source::{
-    Backend, Column, Count, Keys, Kind, Page, PageQuery, SourceError, quote_ident, split_table,
+    Backend, COUNT_TTL, Column, Count, Keys, Kind, Page, PageQuery, SourceError, quote_ident,
+    split_table,
 };
 
 /// A served SQLite table.
@@ -60,10 +61,23 @@ struct Conn {
 /// Counts this connection made, each with the `PRAGMA data_version` it was made at: the
 /// version changes when any other connection commits to the file (ours only read), so a
 /// count made at the current version is exact, and repeating it costs one pragma instead of
-/// a scan of the matching rows. A count that ran past its limit is kept too (`None`): until
-/// the file changes it would again.
-#[derive(Default)]
-struct Counts(Vec<(String, i64, Option<i64>)>);
+/// a scan of the matching rows. A count that ran past its limit is kept too (`None`) for
+/// [`COUNT_TTL`]: it would again meanwhile, but a busy moment must not keep a file's count
+/// away for as long as the file is unchanged.
+struct Counts {
+    kept: Vec<(String, i64, Option<i64>, Instant)>,
+    /// How long a timed-out count is kept.
+    retry: Duration,
+}
+
+impl Default for Counts {
+    fn default() -> Counts {
+        Counts {
+            kept: Vec::new(),
+            retry: COUNT_TTL,
+        }
+    }
+}
 
 /// Counts a connection keeps (the oldest goes first).
 const COUNTS_KEPT: usize = 32;
@@ -82,7 +96,10 @@ impl Counts {
         count: impl FnOnce() -> rusqlite::Result<i64>,
     ) -> rusqlite::Result<Option<i64>> {
         let version: i64 = db.query_row("PRAGMA data_version", [], |r| r.get(0))?;
-        if let Some(&(_, _, n)) = self.0.iter().find(|(k, v, _)| *v == version && *k == key) {
+        let retry = self.retry;
+        if let Some(&(_, _, n, _)) = self.kept.iter().find(|(k, v, n, at)| {
+            *v == version && *k == key && (n.is_some() || at.elapsed() < retry)
+        }) {
             return Ok(n);
         }
         let n = match count() {
@@ -97,11 +114,11 @@ impl Counts {
         if key.len() > COUNT_KEY_MAX {
             return Ok(n);
         }
-        self.0.retain(|(k, _, _)| *k != key);
-        if self.0.len() == COUNTS_KEPT {
-            self.0.remove(0);
+        self.kept.retain(|(k, _, _, _)| *k != key);
+        if self.kept.len() == COUNTS_KEPT {
+            self.kept.remove(0);
         }
-        self.0.push((key, version, n));
+        self.kept.push((key, version, n, Instant::now()));
         Ok(n)
     }
 }
@@ -630,6 +647,15 @@ mod tests {
             None
         );
         assert_eq!(counts.get_or(&db, "slow".into(), || Ok(7)).unwrap(), None);
+        // ... for a while: then it is tried again.
+        let mut soon = Counts {
+            kept: Vec::new(),
+            retry: Duration::from_millis(200),
+        };
+        assert_eq!(soon.get_or(&db, "slow".into(), interrupted).unwrap(), None);
+        assert_eq!(soon.get_or(&db, "slow".into(), || Ok(7)).unwrap(), None);
+        std::thread::sleep(Duration::from_millis(250));
+        assert_eq!(soon.get_or(&db, "slow".into(), || Ok(7)).unwrap(), Some(7));
         assert!(
             counts
                 .get_or(&db, "bad".into(), || Err(rusqlite::Error::InvalidQuery))
@@ -639,8 +665,8 @@ mod tests {
         for i in 0..100 {
             counts.get_or(&db, format!("k{i}"), || Ok(i)).unwrap();
         }
-        assert_eq!(counts.0.len(), COUNTS_KEPT);
-        assert!(counts.0.iter().all(|(k, _, _)| k.len() <= COUNT_KEY_MAX));
+        assert_eq!(counts.kept.len(), COUNTS_KEPT);
+        assert!(counts.kept.iter().all(|(k, ..)| k.len() <= COUNT_KEY_MAX));
     }
 
     /// Every double leaves SQLite as text that reads back as the same double (SQLite's own
