@@ -242,17 +242,12 @@ fn rps(t: Target, clients: usize, seconds: f64, args: String) {
             std::thread::spawn(move || client(t, args, measure_from, stop, expect_len))
         })
         .collect();
-    std::thread::sleep(Duration::from_secs(1) + Duration::from_secs_f64(seconds));
-    stop.store(true, Ordering::Relaxed);
-    let measured = Instant::now() - measure_from;
-    let (mut lat, mut errors, mut varied) = (Vec::new(), 0, 0);
-    for th in threads {
-        let (l, e, v) = th.join().expect("client thread");
-        lat.extend(l);
-        errors += e;
-        varied += v;
-    }
-    lat.sort_unstable();
+    let Tally {
+        lat,
+        errors,
+        varied,
+        measured,
+    } = run_for(seconds, &stop, measure_from, threads);
     let (p50, p99) = percentiles(&lat);
     println!(
         "clients {clients} requests {} errors {errors} varied {varied} rps {:.0} p50_ms {p50:.2} p99_ms {p99:.2} body_bytes {expect_len}",
@@ -292,6 +287,42 @@ fn big(t: Target, calls: usize, args: String) {
 }
 
 /// Latencies (ms) at the 50th and 99th percentile of sorted microseconds.
+/// What the client threads measured: latencies in µs (sorted), error answers, answers of
+/// another length than the first, and the time measured.
+struct Tally {
+    lat: Vec<u32>,
+    errors: u64,
+    varied: u64,
+    measured: Duration,
+}
+
+/// Lets the client `threads` run a second of warm-up (until `measure_from`) and `seconds`
+/// more, stops them and gathers what they measured.
+fn run_for(
+    seconds: f64,
+    stop: &AtomicBool,
+    measure_from: Instant,
+    threads: Vec<std::thread::JoinHandle<(Vec<u32>, u64, u64)>>,
+) -> Tally {
+    std::thread::sleep(Duration::from_secs(1) + Duration::from_secs_f64(seconds));
+    stop.store(true, Ordering::Relaxed);
+    let measured = Instant::now() - measure_from;
+    let mut t = Tally {
+        lat: Vec::new(),
+        errors: 0,
+        varied: 0,
+        measured,
+    };
+    for th in threads {
+        let (l, e, v) = th.join().expect("client thread");
+        t.lat.extend(l);
+        t.errors += e;
+        t.varied += v;
+    }
+    t.lat.sort_unstable();
+    t
+}
+
 fn percentiles(lat: &[u32]) -> (f64, f64) {
     let pct = |p: f64| {
         lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1)))
@@ -426,16 +457,12 @@ fn stdio(clients: usize, seconds: f64, args: String, cmd: &[&str]) {
             })
         })
         .collect();
-    std::thread::sleep(Duration::from_secs(1) + Duration::from_secs_f64(seconds));
-    stop.store(true, Ordering::Relaxed);
-    let measured = Instant::now() - measure_from;
-    let (mut lat, mut errors, mut varied) = (Vec::new(), 0, 0);
-    for th in threads {
-        let (l, e, v) = th.join().expect("client thread");
-        lat.extend(l);
-        errors += e;
-        varied += v;
-    }
+    let Tally {
+        lat,
+        errors,
+        varied,
+        measured,
+    } = run_for(seconds, &stop, measure_from, threads);
     // The server's peak RSS (kB), from its /proc status, before it is stopped.
     let peak_kb: u64 = std::fs::read_to_string(format!("/proc/{}/status", child.id()))
         .ok()
@@ -448,7 +475,6 @@ fn stdio(clients: usize, seconds: f64, args: String, cmd: &[&str]) {
     let _ = child.kill();
     let _ = child.wait();
     let _ = reader.join();
-    lat.sort_unstable();
     let (p50, p99) = percentiles(&lat);
     println!(
         "clients {clients} requests {} errors {errors} varied {varied} rps {:.0} p50_ms {p50:.2} p99_ms {p99:.2} body_bytes {expect_len} transport stdio_one_process rss_peak_mib {}",
