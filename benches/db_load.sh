@@ -109,25 +109,8 @@ psql_() { "$PGBIN/psql" -h 127.0.0.1 -p "$PGPORT" -U "$PGUSER" -d postgres -v ON
 PG_URL="postgres://$PGUSER@127.0.0.1:$PGPORT/postgres"
 PG_URL_PW="postgres://$PGUSER:$PGPASSWORD@127.0.0.1:$PGPORT/postgres"
 
-# Starts a server in the background; sets PID and URL (from the stderr line that names it:
-# toolwire's `listening on URL`, DBHub's `MCP server endpoint at URL`).
-start() {
-  local log=$WORK/server.$RANDOM.err
-  : >"$log"
-  "$@" 2>"$log" >/dev/null &
-  PID=$!
-  PIDS+=("$PID")
-  for _ in $(seq 1800); do
-    URL=$(sed -n -e 's/^listening on //p' -e 's/^MCP server endpoint at //p' "$log" | head -1)
-    [ -n "$URL" ] && return
-    kill -0 "$PID" 2>/dev/null || { cat "$log" >&2; exit 1; }
-    sleep 0.1
-  done
-  echo "no listening line from $*" >&2
-  exit 1
-}
-
-# stop, mem.
+# start, stop, mem; a server here is given up to 3 minutes to listen.
+START_TENTHS=1800
 . "$ROOT/benches/servers.sh"
 
 # The servers, by name.

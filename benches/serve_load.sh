@@ -40,26 +40,7 @@ if [ -z "${SKIP_BUILD:-}" ]; then
 fi
 [ -d "$ANCHOR/node_modules" ] || npm ci --prefix "$ANCHOR" --no-audit --no-fund
 
-# Starts a server in the background; sets PID and URL (from its first stderr line).
-start() {
-  local log=$WORK/server.$RANDOM.err
-  : >"$log"
-  "$@" 2>"$log" >/dev/null &
-  PID=$!
-  PIDS+=("$PID")
-  for _ in $(seq 600); do
-    if grep -q '^listening on ' "$log"; then
-      URL=$(sed -n 's/^listening on //p' "$log" | head -1)
-      return
-    fi
-    kill -0 "$PID" 2>/dev/null || { cat "$log" >&2; exit 1; }
-    sleep 0.1
-  done
-  echo "no listening line from $*" >&2
-  exit 1
-}
-
-# stop, mem.
+# start, stop, mem.
 . "$ROOT/benches/servers.sh"
 
 measure() {
