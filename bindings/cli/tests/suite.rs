@@ -34,26 +34,10 @@ mod serve_stdio;
 #[test]
 fn every_file_is_a_module() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let roots = [include_str!("suite.rs")];
-    let mut names = Vec::new();
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_stem().unwrap().to_str().unwrap().to_owned();
-        let module = if path.is_dir() {
-            path.join("mod.rs").is_file()
-        } else {
-            path.extension().is_some_and(|e| e == "rs") && !["suite"].contains(&name.as_str())
-        };
-        if module {
-            names.push(name);
-        }
-    }
-    assert!(!names.is_empty());
-    for name in names {
-        let line = format!("mod {name};");
-        assert!(
-            roots.iter().any(|root| root.lines().any(|l| l == line)),
-            "tests/{name} is not a module of `suite.rs`: its tests never run"
-        );
-    }
+    let unlisted =
+        toolwire_oracles::unlisted_test_modules(&dir, &[include_str!("suite.rs")], &["suite"]);
+    assert!(
+        unlisted.is_empty(),
+        "tests/{unlisted:?} not modules of `suite.rs`: their tests never run"
+    );
 }

@@ -179,6 +179,39 @@ fn memchr_lt(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
         .map(|(i, _)| i)
 }
 
+/// The test files of `dir` (Rust files, and folders with a `mod.rs`) that no `roots` text
+/// names with a `mod NAME;` line, the root files themselves (`root_names`) aside: in a test
+/// crate with `autotests = false`, such a file is never compiled and its tests never run.
+/// Panics when `dir` holds no test module at all (the wrong folder was read).
+pub fn unlisted_test_modules(
+    dir: &std::path::Path,
+    roots: &[&str],
+    root_names: &[&str],
+) -> Vec<String> {
+    let (mut modules, mut unlisted) = (0, Vec::new());
+    for entry in std::fs::read_dir(dir).expect("the test folder") {
+        let path = entry.expect("a directory entry").path();
+        let Some(name) = path.file_stem().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let module = if path.is_dir() {
+            path.join("mod.rs").is_file()
+        } else {
+            path.extension().is_some_and(|e| e == "rs") && !root_names.contains(&name)
+        };
+        if !module {
+            continue;
+        }
+        modules += 1;
+        let line = format!("mod {name};");
+        if !roots.iter().any(|root| root.lines().any(|l| l == line)) {
+            unlisted.push(name.to_owned());
+        }
+    }
+    assert!(modules > 0, "no test module in {}", dir.display());
+    unlisted
+}
+
 #[cfg(all(test, feature = "json"))]
 mod tests {
     use super::*;
