@@ -321,6 +321,58 @@ fn pages_across_portal_batches_hold_every_row_once() {
     }
 }
 
+/// A long page of an uncapped server streams from its portal: a client that stops reading
+/// holds the server mid-page (its session idle in its transaction); the database failing then
+/// ends the data block after the rows that went out, every one whole and in key order, with
+/// `UNAVAILABLE` saying how many; and the server serves the next call.
+#[test]
+fn a_database_that_fails_mid_page_ends_the_streamed_page_with_unavailable() {
+    const ROWS: usize = 200_000;
+    let pg = Postgres::start();
+    pg.sql(&format!(
+        "CREATE TABLE t (id int PRIMARY KEY, s text);
+         INSERT INTO t SELECT g, 'a row long enough to fill a pipe ' || g FROM generate_series(1, {ROWS}) g;"
+    ));
+    let spec = format!("t={}#t", pg.url());
+    let mut s = Raw::start_paused(&uncapped(&spec));
+    s.send_json(&call(1, "t", json!({"action": "list", "limit": ROWS})));
+    let waiting = "FROM pg_stat_activity WHERE application_name = 'toolwire serve' AND state = 'idle in transaction'";
+    let mut tries = 0;
+    while pg.sql(&format!("SELECT count(*) {waiting}")).trim() != "1" {
+        tries += 1;
+        assert!(tries < 300, "the server never waited mid-page");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    pg.sql(&format!("SELECT pg_terminate_backend(pid) {waiting}"));
+    s.resume();
+    let r = s.json();
+    assert_eq!(r["result"]["isError"], json!(true));
+    let t = texts(&r["result"]);
+    let rows: Vec<Value> = serde_json::from_str(&t[0]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!rows.is_empty() && rows.len() < ROWS, "{}", rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        let id = i + 1;
+        assert_eq!(
+            row,
+            &json!({"id": id, "s": format!("a row long enough to fill a pipe {id}")})
+        );
+    }
+    assert_eq!(t.len(), 2);
+    assert!(
+        t[1].starts_with("<tool_error code=\"UNAVAILABLE\""),
+        "{}",
+        t[1]
+    );
+    assert!(
+        t[1].contains(&format!("failed after {} rows of this page", rows.len())),
+        "{}",
+        t[1]
+    );
+    assert!(!t[1].contains(PASSWORD), "{}", t[1]);
+    let r = list(&mut s, 2, json!({"limit": 3}));
+    assert_eq!(data_json(&r).as_array().map(Vec::len), Some(3), "{r}");
+}
+
 /// A table's counts are kept a while (`source::COUNT_TTL`) and then said as "about"; a count
 /// past its time limit is kept too and never fails a call; closing stdin while calls run on
 /// a PostgreSQL table ends the server cleanly (its pool's runtime is shut down, not dropped

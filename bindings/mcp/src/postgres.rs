@@ -28,8 +28,8 @@ use tokio_postgres::types::Type;
 
 use crate::scalar::{Scalar, is_integer_lexeme};
 use crate::source::{
-    Backend, Column, Count, CountCache, Keys, Kind, Page, PageQuery, SourceError, quote_ident,
-    split_table, without_password,
+    Backend, Column, Count, CountCache, Kind, PageQuery, SourceError, quote_ident, split_table,
+    without_password,
 };
 
 /// How a column compares and is written.
@@ -89,7 +89,7 @@ pub(crate) struct Options<'a> {
 }
 
 /// Rows a page reads from its portal at a time.
-const PORTAL_ROWS: i32 = 1000;
+const PORTAL_ROWS: i32 = crate::source::BATCH_ROWS as i32;
 
 fn classify(e: &tokio_postgres::Error) -> SourceError {
     if let Some(db) = e.as_db_error() {
@@ -346,41 +346,42 @@ impl PgTable {
 
     /// Runs `sql` as [`query`](Self::query) does, but reads its rows through a portal (a
     /// server-side cursor) [`PORTAL_ROWS`] at a time, handing each row's two texts to `each`
-    /// and dropping the batch before the next: a page is never held as rows as well as text.
-    /// `each` returns whether it wants more rows.
+    /// and dropping the batch before the next: a page is never held whole. `each` runs
+    /// outside the runtime (it may block: a streamed page waits for its client) and returns
+    /// whether it wants more rows. The session's statement timeout applies to each fetch.
     fn query_each(
         &self,
         sql: &str,
         params: &[String],
-        mut each: impl FnMut(&str, Option<&str>) -> bool,
+        each: &mut dyn FnMut(&str, Option<&str>) -> bool,
     ) -> Result<(), QueryError> {
-        self.rt.block_on(async {
-            let mut client = self.client().await?;
-            // A portal lives in a transaction (read-only and time-limited by the session).
-            let tx = read_only(&mut client).await?;
-            let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-                .iter()
-                .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-                .collect();
-            let portal = tx.bind(sql, &refs).await.map_err(QueryError::from)?;
-            'read: loop {
-                let rows = tx
-                    .query_portal(&portal, PORTAL_ROWS)
-                    .await
-                    .map_err(QueryError::from)?;
-                for r in &rows {
-                    let second = if r.len() > 1 { r.get(1) } else { None };
-                    if !each(r.get(0), second) {
-                        break 'read;
-                    }
-                }
-                if rows.len() < PORTAL_ROWS as usize {
-                    break;
+        let mut client = self.rt.block_on(self.client())?;
+        // A portal lives in a transaction (read-only and time-limited by the session).
+        let tx = self.rt.block_on(read_only(&mut client))?;
+        let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+            .iter()
+            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+            .collect();
+        let portal = self
+            .rt
+            .block_on(tx.bind(sql, &refs))
+            .map_err(QueryError::from)?;
+        'read: loop {
+            let rows = self
+                .rt
+                .block_on(tx.query_portal(&portal, PORTAL_ROWS))
+                .map_err(QueryError::from)?;
+            for r in &rows {
+                let second = if r.len() > 1 { r.get(1) } else { None };
+                if !each(r.get(0), second) {
+                    break 'read;
                 }
             }
-            tx.commit().await.map_err(QueryError::from)?;
-            Ok(())
-        })
+            if rows.len() < PORTAL_ROWS as usize {
+                break;
+            }
+        }
+        self.rt.block_on(tx.commit()).map_err(QueryError::from)
     }
 
     fn cond_equals(&self, at: usize, v: &Scalar, params: &mut Vec<String>) -> String {
@@ -514,7 +515,11 @@ impl Backend for PgTable {
         &self.describe
     }
 
-    fn page(&self, q: &PageQuery<'_>) -> Result<Page, SourceError> {
+    fn rows(
+        &self,
+        q: &PageQuery<'_>,
+        each: &mut dyn FnMut(&[u8], &str) -> bool,
+    ) -> Result<(), SourceError> {
         let mut params = Vec::new();
         let cond = self.conditions(q.filter, q.after, &mut params);
         params.push(q.limit.saturating_add(1).min(i64::MAX as usize).to_string());
@@ -532,22 +537,7 @@ impl Backend for PgTable {
             n - 1,
             n
         );
-        let mut json = Vec::with_capacity(4096);
-        json.push(b'[');
-        let mut keys = Keys::default();
-        let mut more = false;
-        let mut each = |row: &str, k: Option<&str>| {
-            if keys.len() == q.limit {
-                more = true;
-                return false;
-            }
-            if !keys.is_empty() {
-                json.push(b',');
-            }
-            json.extend_from_slice(row.as_bytes());
-            keys.push(k.unwrap_or("null"));
-            true
-        };
+        let mut each = |row: &str, k: Option<&str>| each(row.as_bytes(), k.unwrap_or("null"));
         // A page of up to a portal's rows is one statement in one round trip; a longer one is
         // read from a portal, a batch at a time.
         let read = if q.limit < PORTAL_ROWS as usize {
@@ -559,19 +549,11 @@ impl Backend for PgTable {
                 }
             })
         } else {
-            self.query_each(&sql, &params, each)
+            self.query_each(&sql, &params, &mut each)
         };
         match read {
-            Ok(()) => {
-                json.push(b']');
-                Ok(Page { json, keys, more })
-            }
             // A `where` value the column's type cannot hold: no row matches.
-            Err(QueryError::Data) => Ok(Page {
-                json: b"[]".to_vec(),
-                keys: Keys::default(),
-                more: false,
-            }),
+            Ok(()) | Err(QueryError::Data) => Ok(()),
             Err(QueryError::Source(e)) => Err(e),
         }
     }

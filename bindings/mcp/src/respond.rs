@@ -20,7 +20,7 @@ use crate::args::{Action, Call, Problem, Sent, you_sent};
 use crate::collection::{Collection, DEFAULT_LIST_LIMIT, FORMATS, Server};
 use crate::cursor::{self, Counted, Position, Refused};
 use crate::scalar::{Scalar, field_equals, key_equals};
-use crate::source::Count;
+use crate::source::{BATCH_ROWS, Count, STREAM_BATCH};
 
 /// Collections of at least this many rows report progress while a `where` filter scans them.
 const PROGRESS_SCAN_ROWS: usize = 10_000;
@@ -322,13 +322,22 @@ impl TableCall<'_> {
                             .filter_map(|n| n.as_str().map(str::to_owned))
                             .collect()
                     });
-                let page = match self.table.page(&crate::source::PageQuery {
+                let query = crate::source::PageQuery {
                     filter,
                     columns: columns.as_deref(),
                     after: after.as_ref(),
                     offset,
                     limit: limit_of_call,
-                }) {
+                };
+                if self.streams(limit_of_call) {
+                    let next = NextCall::new(coll, self.call, filter, *limit, select, fp);
+                    let front = front.format(Format::Compact).overrides(Overrides {
+                        limit: Some(limit_of_call),
+                        ..Overrides::default()
+                    });
+                    return self.stream(&front, &query, counted, &next, hooks, out);
+                }
+                let page = match self.table.page(&query) {
                     Ok(p) => p,
                     Err(e) => return self.write(self.unavailable(&e), out),
                 };
@@ -338,36 +347,10 @@ impl TableCall<'_> {
                 // The listing is counted once, by its first page; later pages carry the count
                 // in their cursor (docs/DECISIONS.md, "Database sources"). A carried count the
                 // page proves wrong (rows remain past it) is counted again.
-                let shown = page.keys.len();
-                let mut carried = match counted {
-                    Counted::About(n) => usize::try_from(n).ok().filter(|&n| n > shown),
-                    _ => None,
-                };
-                // A carried count (or one the table kept from a moment ago) is not the
-                // engine's `total`: its truncation notice says "more hidden", and only the
-                // next-call directive names the number, as "about".
-                let total = if !page.more {
-                    shown
-                } else if carried.is_some() || counted == Counted::TimedOut {
-                    toolwire::call::UNCOUNTED
-                } else {
-                    let past = |n: u64| {
-                        usize::try_from(n)
-                            .unwrap_or(usize::MAX)
-                            .saturating_sub(offset)
-                    };
-                    match self
-                        .table
-                        .count(filter, after.as_ref(), self.server.count_timeout)
-                    {
-                        Ok(Count::Exact(n)) => past(n).max(shown + 1),
-                        Ok(Count::About(n)) => {
-                            carried = Some(past(n)).filter(|&n| n > shown);
-                            toolwire::call::UNCOUNTED
-                        }
-                        Ok(Count::TimedOut) => toolwire::call::UNCOUNTED,
-                        Err(e) => return self.write(self.unavailable(&e), out),
-                    }
+                let (total, carried) = match self.total(&query, page.keys.len(), page.more, counted)
+                {
+                    Ok(t) => t,
+                    Err(e) => return self.write(self.unavailable(&e), out),
                 };
                 let total = Some(total);
                 bytes = page.json;
@@ -419,6 +402,226 @@ impl TableCall<'_> {
         }
     }
 
+    /// The engine's `total` of a keyset page of `q` that shows `shown` rows (`more`: rows
+    /// follow it), and the count its next cursor carries. The listing is counted once, by its
+    /// first page; later pages carry the count in their cursor (docs/DECISIONS.md, "Database
+    /// sources"), and a carried count the page proves wrong (rows remain past it) is counted
+    /// again. A carried count (or one the table kept from a moment ago) is not the engine's
+    /// `total`: its truncation notice says "more hidden", and only the next-call directive
+    /// names the number, as "about".
+    fn total(
+        &self,
+        q: &crate::source::PageQuery<'_>,
+        shown: usize,
+        more: bool,
+        counted: Counted,
+    ) -> Result<(usize, Option<usize>), crate::source::SourceError> {
+        let mut carried = match counted {
+            Counted::About(n) => usize::try_from(n).ok().filter(|&n| n > shown),
+            _ => None,
+        };
+        if !more {
+            return Ok((shown, carried));
+        }
+        if carried.is_some() || counted == Counted::TimedOut {
+            return Ok((toolwire::call::UNCOUNTED, carried));
+        }
+        let past = |n: u64| {
+            usize::try_from(n)
+                .unwrap_or(usize::MAX)
+                .saturating_sub(q.offset)
+        };
+        let total = match self
+            .table
+            .count(q.filter, q.after, self.server.count_timeout)?
+        {
+            Count::Exact(n) => past(n).max(shown + 1),
+            Count::About(n) => {
+                carried = Some(past(n)).filter(|&n| n > shown);
+                toolwire::call::UNCOUNTED
+            }
+            Count::TimedOut => toolwire::call::UNCOUNTED,
+        };
+        Ok((total, carried))
+    }
+
+    /// Whether a `list` page of `limit` rows streams: a long page ([`BATCH_ROWS`] rows or
+    /// more) of a table served without a presenter file, from a server without a message cap
+    /// or token budget (a cut needs the whole page before its first byte) and without
+    /// `--structured` (the rows would go twice), in compact JSON (TOON's header needs the row
+    /// count, and its tag fallback every string, before the first row is written). Any other
+    /// page is read whole first.
+    fn streams(&self, limit: usize) -> bool {
+        self.coll.pushdown
+            && self.fit.cap.is_none()
+            && self.fit.tokens.is_none()
+            && !self.server.structured
+            && self.call.format.is_none_or(|f| f == "compact")
+            && limit >= BATCH_ROWS
+    }
+
+    /// A `list` page streamed as the database reads it ([`streams`](Self::streams)): compact
+    /// JSON, [`STREAM_BATCH`] rows at a time through the engine (its `_select` and tag-safe
+    /// writer, so the rows are the bytes the page read whole would hold), then the truncation
+    /// notice and the next call once the page is read. Memory holds one batch, whatever the
+    /// page's size. A database that fails after the first rows went out ends the data block
+    /// there and adds `<tool_error code="UNAVAILABLE">` saying so (`isError`).
+    fn stream<S: Sink + ?Sized>(
+        &self,
+        front: &ToolCall,
+        q: &crate::source::PageQuery<'_>,
+        counted: Counted,
+        next: &NextCall,
+        hooks: &mut Hooks<'_>,
+        out: &mut S,
+    ) -> Outcome {
+        let mut page = PageOut {
+            id: self.id,
+            out: Some(out),
+            opened: None,
+        };
+        let mut batch = Vec::with_capacity(64 * 1024);
+        let mut block = Vec::with_capacity(64 * 1024);
+        let (mut in_batch, mut shown, mut more) = (0usize, 0usize, false);
+        let mut last_key = String::new();
+        let mut failed: Option<String> = None;
+        // The rows of `batch` into the data block, through the engine.
+        let mut flush = |batch: &mut Vec<u8>,
+                         in_batch: &mut usize,
+                         page: &mut PageOut<'_, '_, S>|
+         -> Result<(), String> {
+            if *in_batch == 0 {
+                return Ok(());
+            }
+            batch.push(b']');
+            let doc =
+                toolwire::json::parse(batch, &Default::default()).map_err(|e| e.to_string())?;
+            let input = Input::doc(doc);
+            let reply = front.respond(&input).map_err(|e| e.to_string())?;
+            if reply.is_error() {
+                return Err("a batch of the page was refused".into());
+            }
+            block.clear();
+            reply.response().write_block(0, &mut block);
+            // The batch's array without its brackets: the rows, comma-separated.
+            let rows = block
+                .get(1..block.len().saturating_sub(1))
+                .filter(|r| !r.is_empty())
+                .ok_or("a batch of the page wrote no rows")?;
+            page.rows(rows);
+            batch.clear();
+            batch.push(b'[');
+            *in_batch = 0;
+            Ok(())
+        };
+        batch.push(b'[');
+        let read = self.table.rows(q, &mut |row, key| {
+            if shown == q.limit {
+                more = true;
+                return false;
+            }
+            if in_batch > 0 {
+                batch.push(b',');
+            }
+            batch.extend_from_slice(row);
+            last_key.clear();
+            last_key.push_str(key);
+            in_batch += 1;
+            shown += 1;
+            if in_batch == STREAM_BATCH {
+                if let Err(e) = flush(&mut batch, &mut in_batch, &mut page) {
+                    failed = Some(e);
+                    return false;
+                }
+            }
+            !hooks.cancelled()
+        });
+        // The rows read before the end (or a failure) go out too.
+        if failed.is_none() && !hooks.cancelled() {
+            if let Err(e) = flush(&mut batch, &mut in_batch, &mut page) {
+                failed = Some(e);
+            }
+        }
+        let Some(mut w) = page.opened else {
+            // Nothing went out: an answer as any other page's.
+            let Some(out) = page.out else {
+                return Outcome::Cancelled;
+            };
+            if hooks.cancelled() {
+                return Outcome::Cancelled;
+            }
+            if let Some(e) = failed {
+                return self.write(internal(&e), out);
+            }
+            if let Err(e) = read {
+                return self.write(self.unavailable(&e), out);
+            }
+            let shape = Framing::Frame {
+                id: self.id.clone(),
+                protocol: self.protocol,
+            };
+            let empty = match toolwire::json::parse(b"[]", &Default::default()) {
+                Ok(d) => d,
+                Err(e) => return self.write(internal(&e.to_string()), out),
+            };
+            return match front.respond(&Input::doc(empty)) {
+                Ok(reply) => {
+                    reply.write(&shape, out);
+                    Outcome::Written {
+                        is_error: reply.is_error(),
+                    }
+                }
+                Err(e) => self.write(internal(&e.to_string()), out),
+            };
+        };
+        w.text(b"]");
+        let cut = |what: String| {
+            ToolError::new("UNAVAILABLE")
+                .message(format!(
+                    "{what} after {shown} rows of this page: the data above holds those rows only."
+                ))
+                .recovery(format!(
+                    "Call {} again in a few seconds, or with a smaller limit.",
+                    self.coll.name
+                ))
+                .into_response()
+        };
+        let rest = match (failed, read) {
+            (Some(e), _) => {
+                eprintln!("toolwire: {}: a streamed page failed: {e}", self.coll.name);
+                cut(format!("The {} page could not be written", self.coll.name))
+            }
+            (None, Err(e)) => {
+                eprintln!(
+                    "toolwire: {} ({}): {}",
+                    self.coll.name,
+                    self.table.describe(),
+                    e.message()
+                );
+                cut(format!("The database of {} failed", self.coll.name))
+            }
+            (None, Ok(())) if !more => wire::response(())
+                .build()
+                .unwrap_or_else(|e| internal(&e.to_string())),
+            (None, Ok(())) => match self.total(q, shown, more, counted) {
+                Ok((total, carried)) => wire::response(())
+                    .ui_block(toolwire::present::truncation_notice(shown, total))
+                    .llm_hint(next.keyset_directive(&last_key, shown, total, carried))
+                    .build()
+                    .unwrap_or_else(|e| internal(&e.to_string())),
+                Err(e) => cut(format!(
+                    "The database of {} could not count the rows ({})",
+                    self.coll.name,
+                    e.message()
+                )),
+            },
+        };
+        let from = usize::from(rest.is_error() != Some(true));
+        let is_error = rest.is_error() == Some(true);
+        w.close(&rest, from, self.protocol);
+        Outcome::Written { is_error }
+    }
+
     /// `<tool_error code="UNAVAILABLE">`: the database did not answer (`TIMEOUT`: the
     /// statement ran past its time limit). The detail goes to the log; the response names
     /// the tool, never the database's location or password.
@@ -445,6 +648,30 @@ impl TableCall<'_> {
             .message(message)
             .recovery(retry)
             .into_response()
+    }
+}
+
+/// Where a streamed page goes: the transport's sink until its first rows, then the response
+/// they opened.
+struct PageOut<'o, 'i, S: Sink + ?Sized> {
+    id: &'i Id,
+    out: Option<&'o mut S>,
+    opened: Option<toolwire::frame::StreamedResponse<'o, S>>,
+}
+
+impl<S: Sink + ?Sized> PageOut<'_, '_, S> {
+    /// Appends `rows` (JSON values, comma-separated) to the data block, opening the response
+    /// and its array with the first.
+    fn rows(&mut self, rows: &[u8]) {
+        if let Some(w) = self.opened.as_mut() {
+            w.text(b",");
+            w.text(rows);
+        } else if let Some(out) = self.out.take() {
+            let mut w = toolwire::frame::StreamedResponse::open(self.id, out);
+            w.text(b"[");
+            w.text(rows);
+            self.opened = Some(w);
+        }
     }
 }
 
@@ -634,6 +861,20 @@ impl NextCall {
             let Some(last) = shown.checked_sub(1).and_then(|i| keys.get(i)) else {
                 return String::new();
             };
+            self.keyset_directive(last, shown, remaining, about)
+        }
+    }
+
+    /// The directive naming the page after the row whose key has the JSON text `last`, of a
+    /// page that shows `shown` of `remaining` rows ([`keyset_hint`](Self::keyset_hint)).
+    fn keyset_directive(
+        &self,
+        last: &str,
+        shown: usize,
+        remaining: usize,
+        about: Option<usize>,
+    ) -> String {
+        {
             let (count, counted) = match (remaining, about) {
                 (toolwire::call::UNCOUNTED, Some(n)) => (
                     format!(

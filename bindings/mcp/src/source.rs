@@ -16,6 +16,16 @@ use std::time::Duration;
 
 use crate::scalar::Scalar;
 
+/// Rows a database reads at a time for a long page (a PostgreSQL portal's fetch; the rows
+/// between two renewals of SQLite's time limit). A page of at least this many rows is read
+/// in batches, and streams when the server's limits allow (`respond`).
+pub(crate) const BATCH_ROWS: usize = 1000;
+
+/// Rows a streamed page hands to the engine, and to its client, at a time. A backend whose
+/// time limit runs on the clock (SQLite) renews it after every this many rows: right after a
+/// batch went out, which is where a slow client holds the reader.
+pub(crate) const STREAM_BATCH: usize = 256;
+
 /// How a column's values are written as JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -116,8 +126,38 @@ pub(crate) trait Backend: Send + Sync {
     fn key(&self) -> &str;
     /// What the table is, for messages (never with a password).
     fn describe(&self) -> &str;
+    /// Reads the rows of `q` in key order as the database hands them out, each as its JSON
+    /// object text and its key's JSON text into `each` (which returns whether it wants
+    /// more): at most `q.limit + 1` rows, the last one saying that rows follow the page. A
+    /// long page is read a batch at a time and never held whole; the statement's time limit
+    /// applies to each batch, not to the time `each` takes (a client reading a streamed page
+    /// slowly). A `where` value the column's type cannot hold matches no row.
+    fn rows(
+        &self,
+        q: &PageQuery<'_>,
+        each: &mut dyn FnMut(&[u8], &str) -> bool,
+    ) -> Result<(), SourceError>;
     /// The rows of `q` as one JSON array.
-    fn page(&self, q: &PageQuery<'_>) -> Result<Page, SourceError>;
+    fn page(&self, q: &PageQuery<'_>) -> Result<Page, SourceError> {
+        let mut json = Vec::with_capacity(4096);
+        json.push(b'[');
+        let mut keys = Keys::default();
+        let mut more = false;
+        self.rows(q, &mut |row, key| {
+            if keys.len() == q.limit {
+                more = true;
+                return false;
+            }
+            if !keys.is_empty() {
+                json.push(b',');
+            }
+            json.extend_from_slice(row);
+            keys.push(key);
+            true
+        })?;
+        json.push(b']');
+        Ok(Page { json, keys, more })
+    }
     /// The row whose key equals `id` (as `get` matches keys: `scalar::key_equals`), as one
     /// JSON object.
     fn get(&self, id: &Scalar) -> Result<Option<Vec<u8>>, SourceError>;

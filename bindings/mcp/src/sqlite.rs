@@ -23,7 +23,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::scalar::{Scalar, is_integer_lexeme};
 use crate::source::{
-    Backend, COUNT_TTL, Column, Count, Keys, Kind, Page, PageQuery, SourceError, quote_ident,
+    Backend, COUNT_TTL, Column, Count, Kind, PageQuery, STREAM_BATCH, SourceError, quote_ident,
     split_table,
 };
 
@@ -360,7 +360,11 @@ impl Backend for SqliteTable {
         &self.describe
     }
 
-    fn page(&self, q: &PageQuery<'_>) -> Result<Page, SourceError> {
+    fn rows(
+        &self,
+        q: &PageQuery<'_>,
+        each: &mut dyn FnMut(&[u8], &str) -> bool,
+    ) -> Result<(), SourceError> {
         let mut params = Vec::new();
         let cond = self.conditions(q.filter, q.after, &mut params);
         let key = quote_ident(&self.key);
@@ -379,28 +383,30 @@ impl Backend for SqliteTable {
             params.len() - 1,
             params.len()
         );
-        self.with_conn(self.statement_timeout, |c| {
+        let timeout = self.statement_timeout;
+        self.with_conn(timeout, |c| {
             let mut stmt = c.db.prepare_cached(&sql)?;
             let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
-            let mut json = Vec::with_capacity(4096);
-            json.push(b'[');
-            let mut keys = Keys::default();
-            let mut more = false;
+            let mut read = 0usize;
             while let Some(r) = rows.next()? {
-                if keys.len() == q.limit {
-                    more = true;
-                    break;
-                }
-                if !keys.is_empty() {
-                    json.push(b',');
-                }
-                json.extend_from_slice(r.get_ref(0)?.as_bytes().unwrap_or(b"null"));
                 // `[key]`: the key's JSON text between the brackets.
                 let k = r.get_ref(1)?.as_str().unwrap_or("[null]");
-                keys.push(&k[1..k.len() - 1]);
+                if !each(
+                    r.get_ref(0)?.as_bytes().unwrap_or(b"null"),
+                    &k[1..k.len() - 1],
+                ) {
+                    break;
+                }
+                read += 1;
+                // The time limit is the database's: a batch's, not the reader's of a long
+                // page (a streamed page waits for its client after a batch).
+                if read % STREAM_BATCH == 0 {
+                    if let Ok(mut d) = c.deadline.lock() {
+                        *d = Some(Instant::now() + timeout);
+                    }
+                }
             }
-            json.push(b']');
-            Ok(Page { json, keys, more })
+            Ok(())
         })
     }
 

@@ -110,14 +110,19 @@ pub fn write_frame<W: Sink + ?Sized>(
     protocol: Protocol,
     out: &mut W,
 ) {
+    write_head(id, out);
+    write_result(response, protocol, out);
+    out.write(b"}\n");
+}
+
+/// `{"jsonrpc":"2.0","id":ID,"result":`.
+fn write_head<W: Sink + ?Sized>(id: &Id, out: &mut W) {
     out.write(b"{\"jsonrpc\":\"2.0\",\"id\":");
     match id {
         Id::Number(n) => out.write(n.as_bytes()),
         Id::String(s) => crate::escape::write_json_string(out, s.as_bytes()),
     }
     out.write(b",\"result\":");
-    write_result(response, protocol, out);
-    out.write(b"}\n");
 }
 
 /// Writes the `CallToolResult` object alone (compact, keys `content`, `isError`,
@@ -128,22 +133,85 @@ pub fn write_result<W: Sink + ?Sized>(
     out: &mut W,
 ) {
     out.write(b"{\"content\":[");
-    for i in 0..response.block_count() {
-        if i > 0 {
+    write_blocks(response, 0, out);
+    write_result_end(response, protocol, out);
+}
+
+/// The text blocks of `response` from `from` on, comma-separated.
+fn write_blocks<W: Sink + ?Sized>(response: &ToolResponse<'_>, from: usize, out: &mut W) {
+    for i in from..response.block_count() {
+        if i > from {
             out.write_byte(b',');
         }
         out.write(b"{\"type\":\"text\",\"text\":\"");
         response.write_block(i, &mut EscapingSink::new(out));
         out.write(b"\"}");
     }
-    out.write_byte(b']');
-    if let Some(e) = response.is_error() {
-        out.write(if e {
-            b",\"isError\":true"
-        } else {
-            b",\"isError\":false"
-        });
+}
+
+/// A `tools/call` response whose first block is written as it is made: a page read from a
+/// database a batch of rows at a time goes out as it comes, and the blocks that depend on the
+/// whole page (the truncation notice, the next call) are made once it has been read.
+///
+/// ```
+/// use toolwire::frame::{Id, Protocol, StreamedResponse};
+/// use toolwire::wire::{response, ui};
+///
+/// let mut out = Vec::new();
+/// let mut s = StreamedResponse::open(&Id::Number("3".into()), &mut out);
+/// s.text(b"[{\"id\":1},");
+/// s.text(b"{\"id\":2}]");
+/// // The blocks after the data: those of a response whose own data block stands in.
+/// let rest = response(()).ui_block(ui::summary("2 shown")).build()?;
+/// s.close(&rest, 1, Protocol::default());
+/// let line = String::from_utf8(out)?;
+/// assert!(line.starts_with(r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"[{\"id\":1},{\"id\":2}]"},"#));
+/// assert!(line.ends_with("2 shown\\n</ui_passthrough>\"}]}}\n"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct StreamedResponse<'a, W: Sink + ?Sized> {
+    out: &'a mut W,
+}
+
+impl<'a, W: Sink + ?Sized> StreamedResponse<'a, W> {
+    /// Writes the message up to the first block's text.
+    pub fn open(id: &Id, out: &'a mut W) -> Self {
+        write_head(id, out);
+        out.write(b"{\"content\":[{\"type\":\"text\",\"text\":\"");
+        StreamedResponse { out }
     }
+
+    /// Appends `text` (UTF-8) to the first block, escaped into its JSON string. What the text
+    /// says is the caller's: tag safety (WIRE.md §2) is the writer's that made it.
+    pub fn text(&mut self, text: &[u8]) {
+        EscapingSink::new(self.out).write(text);
+    }
+
+    /// Ends the first block and the message: `rest`'s blocks from `from` on follow it, then
+    /// its `isError` and, from 2026-07-28, `resultType` (never `structuredContent`: a
+    /// streamed block is not kept to be written twice).
+    pub fn close(self, rest: &ToolResponse<'_>, from: usize, protocol: Protocol) {
+        self.out.write(b"\"}");
+        if from < rest.block_count() {
+            self.out.write_byte(b',');
+            write_blocks(rest, from, self.out);
+        }
+        self.out.write_byte(b']');
+        write_is_error(rest, self.out);
+        write_result_type(protocol, self.out);
+        self.out.write(b"}}\n");
+    }
+}
+
+/// `]`, `isError`, `structuredContent` and `resultType` of a result whose blocks are written,
+/// and its closing brace.
+fn write_result_end<W: Sink + ?Sized>(
+    response: &ToolResponse<'_>,
+    protocol: Protocol,
+    out: &mut W,
+) {
+    out.write_byte(b']');
+    write_is_error(response, out);
     if response.structured() == Some(crate::wire::Structured::Items) {
         if let Some(v) = response.data() {
             out.write(b",\"structuredContent\":{\"items\":");
@@ -187,8 +255,22 @@ pub fn write_result<W: Sink + ?Sized>(
             }
         }
     }
+    write_result_type(protocol, out);
+    out.write_byte(b'}');
+}
+
+fn write_is_error<W: Sink + ?Sized>(response: &ToolResponse<'_>, out: &mut W) {
+    if let Some(e) = response.is_error() {
+        out.write(if e {
+            b",\"isError\":true"
+        } else {
+            b",\"isError\":false"
+        });
+    }
+}
+
+fn write_result_type<W: Sink + ?Sized>(protocol: Protocol, out: &mut W) {
     if protocol == Protocol::Since20260728 {
         out.write(b",\"resultType\":\"complete\"");
     }
-    out.write_byte(b'}');
 }

@@ -127,6 +127,7 @@ pub use describe::{ActionDescription, plain_description, toon_description};
 pub use error::{PresentError, PresenterError};
 pub use file::Callback;
 pub use fit::measure;
+pub use run::truncation_notice;
 pub(crate) use run::with_general_path;
 pub use schema::{EnumValue, Schema, Type};
 pub use select::{select_input_property, validate_select};

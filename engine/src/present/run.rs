@@ -276,7 +276,10 @@ fn build_with(
     r.build().map_err(PresentError::Encode)
 }
 
-fn truncation_notice(kept: usize, total: usize) -> UiBlock {
+/// The truncation notice of a collection that shows `kept` of its `total` items
+/// ([`UNCOUNTED`](super::UNCOUNTED): more, not counted): the summary UI block a presenter adds
+/// when it cuts its data, for a caller that writes the data itself (a streamed page).
+pub fn truncation_notice(kept: usize, total: usize) -> UiBlock {
     if total == super::UNCOUNTED {
         return ui::summary(&format!(
             "⚠️ Dataset truncated. {kept} shown, more hidden. Use filters to narrow results."
