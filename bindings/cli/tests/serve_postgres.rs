@@ -231,6 +231,25 @@ fn cursors_while_rows_change_and_a_database_that_goes_away() {
     pg.resume();
     let r = list(&mut s, 4, json!({"limit": 1}));
     assert_eq!(texts(&r["result"])[0], r#"[{"id":0,"grp":"a"}]"#);
+    // Restarted while connections sat idle in the pool: no call fails (a connection that
+    // finds its server gone is replaced within the call).
+    for i in 0..4 {
+        s.send_json(&call(10 + i, "t", json!({"action": "list", "limit": 500})));
+    }
+    for _ in 0..4 {
+        let r = s.json();
+        assert_ne!(r["result"]["isError"], json!(true), "{r}");
+    }
+    pg.stop();
+    pg.resume();
+    for i in 0..6 {
+        let r = list(&mut s, 20 + i, json!({"limit": 1}));
+        assert_eq!(
+            texts(&r["result"])[0],
+            r#"[{"id":0,"grp":"a"}]"#,
+            "call {i} after the restart"
+        );
+    }
     assert!(stderr_lines(&s).iter().all(|l| !l.contains(PASSWORD)));
 }
 

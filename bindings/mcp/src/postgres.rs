@@ -1,9 +1,9 @@
 //! PostgreSQL tables (`NAME=postgres://USER@HOST:PORT/DB#TABLE`, also `postgresql://`,
-//! SERVE.md §7), through tokio-postgres and a deadpool pool.
+//! SERVE.md §7), through `postgres` (tokio-postgres' blocking client) and `source::Pool`.
 //!
 //! Every new connection is set read-only (`default_transaction_read_only`) with the
 //! statement timeout for the session, so a page or `get` is one statement in one round trip
-//! (its parameters typed as text, nothing prepared or kept on the server); a count, with its
+//! (its parameters typed as text, prepared once a connection); a count, with its
 //! own shorter limit, runs in a transaction of its own with `SET LOCAL statement_timeout`.
 //! Statements are only the SELECTs written here. Rows leave PostgreSQL as JSON text
 //! (`row_to_json`), one text a row, appended into the page's JSON array; a page of over 1000
@@ -15,21 +15,21 @@
 //! The password comes from the URL or `PGPASSWORD` and is never printed: messages name the
 //! table as `postgres://USER@HOST:PORT/DB#TABLE`. A connection the server closed is dropped
 //! by the pool and a new one opened on the next call, so the server recovers by itself when
-//! the database is back. The pool has its own small runtime; calls block on it from the
-//! server's blocking threads.
+//! the database is back. Connections are `postgres`'s blocking clients: a call does its I/O
+//! on its own (blocking) thread. Each connection keeps the statements it prepared (at most
+//! [`STATEMENTS_KEPT`]): PostgreSQL parses and plans a page's statement once a connection.
 
-use std::mem::ManuallyDrop;
+use std::collections::HashMap;
 use std::str::FromStr;
 use std::time::Duration;
 
-use deadpool_postgres::{Hook, HookError, Manager, ManagerConfig, Pool, RecyclingMethod};
-use tokio_postgres::NoTls;
-use tokio_postgres::types::Type;
+use postgres::types::{ToSql, Type};
+use postgres::{Client, NoTls, Row, Statement};
 
 use crate::scalar::{Scalar, is_integer_lexeme};
 use crate::source::{
-    Backend, Column, Count, CountCache, Kind, PageQuery, SourceError, quote_ident, split_table,
-    without_password,
+    Backend, Column, Count, CountCache, Kind, PageQuery, Pool, SourceError, quote_ident,
+    split_table, without_password,
 };
 
 /// How a column compares and is written.
@@ -60,10 +60,10 @@ pub(crate) struct PgTable {
     types: Vec<String>,
     key: String,
     key_at: usize,
-    pool: Pool,
-    /// The pool's runtime, shut down without waiting when the table is dropped (the server
-    /// may drop it on an async thread, where a runtime cannot be dropped).
-    rt: ManuallyDrop<tokio::runtime::Runtime>,
+    /// How to connect (the password in it), and what a new session runs first.
+    config: postgres::Config,
+    session: String,
+    pool: Pool<Conn>,
     statement_timeout: Duration,
     /// Counts made lately: PostgreSQL has no cheap sign of an unchanged table, so a count is
     /// reused for a while as "about" (`CountCache`).
@@ -72,9 +72,38 @@ pub(crate) struct PgTable {
 
 impl Drop for PgTable {
     fn drop(&mut self) {
-        // SAFETY: `rt` is taken once, here, and never used again (the table is being dropped).
-        let rt = unsafe { ManuallyDrop::take(&mut self.rt) };
-        rt.shutdown_background();
+        // A connection runs a small runtime of its own, which must not be dropped on an async
+        // thread (the server may drop the table on one): the idle ones close on a thread.
+        let idle = self.pool.drain();
+        if !idle.is_empty() {
+            let _ = std::thread::spawn(move || drop(idle)).join();
+        }
+    }
+}
+
+/// Statements a connection keeps prepared. A table's statements differ by their `where`
+/// columns and `_select`, so a client could make many: past this many, a connection forgets
+/// them all and prepares again.
+const STATEMENTS_KEPT: usize = 64;
+
+/// A pooled connection and the statements it prepared, by SQL text.
+struct Conn {
+    client: Client,
+    prepared: HashMap<String, Statement>,
+}
+
+impl Conn {
+    /// `sql` prepared on this connection, its `params` parameters typed as text.
+    fn statement(&mut self, sql: &str, params: usize) -> Result<Statement, postgres::Error> {
+        if let Some(s) = self.prepared.get(sql) {
+            return Ok(s.clone());
+        }
+        if self.prepared.len() >= STATEMENTS_KEPT {
+            self.prepared.clear();
+        }
+        let s = self.client.prepare_typed(sql, &vec![Type::TEXT; params])?;
+        self.prepared.insert(sql.to_owned(), s.clone());
+        Ok(s)
     }
 }
 
@@ -91,9 +120,9 @@ pub(crate) struct Options<'a> {
 /// Rows a page reads from its portal at a time.
 const PORTAL_ROWS: i32 = crate::source::BATCH_ROWS as i32;
 
-fn classify(e: &tokio_postgres::Error) -> SourceError {
+fn classify(e: &postgres::Error) -> SourceError {
     if let Some(db) = e.as_db_error() {
-        if db.code() == &tokio_postgres::error::SqlState::QUERY_CANCELED {
+        if db.code() == &postgres::error::SqlState::QUERY_CANCELED {
             return SourceError::Timeout;
         }
         // The server's own message (it never holds the password).
@@ -111,28 +140,19 @@ fn classify(e: &tokio_postgres::Error) -> SourceError {
     SourceError::Unavailable(m)
 }
 
-/// A read-only transaction on `client`.
-async fn read_only(
-    client: &mut deadpool_postgres::Object,
-) -> Result<deadpool_postgres::Transaction<'_>, QueryError> {
-    client
-        .build_transaction()
-        .read_only(true)
-        .start()
-        .await
-        .map_err(QueryError::from)
+/// `params` as the text values of a statement's parameters.
+fn refs(params: &[String]) -> Vec<&(dyn ToSql + Sync)> {
+    params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
 }
 
-/// `params` bound as text (each `$n` is cast in the SQL to the column's type).
-fn typed(params: &[String]) -> Vec<(&(dyn tokio_postgres::types::ToSql + Sync), Type)> {
-    params
-        .iter()
-        .map(|p| (p as &(dyn tokio_postgres::types::ToSql + Sync), Type::TEXT))
-        .collect()
+/// A row's first two columns as text.
+fn two_texts(r: &Row) -> (String, Option<String>) {
+    let second = if r.len() > 1 { r.get(1) } else { None };
+    (r.get::<_, String>(0), second)
 }
 
 /// A data exception (class 22: a value that does not convert): the call matches nothing.
-fn is_data_exception(e: &tokio_postgres::Error) -> bool {
+fn is_data_exception(e: &postgres::Error) -> bool {
     e.as_db_error()
         .is_some_and(|d| d.code().code().starts_with("22"))
 }
@@ -142,93 +162,61 @@ impl PgTable {
     /// (exit 3), without the password.
     pub(crate) fn open(o: Options<'_>) -> Result<PgTable, String> {
         let describe = format!("{}#{}", without_password(o.url), o.table);
-        let mut cfg = tokio_postgres::Config::from_str(o.url)
+        let mut config = postgres::Config::from_str(o.url)
             .map_err(|_| format!("{describe}: not a PostgreSQL URL"))?;
-        if cfg.get_password().is_none() {
+        if config.get_password().is_none() {
             if let Ok(p) = std::env::var("PGPASSWORD") {
-                cfg.password(p);
+                config.password(p);
             }
         }
-        cfg.connect_timeout(Duration::from_secs(5));
-        cfg.application_name("toolwire serve");
-        let mgr = Manager::from_config(
-            cfg,
-            NoTls,
-            ManagerConfig {
-                recycling_method: RecyclingMethod::Fast,
-            },
-        );
+        config.connect_timeout(Duration::from_secs(5));
+        config.application_name("toolwire serve");
+        // Read-only and time-limited for the whole session, set once a connection: every
+        // statement, in a transaction or not, is read-only and stops at the limit. (A `SET`,
+        // not startup `options`, which a connection pooler may refuse.)
         let session = format!(
             "SET default_transaction_read_only = on; SET statement_timeout = {}",
             o.statement_timeout.as_millis().max(1)
         );
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("toolwire-postgres")
-            .enable_all()
-            .build()
-            .map_err(|e| format!("{describe}: {e}"))?;
-        let pool = {
-            let _guard = rt.enter();
-            Pool::builder(mgr)
-                .max_size(o.pool.max(1))
-                .wait_timeout(Some(Duration::from_secs(30)))
-                .create_timeout(Some(Duration::from_secs(5)))
-                .runtime(deadpool_postgres::Runtime::Tokio1)
-                // Read-only and time-limited for the whole session, set once a connection:
-                // every statement, in a transaction or not, is read-only and stops at the
-                // limit. (A `SET`, not startup `options`, which a connection pooler may refuse.)
-                .post_create(Hook::async_fn(move |client, _| {
-                    let session = session.clone();
-                    Box::pin(async move {
-                        client
-                            .batch_execute(&session)
-                            .await
-                            .map_err(HookError::Backend)
-                    })
-                }))
-                .build()
-                .map_err(|e| format!("{describe}: {e}"))?
-        };
+        let mut first =
+            connect(&config, &session).map_err(|e| format!("{describe}: {}", e.message()))?;
         let (schema, table) = split_table(o.table);
         let from = match schema {
             Some(s) => format!("{}.{}", quote_ident(s), quote_ident(table)),
             None => quote_ident(table),
         };
-        let (cols, pk) = rt
-            .block_on(async {
-                let client = pool.get().await.map_err(|e| pool_error(&e).message())?;
-                let rel = client
-                    .query_opt("SELECT to_regclass($1)::oid", &[&from])
-                    .await
-                    .map_err(|e| classify(&e).message())?
-                    .and_then(|r| r.get::<_, Option<u32>>(0))
-                    .ok_or_else(|| format!("no table or view {}", o.table))?;
-                let cols = client
-                    .query(
-                        "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), t.typname::text
-                         FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
-                         WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
-                         ORDER BY a.attnum",
-                        &[&rel],
-                    )
-                    .await
-                    .map_err(|e| classify(&e).message())?;
-                let pk = client
-                    .query(
-                        "SELECT a.attname::text FROM pg_index i
-                         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
-                         WHERE i.indrelid = $1 AND i.indisprimary",
-                        &[&rel],
-                    )
-                    .await
-                    .map_err(|e| classify(&e).message())?;
-                let cols: Vec<(String, String, String)> =
-                    cols.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect();
-                let pk: Vec<String> = pk.iter().map(|r| r.get(0)).collect();
-                Ok::<_, String>((cols, pk))
-            })
-            .map_err(|e| format!("{describe}: {e}"))?;
+        let client = &mut first.client;
+        let (cols, pk) = (|| {
+            let rel = client
+                .query_opt("SELECT to_regclass($1)::oid", &[&from])
+                .map_err(|e| classify(&e).message())?
+                .and_then(|r| r.get::<_, Option<u32>>(0))
+                .ok_or_else(|| format!("no table or view {}", o.table))?;
+            let cols = client
+                .query(
+                    "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), t.typname::text
+                     FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+                     WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
+                     ORDER BY a.attnum",
+                    &[&rel],
+                )
+                .map_err(|e| classify(&e).message())?;
+            let pk = client
+                .query(
+                    "SELECT a.attname::text FROM pg_index i
+                     JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+                     WHERE i.indrelid = $1 AND i.indisprimary",
+                    &[&rel],
+                )
+                .map_err(|e| classify(&e).message())?;
+            let cols: Vec<(String, String, String)> = cols
+                .iter()
+                .map(|r| (r.get(0), r.get(1), r.get(2)))
+                .collect();
+            let pk: Vec<String> = pk.iter().map(|r| r.get(0)).collect();
+            Ok::<_, String>((cols, pk))
+        })()
+        .map_err(|e| format!("{describe}: {e}"))?;
         let mut columns = Vec::new();
         let mut cats = Vec::new();
         let mut types = Vec::new();
@@ -265,7 +253,7 @@ impl PgTable {
             }
         };
         let key_at = columns.iter().position(|c| c.name == key).unwrap_or(0);
-        Ok(PgTable {
+        let t = PgTable {
             describe,
             from,
             columns,
@@ -273,19 +261,58 @@ impl PgTable {
             types,
             key,
             key_at,
-            pool,
-            rt: ManuallyDrop::new(rt),
+            config,
+            session,
+            pool: Pool::new(o.pool),
             statement_timeout: o.statement_timeout,
             counts: CountCache::default(),
-        })
+        };
+        t.pool.put(first, true);
+        Ok(t)
     }
 
-    /// A pooled connection.
-    async fn client(&self) -> Result<deadpool_postgres::Object, QueryError> {
-        self.pool
-            .get()
-            .await
-            .map_err(|e| QueryError::Source(pool_error(&e)))
+    /// Runs `f` on a pooled connection. A connection whose statement failed is put back with
+    /// no statement kept (a table changed under a prepared one fails it once), or closed when
+    /// the failure closed it. An idle connection learns that its server went away only when
+    /// used: when that is what failed `f`, the idle ones are closed too, and when `f` handed
+    /// nothing out yet (`fresh`), it runs once more on a new connection, so a database that
+    /// restarted fails no call.
+    fn with_conn<T>(
+        &self,
+        fresh: &dyn Fn() -> bool,
+        mut f: impl FnMut(&mut Conn) -> Result<T, postgres::Error>,
+    ) -> Result<T, QueryError> {
+        let mut again = true;
+        loop {
+            let mut c = self
+                .pool
+                .take(
+                    |c| !c.client.is_closed(),
+                    || connect(&self.config, &self.session),
+                )
+                .map_err(QueryError::Source)?;
+            match f(&mut c) {
+                Ok(v) => {
+                    self.pool.put(c, false);
+                    return Ok(v);
+                }
+                Err(e) if c.client.is_closed() || ends_session(&e) => {
+                    // The idle connections most likely lost their server too (a restart):
+                    // closed with this one, not found one by one by the next calls.
+                    drop(c);
+                    self.pool.discard();
+                    drop(self.pool.drain());
+                    if !std::mem::take(&mut again) || !fresh() {
+                        return Err(QueryError::from(e));
+                    }
+                }
+                Err(e) => {
+                    c.prepared.clear();
+                    self.pool.put(c, false);
+                    return Err(QueryError::from(e));
+                }
+            }
+        }
     }
 
     /// Runs `sql` with text `params` as one statement in one round trip, under the session's
@@ -295,19 +322,10 @@ impl PgTable {
         sql: &str,
         params: &[String],
     ) -> Result<Vec<(String, Option<String>)>, QueryError> {
-        self.rt.block_on(async {
-            let client = self.client().await?;
-            let rows = client
-                .query_typed(sql, &typed(params))
-                .await
-                .map_err(QueryError::from)?;
-            Ok(rows
-                .iter()
-                .map(|r| {
-                    let second = if r.len() > 1 { r.get(1) } else { None };
-                    (r.get::<_, String>(0), second)
-                })
-                .collect())
+        self.with_conn(&|| true, |c| {
+            let st = c.statement(sql, params.len())?;
+            let rows = c.client.query(&st, &refs(params))?;
+            Ok(rows.iter().map(two_texts).collect())
         })
     }
 
@@ -319,69 +337,51 @@ impl PgTable {
         params: &[String],
         timeout: Duration,
     ) -> Result<Vec<(String, Option<String>)>, QueryError> {
-        self.rt.block_on(async {
-            let mut client = self.client().await?;
-            let tx = read_only(&mut client).await?;
+        self.with_conn(&|| true, |c| {
+            let st = c.statement(sql, params.len())?;
+            let mut tx = c.client.build_transaction().read_only(true).start()?;
             tx.batch_execute(&format!(
                 "SET LOCAL statement_timeout = {}",
                 timeout.as_millis().max(1)
-            ))
-            .await
-            .map_err(QueryError::from)?;
-            let rows = tx
-                .query_typed(sql, &typed(params))
-                .await
-                .map_err(QueryError::from)?;
-            let out = rows
-                .iter()
-                .map(|r| {
-                    let second = if r.len() > 1 { r.get(1) } else { None };
-                    (r.get::<_, String>(0), second)
-                })
-                .collect();
-            tx.commit().await.map_err(QueryError::from)?;
-            Ok(out)
+            ))?;
+            let rows = tx.query(&st, &refs(params))?;
+            tx.commit()?;
+            Ok(rows.iter().map(two_texts).collect())
         })
     }
 
     /// Runs `sql` as [`query`](Self::query) does, but reads its rows through a portal (a
     /// server-side cursor) [`PORTAL_ROWS`] at a time, handing each row's two texts to `each`
-    /// and dropping the batch before the next: a page is never held whole. `each` runs
-    /// outside the runtime (it may block: a streamed page waits for its client) and returns
-    /// whether it wants more rows. The session's statement timeout applies to each fetch.
+    /// and dropping the batch before the next: a page is never held whole. `each` may block
+    /// (a streamed page waits for its client) and returns whether it wants more rows. The
+    /// session's statement timeout applies to each fetch.
     fn query_each(
         &self,
         sql: &str,
         params: &[String],
         each: &mut dyn FnMut(&str, Option<&str>) -> bool,
     ) -> Result<(), QueryError> {
-        let mut client = self.rt.block_on(self.client())?;
-        // A portal lives in a transaction (read-only and time-limited by the session).
-        let tx = self.rt.block_on(read_only(&mut client))?;
-        let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-            .iter()
-            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-            .collect();
-        let portal = self
-            .rt
-            .block_on(tx.bind(sql, &refs))
-            .map_err(QueryError::from)?;
-        'read: loop {
-            let rows = self
-                .rt
-                .block_on(tx.query_portal(&portal, PORTAL_ROWS))
-                .map_err(QueryError::from)?;
-            for r in &rows {
-                let second = if r.len() > 1 { r.get(1) } else { None };
-                if !each(r.get(0), second) {
-                    break 'read;
+        let handed = std::cell::Cell::new(false);
+        self.with_conn(&|| !handed.get(), |c| {
+            let st = c.statement(sql, params.len())?;
+            // A portal lives in a transaction (read-only and time-limited by the session).
+            let mut tx = c.client.build_transaction().read_only(true).start()?;
+            let portal = tx.bind(&st, &refs(params))?;
+            'read: loop {
+                let rows = tx.query_portal(&portal, PORTAL_ROWS)?;
+                for r in &rows {
+                    let second = if r.len() > 1 { r.get(1) } else { None };
+                    handed.set(true);
+                    if !each(r.get(0), second) {
+                        break 'read;
+                    }
+                }
+                if rows.len() < PORTAL_ROWS as usize {
+                    break;
                 }
             }
-            if rows.len() < PORTAL_ROWS as usize {
-                break;
-            }
-        }
-        self.rt.block_on(tx.commit()).map_err(QueryError::from)
+            tx.commit()
+        })
     }
 
     fn cond_equals(&self, at: usize, v: &Scalar, params: &mut Vec<String>) -> String {
@@ -485,8 +485,8 @@ enum QueryError {
     Data,
 }
 
-impl From<tokio_postgres::Error> for QueryError {
-    fn from(e: tokio_postgres::Error) -> QueryError {
+impl From<postgres::Error> for QueryError {
+    fn from(e: postgres::Error) -> QueryError {
         if is_data_exception(&e) {
             QueryError::Data
         } else {
@@ -495,11 +495,26 @@ impl From<tokio_postgres::Error> for QueryError {
     }
 }
 
-fn pool_error(e: &deadpool_postgres::PoolError) -> SourceError {
-    match e {
-        deadpool_postgres::PoolError::Backend(b) => classify(b),
-        other => SourceError::Unavailable(format!("connection pool: {other}")),
-    }
+/// Whether `e` ended its connection: the connection closed, or the server said so (a FATAL
+/// error: terminated, shut down), which a client learns only by using the connection.
+fn ends_session(e: &postgres::Error) -> bool {
+    e.is_closed()
+        || e.as_db_error().is_some_and(|d| {
+            matches!(
+                d.parsed_severity(),
+                Some(postgres::error::Severity::Fatal | postgres::error::Severity::Panic)
+            )
+        })
+}
+
+/// A new connection, its session set read-only and time-limited.
+fn connect(config: &postgres::Config, session: &str) -> Result<Conn, SourceError> {
+    let mut client = config.connect(NoTls).map_err(|e| classify(&e))?;
+    client.batch_execute(session).map_err(|e| classify(&e))?;
+    Ok(Conn {
+        client,
+        prepared: HashMap::new(),
+    })
 }
 
 impl Backend for PgTable {

@@ -12,6 +12,7 @@
 //! `where`/`_select` names reach a backend only after `args` checked them against the column
 //! list (a backend quotes them all the same).
 
+use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use crate::scalar::Scalar;
@@ -180,6 +181,99 @@ pub(crate) enum Count {
     About(u64),
     /// Counting would take longer than its limit (it did, or did lately).
     TimedOut,
+}
+
+/// A database's connections: the idle ones, and how many are open (idle or taken), at most
+/// `max` (the concurrent-call bound, so that a call rarely waits). A call takes an idle one,
+/// or opens one, or waits for one to be put back; a connection that failed is discarded
+/// instead, and a new one opened by the next call, so a table recovers by itself when its
+/// database is back.
+pub(crate) struct Pool<C> {
+    state: Mutex<(Vec<C>, usize)>,
+    freed: Condvar,
+    max: usize,
+}
+
+/// How long a call waits for a connection when all `max` are taken.
+const POOL_WAIT: Duration = Duration::from_secs(30);
+
+impl<C> Pool<C> {
+    pub(crate) fn new(max: usize) -> Pool<C> {
+        Pool {
+            state: Mutex::new((Vec::new(), 0)),
+            freed: Condvar::new(),
+            max: max.max(1),
+        }
+    }
+
+    /// A connection: an idle one that is still `usable` (the others are closed), else one
+    /// `open` makes while fewer than `max` are open, else the next one put back.
+    pub(crate) fn take(
+        &self,
+        usable: impl Fn(&C) -> bool,
+        open: impl FnOnce() -> Result<C, SourceError>,
+    ) -> Result<C, SourceError> {
+        let poisoned = || SourceError::Unavailable("connection pool poisoned".into());
+        let mut g = self.state.lock().map_err(|_| poisoned())?;
+        loop {
+            if let Some(c) = g.0.pop() {
+                if usable(&c) {
+                    return Ok(c);
+                }
+                g.1 -= 1;
+                drop(c);
+                continue;
+            }
+            if g.1 < self.max {
+                g.1 += 1;
+                drop(g);
+                return open().inspect_err(|_| self.discard());
+            }
+            let (next, waited) = self
+                .freed
+                .wait_timeout(g, POOL_WAIT)
+                .map_err(|_| poisoned())?;
+            g = next;
+            if waited.timed_out() && g.0.is_empty() {
+                return Err(SourceError::Unavailable(format!(
+                    "no connection of {} freed in {} s",
+                    self.max,
+                    POOL_WAIT.as_secs()
+                )));
+            }
+        }
+    }
+
+    /// Puts back a connection taken (or opened at start-up: it counts from now on).
+    pub(crate) fn put(&self, c: C, opened: bool) {
+        if let Ok(mut g) = self.state.lock() {
+            if opened {
+                g.1 += 1;
+            }
+            g.0.push(c);
+        }
+        self.freed.notify_one();
+    }
+
+    /// Forgets a connection taken and not put back (closed after a failure).
+    pub(crate) fn discard(&self) {
+        if let Ok(mut g) = self.state.lock() {
+            g.1 -= 1;
+        }
+        self.freed.notify_one();
+    }
+
+    /// The idle connections, taken out of the pool (to be closed).
+    pub(crate) fn drain(&self) -> Vec<C> {
+        match self.state.lock() {
+            Ok(mut g) => {
+                let idle = std::mem::take(&mut g.0);
+                g.1 -= idle.len();
+                idle
+            }
+            Err(_) => Vec::new(),
+        }
+    }
 }
 
 /// Counts of a table with no cheap sign of change (PostgreSQL), kept for [`COUNT_TTL`]: a

@@ -15,7 +15,7 @@
 //! only while PATH still names the file it opened (device and inode): a replaced file is
 //! opened again, a removed or broken one gives `UNAVAILABLE` until it is back.
 
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rusqlite::types::Value as Sql;
@@ -23,8 +23,8 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::scalar::{Scalar, is_integer_lexeme};
 use crate::source::{
-    Backend, COUNT_TTL, Column, Count, Kind, PageQuery, STREAM_BATCH, SourceError, quote_ident,
-    split_table,
+    Backend, COUNT_TTL, Column, Count, Kind, PageQuery, Pool, STREAM_BATCH, SourceError,
+    quote_ident, split_table,
 };
 
 /// A served SQLite table.
@@ -37,15 +37,8 @@ pub(crate) struct SqliteTable {
     key: String,
     /// The JSON expression of every column (`json_object`'s arguments), by column.
     exprs: Vec<String>,
-    pool: Pool,
+    pool: Pool<Conn>,
     statement_timeout: Duration,
-}
-
-/// Connections ready for a call, and how many exist.
-struct Pool {
-    state: Mutex<(Vec<Conn>, usize)>,
-    freed: Condvar,
-    max: usize,
 }
 
 /// A connection, the file it opened, the deadline its progress handler enforces, and the
@@ -153,11 +146,7 @@ impl SqliteTable {
             Some(s) => format!("{}.{}", quote_ident(s), quote_ident(table)),
             None => quote_ident(table),
         };
-        let pool = Pool {
-            state: Mutex::new((Vec::new(), 0)),
-            freed: Condvar::new(),
-            max: o.pool.max(1),
-        };
+        let pool = Pool::new(o.pool);
         let first = open_conn(o.path).map_err(|e| format!("{describe}: {}", e.message()))?;
         let mut columns = Vec::new();
         let mut pk = Vec::new();
@@ -220,52 +209,22 @@ impl SqliteTable {
             pool,
             statement_timeout: o.statement_timeout,
         };
-        t.pool.state.lock().map_err(|_| "pool poisoned")?.1 = 1;
-        t.put(first);
+        t.pool.put(first, true);
         Ok(t)
     }
 
+    /// A pooled connection to the file PATH names now: a connection holds the file it
+    /// opened, so once PATH names another file (or none), the connection is dropped and PATH
+    /// opened again: a replaced file is served and a removed one is UNAVAILABLE until it is
+    /// back.
     fn take(&self) -> Result<Conn, SourceError> {
-        let mut g = self
-            .pool
-            .state
-            .lock()
-            .map_err(|_| SourceError::Unavailable("pool poisoned".into()))?;
-        loop {
-            if let Some(c) = g.0.pop() {
-                // A connection holds the file it opened: once PATH names another file (or
-                // none), the connection is dropped and PATH opened again, so a replaced file
-                // is served and a removed one is UNAVAILABLE until it is back.
+        self.pool.take(
+            |c| {
                 let now = file_id(&self.path);
-                if now.is_some() && now == c.file {
-                    return Ok(c);
-                }
-                g.1 -= 1;
-                drop(c);
-                continue;
-            }
-            if g.1 < self.pool.max {
-                g.1 += 1;
-                drop(g);
-                return open_conn(&self.path).inspect_err(|_| {
-                    if let Ok(mut g) = self.pool.state.lock() {
-                        g.1 -= 1;
-                    }
-                });
-            }
-            g = self
-                .pool
-                .freed
-                .wait(g)
-                .map_err(|_| SourceError::Unavailable("pool poisoned".into()))?;
-        }
-    }
-
-    fn put(&self, c: Conn) {
-        if let Ok(mut g) = self.pool.state.lock() {
-            g.0.push(c);
-        }
-        self.pool.freed.notify_one();
+                now.is_some() && now == c.file
+            },
+            || open_conn(&self.path),
+        )
     }
 
     /// Runs `f` on a pooled connection with the deadline `within` from now. A connection
@@ -285,19 +244,16 @@ impl SqliteTable {
         }
         match r {
             Ok(v) => {
-                self.put(c);
+                self.pool.put(c, false);
                 Ok(v)
             }
             Err(e) => {
                 let e = unavailable(e);
                 if matches!(e, SourceError::Timeout) {
-                    self.put(c);
+                    self.pool.put(c, false);
                 } else {
                     drop(c);
-                    if let Ok(mut g) = self.pool.state.lock() {
-                        g.1 -= 1;
-                    }
-                    self.pool.freed.notify_one();
+                    self.pool.discard();
                 }
                 Err(e)
             }
