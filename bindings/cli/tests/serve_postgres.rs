@@ -343,9 +343,10 @@ fn pages_across_portal_batches_hold_every_row_once() {
 /// A long page of an uncapped server streams from its portal: a client that stops reading
 /// holds the server mid-page (its session idle in its transaction); the database failing then
 /// ends the data block after the rows that went out, every one whole and in key order, with
-/// `UNAVAILABLE` saying how many; and the server serves the next call.
+/// `UNAVAILABLE` saying how many; the server serves the next call; a page cancelled mid-way
+/// ends as one valid message too.
 #[test]
-fn a_database_that_fails_mid_page_ends_the_streamed_page_with_unavailable() {
+fn a_streamed_page_cut_by_the_database_or_the_client_ends_as_one_message() {
     const ROWS: usize = 200_000;
     let pg = Postgres::start();
     pg.sql(&format!(
@@ -390,6 +391,33 @@ fn a_database_that_fails_mid_page_ends_the_streamed_page_with_unavailable() {
     assert!(!t[1].contains(PASSWORD), "{}", t[1]);
     let r = list(&mut s, 2, json!({"limit": 3}));
     assert_eq!(data_json(&r).as_array().map(Vec::len), Some(3), "{r}");
+    // Cancelled mid-page: the message closes as cancelled, and the session is released.
+    let mut s = Raw::start_paused(&uncapped(&spec));
+    s.send_json(&call(7, "t", json!({"action": "list", "limit": ROWS})));
+    let mut tries = 0;
+    while pg.sql(&format!("SELECT count(*) {waiting}")).trim() != "1" {
+        tries += 1;
+        assert!(tries < 300, "the server never waited mid-page");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    s.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#);
+    s.resume();
+    let r = s.json();
+    assert_eq!(r["id"], 7);
+    assert_eq!(r["result"]["isError"], true);
+    let t = texts(&r["result"]);
+    assert!(
+        t.last()
+            .unwrap()
+            .starts_with("<tool_error code=\"CANCELLED\">"),
+        "{t:?}"
+    );
+    let mut tries = 0;
+    while pg.sql(&format!("SELECT count(*) {waiting}")).trim() != "0" {
+        tries += 1;
+        assert!(tries < 300, "the database goes on reading a cancelled page");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// A table's counts are kept a while (`source::COUNT_TTL`) and then said as "about"; a count

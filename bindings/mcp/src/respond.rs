@@ -600,21 +600,28 @@ impl TableCall<'_> {
                 );
                 cut(format!("The database of {} failed", self.coll.name))
             }
-            (None, Ok(())) if !more => wire::response(())
+            // Cancelled, or the whole listing: the message ends here (a cancelled one is
+            // refused by the transport, which closes it as cancelled).
+            (None, Ok(())) if !more || hooks.cancelled() => wire::response(())
                 .build()
                 .unwrap_or_else(|e| internal(&e.to_string())),
-            (None, Ok(())) => match self.total(q, shown, more, counted) {
-                Ok((total, carried)) => wire::response(())
+            (None, Ok(())) => {
+                // The rows went out whole: a count that fails leaves them "more hidden".
+                let (total, carried) = self.total(q, shown, more, counted).unwrap_or_else(|e| {
+                    eprintln!(
+                        "toolwire: {} ({}): a count failed: {}",
+                        self.coll.name,
+                        self.table.describe(),
+                        e.message()
+                    );
+                    (toolwire::call::UNCOUNTED, None)
+                });
+                wire::response(())
                     .ui_block(toolwire::present::truncation_notice(shown, total))
                     .llm_hint(next.keyset_directive(&last_key, shown, total, carried))
                     .build()
-                    .unwrap_or_else(|e| internal(&e.to_string())),
-                Err(e) => cut(format!(
-                    "The database of {} could not count the rows ({})",
-                    self.coll.name,
-                    e.message()
-                )),
-            },
+                    .unwrap_or_else(|e| internal(&e.to_string()))
+            }
         };
         let from = usize::from(rest.is_error() != Some(true));
         let is_error = rest.is_error() == Some(true);
