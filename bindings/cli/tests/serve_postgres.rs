@@ -420,6 +420,60 @@ fn a_streamed_page_cut_by_the_database_or_the_client_ends_as_one_message() {
     }
 }
 
+/// `--db-statements 1`: one statement at a time on the database; a streamed page whose
+/// client stopped reading holds its connection but not its turn, so other calls are
+/// answered meanwhile.
+#[test]
+fn a_stalled_streamed_page_does_not_hold_the_databases_turn() {
+    use std::io::Write;
+    let pg = Postgres::start();
+    pg.sql(
+        "CREATE TABLE t (id int PRIMARY KEY, s text);
+         INSERT INTO t SELECT g, repeat('a row long enough to fill the buffers ', 8) || g FROM generate_series(1, 300000) g;",
+    );
+    let spec = format!("t={}#t", pg.url());
+    let mut args = uncapped(&spec);
+    // No limit on a stalled write: the page stays stalled for as long as the test runs.
+    args.extend(["--db-statements", "1", "--write-timeout", "0"]);
+    let s = Http::start(&args);
+    let body =
+        serde_json::to_vec(&call(1, "t", json!({"action": "list", "limit": 300000}))).unwrap();
+    let mut stalled = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    write!(
+        stalled,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+        s.port,
+        body.len()
+    )
+    .unwrap();
+    stalled.write_all(&body).unwrap();
+    // Nobody reads: the server waits mid-page, its session idle in its transaction.
+    let mut tries = 0;
+    while pg
+        .sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'toolwire serve' AND state = 'idle in transaction'")
+        .trim()
+        != "1"
+    {
+        tries += 1;
+        assert!(tries < 300, "the server never waited mid-page");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    for i in 0..5 {
+        let (status, _, b) = s.post(
+            &call(
+                10 + i,
+                "t",
+                json!({"action": "list", "limit": 3, "format": "compact"}),
+            ),
+            "",
+        );
+        assert_eq!(status, 200);
+        let r: Value = serde_json::from_slice(&b).unwrap();
+        assert_eq!(data_json(&r).as_array().map(Vec::len), Some(3), "{r}");
+    }
+    drop(stalled);
+}
+
 /// A table's counts are kept a while (`source::COUNT_TTL`) and then said as "about"; a count
 /// past its time limit is kept too and never fails a call; closing stdin while calls run on
 /// a PostgreSQL table ends the server cleanly (its pool's runtime is shut down, not dropped

@@ -279,6 +279,12 @@ fn table_collection(
                 table,
                 key: explicit_key.as_deref(),
                 pool: args.max_concurrent,
+                statements: match args.db_statements {
+                    0 => std::thread::available_parallelism()
+                        .map_or(6, |n| 3 * n.get())
+                        .min(args.max_concurrent.max(1)),
+                    n => n,
+                },
                 statement_timeout: std::time::Duration::from_millis(args.statement_timeout_ms),
             })
             .map_err(Failure::data)?,

@@ -41,6 +41,7 @@ fn server(cap: usize, structured: bool) -> Arc<Server> {
         max_concurrent: 1,
         statement_timeout_ms: 10_000,
         count_timeout_ms: 500,
+        db_statements: 0,
         limits: crate::HttpLimits::DEFAULT,
     };
     let Ok(s) = Server::load(&args) else {

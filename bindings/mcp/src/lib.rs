@@ -120,6 +120,10 @@ pub struct ServeArgs {
     /// truncation notice says rows remain without a number.
     #[arg(long, default_value_t = 500, value_name = "MS", hide = true)]
     pub count_timeout_ms: u64,
+    /// At most this many statements run at once on a PostgreSQL database (0: three a CPU core
+    /// of this machine, at most --max-concurrent); the others wait their turn.
+    #[arg(long, default_value_t = 0, value_name = "N", hide = true)]
+    pub db_statements: usize,
     /// The time limits and the connection bound of `--http`.
     #[command(flatten)]
     pub limits: HttpLimits,

@@ -28,7 +28,7 @@ use postgres::{Client, NoTls, Row, Statement};
 
 use crate::scalar::{Scalar, is_integer_lexeme};
 use crate::source::{
-    Backend, Column, Count, CountCache, Kind, PageQuery, Pool, SourceError, quote_ident,
+    Backend, Column, Count, CountCache, Gate, Kind, PageQuery, Pool, SourceError, quote_ident,
     split_table, without_password,
 };
 
@@ -64,6 +64,9 @@ pub(crate) struct PgTable {
     config: postgres::Config,
     session: String,
     pool: Pool<Conn>,
+    /// Statements at once: fewer than the connections (a streamed page holds its connection
+    /// while its client reads, but its turn only while a batch is fetched).
+    gate: Gate,
     statement_timeout: Duration,
     /// Counts made lately: PostgreSQL has no cheap sign of an unchanged table, so a count is
     /// reused for a while as "about" (`CountCache`).
@@ -114,6 +117,8 @@ pub(crate) struct Options<'a> {
     pub(crate) table: &'a str,
     pub(crate) key: Option<&'a str>,
     pub(crate) pool: usize,
+    /// Statements at once at most.
+    pub(crate) statements: usize,
     pub(crate) statement_timeout: Duration,
 }
 
@@ -264,6 +269,7 @@ impl PgTable {
             config,
             session,
             pool: Pool::new(o.pool),
+            gate: Gate::new(o.statements),
             statement_timeout: o.statement_timeout,
             counts: CountCache::default(),
         };
@@ -322,6 +328,7 @@ impl PgTable {
         sql: &str,
         params: &[String],
     ) -> Result<Vec<(String, Option<String>)>, QueryError> {
+        let _turn = self.gate.enter();
         self.with_conn(&|| true, |c| {
             let st = c.statement(sql, params.len())?;
             let rows = c.client.query(&st, &refs(params))?;
@@ -337,6 +344,7 @@ impl PgTable {
         params: &[String],
         timeout: Duration,
     ) -> Result<Vec<(String, Option<String>)>, QueryError> {
+        let _turn = self.gate.enter();
         self.with_conn(&|| true, |c| {
             let st = c.statement(sql, params.len())?;
             let mut tx = c.client.build_transaction().read_only(true).start()?;
@@ -363,12 +371,16 @@ impl PgTable {
     ) -> Result<(), QueryError> {
         let handed = std::cell::Cell::new(false);
         self.with_conn(&|| !handed.get(), |c| {
+            let mut turn = Some(self.gate.enter());
             let st = c.statement(sql, params.len())?;
             // A portal lives in a transaction (read-only and time-limited by the session).
             let mut tx = c.client.build_transaction().read_only(true).start()?;
             let portal = tx.bind(&st, &refs(params))?;
             'read: loop {
+                let fetching = turn.take().unwrap_or_else(|| self.gate.enter());
                 let rows = tx.query_portal(&portal, PORTAL_ROWS)?;
+                // The rows are handed out (to a client that may read slowly) off turn.
+                drop(fetching);
                 for r in &rows {
                     let second = if r.len() > 1 { r.get(1) } else { None };
                     handed.set(true);

@@ -276,6 +276,48 @@ impl<C> Pool<C> {
     }
 }
 
+/// At most `max` statements at once on a database: under many concurrent calls a database
+/// on a few cores answers each statement sooner when the others wait their turn than when
+/// all of them share its cores (docs/DECISIONS.md, "Database sources"). A call holds its
+/// turn only while a statement runs, never while its client reads.
+pub(crate) struct Gate {
+    busy: Mutex<usize>,
+    freed: Condvar,
+    max: usize,
+}
+
+/// A turn at a [`Gate`], given back when dropped.
+pub(crate) struct Turn<'a>(&'a Gate);
+
+impl Gate {
+    pub(crate) fn new(max: usize) -> Gate {
+        Gate {
+            busy: Mutex::new(0),
+            freed: Condvar::new(),
+            max: max.max(1),
+        }
+    }
+
+    /// Waits for a turn.
+    pub(crate) fn enter(&self) -> Turn<'_> {
+        let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+        while *busy >= self.max {
+            busy = self.freed.wait(busy).unwrap_or_else(|p| p.into_inner());
+        }
+        *busy += 1;
+        Turn(self)
+    }
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        let mut busy = self.0.busy.lock().unwrap_or_else(|p| p.into_inner());
+        *busy -= 1;
+        drop(busy);
+        self.0.freed.notify_one();
+    }
+}
+
 /// Counts of a table with no cheap sign of change (PostgreSQL), kept for [`COUNT_TTL`]: a
 /// listing's first page repeated by many agents counts once a while, not once a call (a
 /// count of millions of rows costs the database far more than the page). A kept count is
