@@ -282,7 +282,7 @@ fn statements_and_counts_under_time_limits() {
     assert_eq!(t[0], r#"[{"id":1,"s":""},{"id":2,"s":""},{"id":3,"s":""}]"#);
     assert!(t[1].contains("3 shown, more hidden."), "{}", t[1]);
     assert!(
-        t[2].contains("3 matching rows shown; more remain. Next page"),
+        t[2].starts_with("<llm_directives>\n- Next page: call t with "),
         "{}",
         t[2]
     );
@@ -490,13 +490,17 @@ fn counts_kept_a_while_timed_out_counts_and_stdin_closed_mid_calls() {
     let first = json!({"where": {"status": "s7"}, "limit": 5, "_select": ["id"]});
     let r = list(&mut s, 1, first.clone());
     let d = directive(&r["result"]).unwrap_or_else(|| panic!("{r}"));
-    assert!(d.contains("5 of 200 matching rows shown; 195 more"), "{d}");
+    assert!(
+        d.starts_with("<llm_directives>\n- Next page: call t with "),
+        "{d}"
+    );
+    assert!(texts(&r["result"])[1].contains("5 shown, 195 hidden."));
     // A row more; the same first page again is answered from the kept count, as "about".
     pg.sql("INSERT INTO t VALUES (40001, 's7')");
     let r = list(&mut s, 2, first);
     let d = directive(&r["result"]).unwrap_or_else(|| panic!("{r}"));
     assert!(
-        d.contains("5 of about 200 matching rows shown; about 195 more"),
+        d.starts_with("<llm_directives>\n- About 195 more rows. Next page: call t with "),
         "{d}"
     );
     assert!(texts(&r["result"])[1].contains("5 shown, more hidden."));

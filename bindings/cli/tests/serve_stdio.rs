@@ -1640,13 +1640,10 @@ mod budget {
                 break;
             };
             let rest = n - pos;
-            let line = format!(
-                "{} of {rest} matching rows shown; {} more. Next page: call {} with ",
-                ids.len(),
-                rest - ids.len(),
-                c.name
-            );
-            assert!(t.iter().any(|x| x.contains(&line)), "{at}: {t:?}");
+            let notice = format!("{} shown, {} hidden.", ids.len(), rest - ids.len());
+            assert!(t.iter().any(|x| x.contains(&notice)), "{at}: {t:?}");
+            let line = format!("<llm_directives>\n- Next page: call {} with ", c.name);
+            assert!(t.iter().any(|x| x.starts_with(&line)), "{at}: {t:?}");
             assert!(next["cursor"].is_string(), "{at}: {next}");
             let mut rest_args = next.clone();
             rest_args.as_object_mut().unwrap().remove("cursor");

@@ -837,12 +837,11 @@ impl NextCall {
     }
 
     /// The directive naming the next page of a page that starts at `offset` (the engine's
-    /// [`ToolCall::paging`]).
+    /// [`ToolCall::paging`]). The counts are the truncation notice's, not repeated here.
     fn hint(self, offset: usize) -> impl Fn(usize, usize) -> String + Send + Sync + 'static {
-        move |shown, remaining| {
+        move |shown, _| {
             format!(
-                "{shown} of {remaining} matching rows shown; {} more. Next page: call {} with {}",
-                remaining - shown,
+                "Next page: call {} with {}",
                 self.name,
                 self.args(offset.saturating_add(shown))
             )
@@ -882,25 +881,18 @@ impl NextCall {
         about: Option<usize>,
     ) -> String {
         {
+            // The truncation notice says how many rows were shown and how many remain, but
+            // for a carried count (the notice's "more hidden"): that one is said here.
             let (count, counted) = match (remaining, about) {
                 (toolwire::call::UNCOUNTED, Some(n)) => (
-                    format!(
-                        "{shown} of about {n} matching rows shown; about {} more",
-                        n.saturating_sub(shown)
-                    ),
+                    format!("About {} more rows. ", n.saturating_sub(shown)),
                     Counted::About(n.saturating_sub(shown) as u64),
                 ),
-                (toolwire::call::UNCOUNTED, None) => (
-                    format!("{shown} matching rows shown; more remain"),
-                    Counted::TimedOut,
-                ),
-                (n, _) => (
-                    format!("{shown} of {n} matching rows shown; {} more", n - shown),
-                    Counted::About((n - shown) as u64),
-                ),
+                (toolwire::call::UNCOUNTED, None) => (String::new(), Counted::TimedOut),
+                (n, _) => (String::new(), Counted::About((n - shown) as u64)),
             };
             format!(
-                "{count}. Next page: call {} with {}",
+                "{count}Next page: call {} with {}",
                 self.name,
                 self.args_after(last, counted)
             )

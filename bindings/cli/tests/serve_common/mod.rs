@@ -202,19 +202,16 @@ pub fn directive(result: &Value) -> Option<String> {
         .find(|t| t.starts_with("<llm_directives>"))
 }
 
-/// How many rows the next-call directive says were shown (`K of N matching rows shown`).
+/// How many rows the truncation notice says were shown (`Dataset truncated. K shown`), when
+/// the result names a next call (whose directive leaves the counts to the notice).
 pub fn shown(result: &Value) -> Option<usize> {
-    let d = directive(result)?;
-    let at = d.find(" of ")?;
-    let digits: String = d[..at]
-        .chars()
-        .rev()
-        .take_while(char::is_ascii_digit)
-        .collect::<Vec<_>>()
+    directive(result)?;
+    let notice = texts(result)
         .into_iter()
-        .rev()
-        .collect();
-    digits.parse().ok()
+        .find(|t| t.starts_with("<ui_passthrough type=\"summary\">"))?;
+    let at = notice.find("Dataset truncated. ")? + "Dataset truncated. ".len();
+    let end = notice[at..].find(" shown")?;
+    notice[at..at + end].parse().ok()
 }
 
 /// The arguments of the next call the directive names (the JSON after "with "), if any.

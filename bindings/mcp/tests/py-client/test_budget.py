@@ -230,8 +230,8 @@ async def walk(budgeted, free, tokens, name, corpus, fmt, budget):
             shown += ids
             break
         rest = n - pos
-        assert any(f"{len(ids)} of {rest} matching rows shown; {rest - len(ids)} more. "
-                   f"Next page: call {name} with " in x for x in t), (where, t)
+        assert any(f"{len(ids)} shown, {rest - len(ids)} hidden." in x for x in t), (where, t)
+        assert any(x.startswith(f"<llm_directives>\n- Next page: call {name} with ") for x in t), (where, t)
         assert isinstance(nxt.get("cursor"), str), where
         assert {k: v for k, v in nxt.items() if k != "cursor"} == {
             "action": "list", "limit": BIG, "format": fmt}, (where, nxt)

@@ -164,8 +164,8 @@ async function walk(budgeted, free, name, corpus, format, budget) {
       shown.push(...ids);
       break;
     }
-    assert.ok(t.some((x) => x.includes(`${ids.length} of ${n - pos} matching rows shown; ${n - pos - ids.length} more. Next page: call ${name} with `)),
-      `${where}: ${t.join("\n")}`);
+    assert.ok(t.some((x) => x.includes(`${ids.length} shown, ${n - pos - ids.length} hidden.`)), `${where}: ${t.join("\n")}`);
+    assert.ok(t.some((x) => x.startsWith(`<llm_directives>\n- Next page: call ${name} with `)), `${where}: ${t.join("\n")}`);
     assert.equal(typeof next.cursor, "string", where);
     assert.deepEqual({ ...next, cursor: undefined }, { action: "list", limit: BIG, format, cursor: undefined }, where);
     // (b) a page that another follows is at least 85% full, or one more row would not fit.

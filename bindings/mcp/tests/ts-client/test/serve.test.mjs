@@ -156,10 +156,10 @@ for (const [name, open] of Object.entries(transports)) {
       assert.ok(size(capped) <= cap, `${size(capped)} bytes`);
       const k = JSON.parse(texts(r)[0]).length;
       assert.ok(k >= 1 && k < 200, `${k} rows`);
-      // The next call names a cursor, and the directive the k rows shown.
+      // The next call names a cursor, and the notice the k rows shown.
       assert.equal(typeof nextCall(r).cursor, "string");
       assert.equal(nextCall(r).offset, undefined);
-      assert.ok(texts(r).some((t) => t.includes(`${k} of 400 matching rows shown`)), texts(r).join("\n"));
+      assert.ok(texts(r).some((t) => t.includes(`${k} shown, ${400 - k} hidden.`)), texts(r).join("\n"));
       // k+1 rows do not fit: the uncapped server's message for limit k+1 is over the cap.
       await free.client.callTool({ name: "rows", arguments: { ...a, limit: k + 1 } });
       assert.ok(size(free) > cap, `${k}+1 rows are ${size(free)} bytes`);
