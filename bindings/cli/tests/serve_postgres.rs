@@ -48,6 +48,19 @@ fn stderr_lines(s: &Raw) -> Vec<String> {
     std::iter::from_fn(|| s.stderr.try_recv().ok()).collect()
 }
 
+/// Sessions of the server idle in a transaction: a streamed page waiting for its client.
+const WAITING: &str = "FROM pg_stat_activity WHERE application_name = 'toolwire serve' AND state = 'idle in transaction'";
+
+/// Waits (up to 15 s) until `n` of the server's sessions wait in a transaction.
+fn until_waiting(pg: &Postgres, n: usize, why: &str) {
+    let mut tries = 0;
+    while pg.sql(&format!("SELECT count(*) {WAITING}")).trim() != n.to_string() {
+        tries += 1;
+        assert!(tries < 300, "{why}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn a_postgres_table_served_through_every_action() {
     let pg = Postgres::start();
@@ -356,14 +369,8 @@ fn a_streamed_page_cut_by_the_database_or_the_client_ends_as_one_message() {
     let spec = format!("t={}#t", pg.url());
     let mut s = Raw::start_paused(&uncapped(&spec));
     s.send_json(&call(1, "t", json!({"action": "list", "limit": ROWS})));
-    let waiting = "FROM pg_stat_activity WHERE application_name = 'toolwire serve' AND state = 'idle in transaction'";
-    let mut tries = 0;
-    while pg.sql(&format!("SELECT count(*) {waiting}")).trim() != "1" {
-        tries += 1;
-        assert!(tries < 300, "the server never waited mid-page");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    pg.sql(&format!("SELECT pg_terminate_backend(pid) {waiting}"));
+    until_waiting(&pg, 1, "the server never waited mid-page");
+    pg.sql(&format!("SELECT pg_terminate_backend(pid) {WAITING}"));
     s.resume();
     let r = s.json();
     assert_eq!(r["result"]["isError"], json!(true));
@@ -394,12 +401,7 @@ fn a_streamed_page_cut_by_the_database_or_the_client_ends_as_one_message() {
     // Cancelled mid-page: the message closes as cancelled, and the session is released.
     let mut s = Raw::start_paused(&uncapped(&spec));
     s.send_json(&call(7, "t", json!({"action": "list", "limit": ROWS})));
-    let mut tries = 0;
-    while pg.sql(&format!("SELECT count(*) {waiting}")).trim() != "1" {
-        tries += 1;
-        assert!(tries < 300, "the server never waited mid-page");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    until_waiting(&pg, 1, "the server never waited mid-page");
     s.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#);
     s.resume();
     let r = s.json();
@@ -412,12 +414,7 @@ fn a_streamed_page_cut_by_the_database_or_the_client_ends_as_one_message() {
             .starts_with("<tool_error code=\"CANCELLED\">"),
         "{t:?}"
     );
-    let mut tries = 0;
-    while pg.sql(&format!("SELECT count(*) {waiting}")).trim() != "0" {
-        tries += 1;
-        assert!(tries < 300, "the database goes on reading a cancelled page");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    until_waiting(&pg, 0, "the session of a cancelled page is never released");
 }
 
 /// `--db-statements 1`: one statement at a time on the database; a streamed page whose
@@ -448,16 +445,7 @@ fn a_stalled_streamed_page_does_not_hold_the_databases_turn() {
     .unwrap();
     stalled.write_all(&body).unwrap();
     // Nobody reads: the server waits mid-page, its session idle in its transaction.
-    let mut tries = 0;
-    while pg
-        .sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'toolwire serve' AND state = 'idle in transaction'")
-        .trim()
-        != "1"
-    {
-        tries += 1;
-        assert!(tries < 300, "the server never waited mid-page");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    until_waiting(&pg, 1, "the server never waited mid-page");
     for i in 0..5 {
         let (status, _, b) = s.post(
             &call(
