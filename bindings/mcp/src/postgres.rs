@@ -360,9 +360,11 @@ impl PgTable {
 
     /// Runs `sql` as [`query`](Self::query) does, but reads its rows through a portal (a
     /// server-side cursor) [`PORTAL_ROWS`] at a time, handing each row's two texts to `each`
-    /// and dropping the batch before the next: a page is never held whole. `each` may block
-    /// (a streamed page waits for its client) and returns whether it wants more rows. The
-    /// session's statement timeout applies to each fetch.
+    /// and dropping the batch before the next: a page is never held whole. A thread of the
+    /// call fetches the next batch while `each` takes this one (the database writes its JSON
+    /// while the engine encodes), holding a turn at the gate only while it fetches. `each`
+    /// may block (a streamed page waits for its client) and returns whether it wants more
+    /// rows. The session's statement timeout applies to each fetch.
     fn query_each(
         &self,
         sql: &str,
@@ -371,28 +373,47 @@ impl PgTable {
     ) -> Result<(), QueryError> {
         let handed = std::cell::Cell::new(false);
         self.with_conn(&|| !handed.get(), |c| {
-            let mut turn = Some(self.gate.enter());
             let st = c.statement(sql, params.len())?;
-            // A portal lives in a transaction (read-only and time-limited by the session).
-            let mut tx = c.client.build_transaction().read_only(true).start()?;
-            let portal = tx.bind(&st, &refs(params))?;
-            'read: loop {
-                let fetching = turn.take().unwrap_or_else(|| self.gate.enter());
-                let rows = tx.query_portal(&portal, PORTAL_ROWS)?;
-                // The rows are handed out (to a client that may read slowly) off turn.
-                drop(fetching);
-                for r in &rows {
-                    let second = if r.len() > 1 { r.get(1) } else { None };
-                    handed.set(true);
-                    if !each(r.get(0), second) {
-                        break 'read;
+            let client = &mut c.client;
+            let gate = &self.gate;
+            std::thread::scope(|scope| {
+                // One batch waits while `each` takes another: three at most are alive.
+                let (batches, next) = std::sync::mpsc::sync_channel::<Vec<Row>>(1);
+                let reader = scope.spawn(move || {
+                    // A portal lives in a transaction (read-only and time-limited by the
+                    // session).
+                    let mut tx = client.build_transaction().read_only(true).start()?;
+                    let portal = {
+                        let _turn = gate.enter();
+                        tx.bind(&st, &refs(params))?
+                    };
+                    loop {
+                        let rows = {
+                            let _turn = gate.enter();
+                            tx.query_portal(&portal, PORTAL_ROWS)?
+                        };
+                        let last = rows.len() < PORTAL_ROWS as usize;
+                        // A send that fails: `each` wanted no more.
+                        if batches.send(rows).is_err() || last {
+                            break;
+                        }
+                    }
+                    tx.commit()
+                });
+                'read: for rows in &next {
+                    for r in &rows {
+                        let second = if r.len() > 1 { r.get(1) } else { None };
+                        handed.set(true);
+                        if !each(r.get(0), second) {
+                            break 'read;
+                        }
                     }
                 }
-                if rows.len() < PORTAL_ROWS as usize {
-                    break;
-                }
-            }
-            tx.commit()
+                drop(next);
+                reader
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
         })
     }
 
