@@ -487,6 +487,52 @@ pub(crate) fn quote_ident(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn a_gate_lets_in_at_most_its_number_at_once() {
+        let gate = Gate::new(2);
+        let (inside, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        std::thread::scope(|s| {
+            for _ in 0..6 {
+                s.spawn(|| {
+                    for _ in 0..20 {
+                        let _turn = gate.enter();
+                        let n = inside.fetch_add(1, Ordering::SeqCst) + 1;
+                        most.fetch_max(n, Ordering::SeqCst);
+                        std::thread::sleep(Duration::from_micros(200));
+                        inside.fetch_sub(1, Ordering::SeqCst);
+                    }
+                });
+            }
+        });
+        assert_eq!(most.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn a_pool_opens_at_most_its_bound_and_closes_what_is_not_usable() {
+        let pool: Pool<usize> = Pool::new(2);
+        let opened = AtomicUsize::new(0);
+        let open = || Ok(opened.fetch_add(1, Ordering::SeqCst) + 1);
+        let a = pool.take(|_| true, open).unwrap();
+        let b = pool.take(|_| true, open).unwrap();
+        assert_eq!((a, b), (1, 2));
+        std::thread::scope(|s| {
+            // A third call waits for one to be put back instead of opening a third.
+            let third = s.spawn(|| pool.take(|_| true, open).unwrap());
+            std::thread::sleep(Duration::from_millis(50));
+            assert_eq!(opened.load(Ordering::SeqCst), 2);
+            pool.put(a, false);
+            assert_eq!(third.join().unwrap(), 1);
+        });
+        // An idle connection that is not usable any more is closed and another opened.
+        pool.put(b, false);
+        assert_eq!(pool.take(|c| *c != 2, open).unwrap(), 3);
+        // A failed open frees its place.
+        pool.discard();
+        assert!(pool.take(|_| true, || Err(SourceError::Timeout)).is_err());
+        assert_eq!(pool.take(|_| true, open).unwrap(), 4);
+    }
 
     #[test]
     fn counts_are_kept_as_about_bounded_in_number_and_size() {
