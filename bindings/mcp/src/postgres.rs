@@ -6,17 +6,17 @@
 //! (its parameters typed as text, prepared once a connection); a count, with its
 //! own shorter limit, runs in a transaction of its own with `SET LOCAL statement_timeout`.
 //! Statements are only the SELECTs written here. Rows leave PostgreSQL as JSON text
-//! (`row_to_json`), one text a row, appended into the page's JSON array; a page of over 1000
-//! rows is read from a portal 1000 rows at a time. Types: integers exactly (bigint's
+//! (`row_to_json`), one text a row, handed to the caller; a page of 1000 rows or more is read
+//! from a portal 1000 rows at a time, the next batch fetched while the caller takes one. Types: integers exactly (bigint's
 //! digits), `numeric` as the nearest f64 (cast to `float8`, whose text is its shortest
 //! round-trip digits), booleans, text, timestamps and other types as the strings `to_json`
 //! gives, json/jsonb as values, `bytea` as its `\x…` hex string.
 //!
 //! The password comes from the URL or `PGPASSWORD` and is never printed: messages name the
-//! table as `postgres://USER@HOST:PORT/DB#TABLE`. A connection the server closed is dropped
-//! by the pool and a new one opened on the next call, so the server recovers by itself when
-//! the database is back. Connections are `postgres`'s blocking clients: a call does its I/O
-//! on its own (blocking) thread. Each connection keeps the statements it prepared (at most
+//! table as `postgres://USER@HOST:PORT/DB#TABLE`. A call that finds its connection's server
+//! gone closes the idle connections and runs again on a new one, so the server recovers by
+//! itself when the database is back. Connections are `postgres`'s blocking clients: a call
+//! does its I/O on its own (blocking) thread. Each connection keeps the statements it prepared (at most
 //! [`STATEMENTS_KEPT`]): PostgreSQL parses and plans a page's statement once a connection.
 
 use std::collections::HashMap;
