@@ -189,9 +189,17 @@ pub(crate) enum Count {
 /// instead, and a new one opened by the next call, so a table recovers by itself when its
 /// database is back.
 pub(crate) struct Pool<C> {
-    state: Mutex<(Vec<C>, usize)>,
+    state: Mutex<PoolState<C>>,
     freed: Condvar,
     max: usize,
+}
+
+/// The idle connections, how many are open, and how many calls wait for one (a notify is a
+/// system call even when nobody waits: made only when someone does).
+struct PoolState<C> {
+    idle: Vec<C>,
+    open: usize,
+    waiting: usize,
 }
 
 /// How long a call waits for a connection when all `max` are taken.
@@ -200,7 +208,11 @@ const POOL_WAIT: Duration = Duration::from_secs(30);
 impl<C> Pool<C> {
     pub(crate) fn new(max: usize) -> Pool<C> {
         Pool {
-            state: Mutex::new((Vec::new(), 0)),
+            state: Mutex::new(PoolState {
+                idle: Vec::new(),
+                open: 0,
+                waiting: 0,
+            }),
             freed: Condvar::new(),
             max: max.max(1),
         }
@@ -216,25 +228,27 @@ impl<C> Pool<C> {
         let poisoned = || SourceError::Unavailable("connection pool poisoned".into());
         let mut g = self.state.lock().map_err(|_| poisoned())?;
         loop {
-            if let Some(c) = g.0.pop() {
+            if let Some(c) = g.idle.pop() {
                 if usable(&c) {
                     return Ok(c);
                 }
-                g.1 -= 1;
+                g.open -= 1;
                 drop(c);
                 continue;
             }
-            if g.1 < self.max {
-                g.1 += 1;
+            if g.open < self.max {
+                g.open += 1;
                 drop(g);
                 return open().inspect_err(|_| self.discard());
             }
+            g.waiting += 1;
             let (next, waited) = self
                 .freed
                 .wait_timeout(g, POOL_WAIT)
                 .map_err(|_| poisoned())?;
             g = next;
-            if waited.timed_out() && g.0.is_empty() {
+            g.waiting -= 1;
+            if waited.timed_out() && g.idle.is_empty() {
                 return Err(SourceError::Unavailable(format!(
                     "no connection of {} freed in {} s",
                     self.max,
@@ -248,27 +262,31 @@ impl<C> Pool<C> {
     pub(crate) fn put(&self, c: C, opened: bool) {
         if let Ok(mut g) = self.state.lock() {
             if opened {
-                g.1 += 1;
+                g.open += 1;
             }
-            g.0.push(c);
+            g.idle.push(c);
+            if g.waiting > 0 {
+                self.freed.notify_one();
+            }
         }
-        self.freed.notify_one();
     }
 
     /// Forgets a connection taken and not put back (closed after a failure).
     pub(crate) fn discard(&self) {
         if let Ok(mut g) = self.state.lock() {
-            g.1 -= 1;
+            g.open -= 1;
+            if g.waiting > 0 {
+                self.freed.notify_one();
+            }
         }
-        self.freed.notify_one();
     }
 
     /// The idle connections, taken out of the pool (to be closed).
     pub(crate) fn drain(&self) -> Vec<C> {
         match self.state.lock() {
             Ok(mut g) => {
-                let idle = std::mem::take(&mut g.0);
-                g.1 -= idle.len();
+                let idle = std::mem::take(&mut g.idle);
+                g.open -= idle.len();
                 idle
             }
             Err(_) => Vec::new(),
@@ -281,7 +299,8 @@ impl<C> Pool<C> {
 /// all of them share its cores (docs/DECISIONS.md, "Database sources"). A call holds its
 /// turn only while a statement runs, never while its client reads.
 pub(crate) struct Gate {
-    busy: Mutex<usize>,
+    /// Statements running, and calls waiting for a turn.
+    state: Mutex<(usize, usize)>,
     freed: Condvar,
     max: usize,
 }
@@ -292,7 +311,7 @@ pub(crate) struct Turn<'a>(&'a Gate);
 impl Gate {
     pub(crate) fn new(max: usize) -> Gate {
         Gate {
-            busy: Mutex::new(0),
+            state: Mutex::new((0, 0)),
             freed: Condvar::new(),
             max: max.max(1),
         }
@@ -300,21 +319,24 @@ impl Gate {
 
     /// Waits for a turn.
     pub(crate) fn enter(&self) -> Turn<'_> {
-        let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
-        while *busy >= self.max {
-            busy = self.freed.wait(busy).unwrap_or_else(|p| p.into_inner());
+        let mut g = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        while g.0 >= self.max {
+            g.1 += 1;
+            g = self.freed.wait(g).unwrap_or_else(|p| p.into_inner());
+            g.1 -= 1;
         }
-        *busy += 1;
+        g.0 += 1;
         Turn(self)
     }
 }
 
 impl Drop for Turn<'_> {
     fn drop(&mut self) {
-        let mut busy = self.0.busy.lock().unwrap_or_else(|p| p.into_inner());
-        *busy -= 1;
-        drop(busy);
-        self.0.freed.notify_one();
+        let mut g = self.0.state.lock().unwrap_or_else(|p| p.into_inner());
+        g.0 -= 1;
+        if g.1 > 0 {
+            self.0.freed.notify_one();
+        }
     }
 }
 
