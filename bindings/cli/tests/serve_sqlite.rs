@@ -515,7 +515,8 @@ fn an_uncapped_page_of_200k_rows_is_complete_and_in_key_order() {
 /// A long page of an uncapped server streams (a batch of rows at a time through the engine)
 /// and is byte for byte the page a capped server reads whole and cuts nowhere: rows with
 /// reserved tags, non-ASCII text, JSON values and fractions; `_select` without the key; a
-/// `where`; pages that leave rows behind (notice, count, cursor) and one that does not.
+/// `where`; pages that leave rows behind (notice, count, cursor) and one that does not; an
+/// unknown `_select` field (the same `<validation_error>`).
 #[test]
 fn a_streamed_page_is_the_page_read_whole() {
     let db = sqlite_file(
@@ -544,6 +545,7 @@ fn a_streamed_page_is_the_page_read_whole() {
         json!({"limit": 1000, "where": {"status": "open"}, "_select": ["name", "tags"]}),
         json!({"limit": 5000, "_select": ["price"]}),
         json!({"limit": 2500, "where": {"status": "none"}}),
+        json!({"limit": 2000, "_select": ["nope"]}),
     ]
     .into_iter()
     .enumerate()
@@ -558,8 +560,16 @@ fn a_streamed_page_is_the_page_read_whole() {
         let w = whole.line();
         let r: Value = serde_json::from_slice(&s).unwrap();
         assert_tag_safe(&r["result"]);
-        let rows = data_json(&r);
-        assert!(!rows.as_array().unwrap().is_empty() || n == 3, "{args}");
+        if n == 4 {
+            // Checked before any row is read, as on any page.
+            assert!(
+                texts(&r["result"])[0].starts_with("<validation_error"),
+                "{r}"
+            );
+        } else {
+            let rows = data_json(&r);
+            assert!(!rows.as_array().unwrap().is_empty() || n == 3, "{args}");
+        }
         // The whole page's next call names the format its call named; the cursor is the same.
         let w = String::from_utf8(w)
             .unwrap()

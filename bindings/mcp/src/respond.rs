@@ -475,6 +475,24 @@ impl TableCall<'_> {
         hooks: &mut Hooks<'_>,
         out: &mut S,
     ) -> Outcome {
+        let shape = Framing::Frame {
+            id: self.id.clone(),
+            protocol: self.protocol,
+        };
+        // What the engine says of no rows: its checks of the call (`_select`) come before any
+        // row is read, and this is the answer when none matches.
+        let empty = match toolwire::json::parse(b"[]", &Default::default()) {
+            Ok(d) => Input::doc(d),
+            Err(e) => return self.write(internal(&e.to_string()), out),
+        };
+        let none = match front.respond(&empty) {
+            Ok(r) if r.is_error() => {
+                r.write(&shape, out);
+                return Outcome::Written { is_error: true };
+            }
+            Ok(r) => r,
+            Err(e) => return self.write(internal(&e.to_string()), out),
+        };
         let mut page = PageOut {
             id: self.id,
             out: Some(out),
@@ -556,23 +574,8 @@ impl TableCall<'_> {
             if let Err(e) = read {
                 return self.write(self.unavailable(&e), out);
             }
-            let shape = Framing::Frame {
-                id: self.id.clone(),
-                protocol: self.protocol,
-            };
-            let empty = match toolwire::json::parse(b"[]", &Default::default()) {
-                Ok(d) => d,
-                Err(e) => return self.write(internal(&e.to_string()), out),
-            };
-            return match front.respond(&Input::doc(empty)) {
-                Ok(reply) => {
-                    reply.write(&shape, out);
-                    Outcome::Written {
-                        is_error: reply.is_error(),
-                    }
-                }
-                Err(e) => self.write(internal(&e.to_string()), out),
-            };
+            none.write(&shape, out);
+            return Outcome::Written { is_error: false };
         };
         w.text(b"]");
         let cut = |what: String| {
