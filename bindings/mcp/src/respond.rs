@@ -344,9 +344,6 @@ impl TableCall<'_> {
                 if hooks.cancelled() {
                     return Outcome::Cancelled;
                 }
-                // The listing is counted once, by its first page; later pages carry the count
-                // in their cursor (docs/DECISIONS.md, "Database sources"). A carried count the
-                // page proves wrong (rows remain past it) is counted again.
                 let (total, carried) = match self.total(&query, page.keys.len(), page.more, counted)
                 {
                     Ok(t) => t,
