@@ -5,11 +5,12 @@
 //! leaves or wholesale-redacted, no `additionalProperties`, no embeds) and nothing after the
 //! data reads more than the first kept row (no collection UI, collection rules or collection
 //! suggestion callbacks; item rules and suggestions get the first row, materialised alone by
-//! [`RowBlock::first_row`]), [`validate`] runs the checks of `Writer::fast_row` over the
-//! kept rows without writing anything: type masks, `required`, the in-order key guess. It
-//! also asks that every kept (non-redacted) cell is a primitive. Any row that fails sends the
-//! whole presentation to the general writer, which produces today's derived document and its
-//! exact `OUTPUT_VALIDATION_FAILED` messages.
+//! [`RowBlock::first_row`]; or those stages read the input array itself, when every row is
+//! kept, nothing is redacted and every row is canonical), [`validate`] runs the checks of
+//! `Writer::fast_row` over the kept rows without writing anything: type masks, `required`,
+//! the in-order key guess. It also asks that every kept (non-redacted) cell is a primitive.
+//! Any row that fails sends the whole presentation to the general writer, which produces
+//! today's derived document and its exact `OUTPUT_VALIDATION_FAILED` messages.
 //!
 //! On success the view records, per row, where each declared field's value sits on the input
 //! tape: nothing at all while every row is *canonical* (exactly the declared fields, in schema
