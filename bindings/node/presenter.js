@@ -111,10 +111,18 @@ function dispatcher(slots, ctx, state, call) {
     const slot = slots[n];
     if (state.failure) return null;
     try {
-      const value = slot.raw ? json
-        : json === undefined || json === null
-          ? lazyArray(items, () => native.dispatchedJson(id) ?? replayedJson(call, answers, k))
-          : JSON.parse(json);
+      let value;
+      if (slot.raw) {
+        value = json;
+      } else if (json !== undefined && json !== null) {
+        value = JSON.parse(json);
+      } else if (slot.kind === 'capture') {
+        // Kept for makeAsync, which reads it after the call: the text now, not a second call.
+        const text = native.dispatchedJson(id);
+        value = lazyArray(items, () => text);
+      } else {
+        value = lazyArray(items, () => native.dispatchedJson(id) ?? replayedJson(call, answers, k));
+      }
       const answer = slot.fn(value, ctx, state);
       const flat = flatten(slot.kind, answer);
       if (slot.own && slot.kind === 'ui') state.ownUi += flat.length / 6;
