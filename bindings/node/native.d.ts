@@ -102,6 +102,12 @@ export interface CallArgs {
 export declare function decodeToJson(text: string, indent: number, strict: boolean): string
 
 /**
+ * The compact JSON text of the value of dispatcher call `id`, while that call runs (the
+ * callback reads the rows of a large collection); `None` once it has returned.
+ */
+export declare function dispatchedJson(id: number): string | null
+
+/**
  * TOON of JSON text (`toon::encode_json`): no JavaScript value is built. The TOON text comes
  * back as parts of 64 KiB (`OUT_CHUNK`), each made a JS string as soon as the encoder fills it (the
  * JS layer joins them into one rope string), so the whole text never exists twice: once in

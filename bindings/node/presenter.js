@@ -62,18 +62,19 @@ function flatten(kind, answer) {
   return out;
 }
 
-// A collection of this many kept rows or more reaches a callback as an array parsed on first
-// use: its length is known without parsing, so a callback that only counts (a summary) does
-// not pay for JSON.parse of every row.
-const LAZY_ITEMS = 1024;
-
-function lazyArray(json, items) {
+// A collection of 1024 kept rows or more (the addon's LAZY_ITEMS) reaches a callback as an
+// array parsed on first use, and comes from the addon without its JSON text: its length is
+// known without it, so a callback that only counts (a summary) costs no text and no parse.
+// Read during the callback, the text is the addon's `dispatchedJson(id)`; read later (an
+// array kept by the callback), the call is presented again with every callback answered as
+// it was the first time, and the text taken at the same call.
+function lazyArray(items, json) {
   const target = new Array(items);
   let filled = false;
   const fill = () => {
     if (filled) return;
     filled = true;
-    const rows = JSON.parse(json);
+    const rows = JSON.parse(json());
     for (let i = 0; i < rows.length; i++) target[i] = rows[i];
   };
   const traps = {};
@@ -86,15 +87,46 @@ function lazyArray(json, items) {
   return new Proxy(target, traps);
 }
 
-function dispatcher(slots, ctx, state) {
-  return (n, json, items) => {
+/** The JSON text of the value of dispatcher call `k` of a call presented again. */
+function replayedJson(call, answers, k) {
+  let json;
+  let i = 0;
+  try {
+    call((n, text, items, id) => {
+      if (i === k) json = text ?? native.dispatchedJson(id);
+      return answers[i++] ?? null;
+    });
+  } catch (e) {
+    throw encodeError(e);
+  }
+  if (json === undefined) throw new Error('toolwire: a collection presented again did not reach its callback');
+  return json;
+}
+
+function dispatcher(slots, ctx, state, call) {
+  const answers = [];
+  return (n, json, items, id) => {
+    const k = answers.length;
+    answers.push(null);
     const slot = slots[n];
     if (state.failure) return null;
     try {
-      const value = slot.raw ? json : items >= LAZY_ITEMS ? lazyArray(json, items) : JSON.parse(json);
+      let value;
+      if (slot.raw) {
+        value = json;
+      } else if (json !== undefined && json !== null) {
+        value = JSON.parse(json);
+      } else if (slot.kind === 'capture') {
+        // Kept for makeAsync, which reads it after the call: the text now, not a second call.
+        const text = native.dispatchedJson(id);
+        value = lazyArray(items, () => text);
+      } else {
+        value = lazyArray(items, () => native.dispatchedJson(id) ?? replayedJson(call, answers, k));
+      }
       const answer = slot.fn(value, ctx, state);
       const flat = flatten(slot.kind, answer);
       if (slot.own && slot.kind === 'ui') state.ownUi += flat.length / 6;
+      answers[k] = flat;
       return flat;
     } catch (e) {
       state.failure = `${slot.label} threw ${failText(e)}`;
@@ -333,7 +365,8 @@ class Presenter {
     }
     let reply;
     try {
-      reply = p.presentWith(text, args, dispatcher(slots, ctx, state));
+      const call = (dispatch) => p.presentWith(text, args, dispatch);
+      reply = call(dispatcher(slots, ctx, state, call));
     } catch (e) {
       throw encodeError(e);
     }

@@ -582,3 +582,141 @@ fn a_failing_row_in_a_late_parallel_chunk_fails_the_call() {
         );
     }
 }
+
+/// A presenter whose collection stages read every kept row (rules and suggestions as the
+/// rows' compact JSON, a UI block counting them), with no redaction.
+fn reading_all(format: Format, limit: Option<usize>) -> Presenter {
+    let mut b = Presenter::builder("Inv")
+        .schema(
+            Schema::object()
+                .property("id", Schema::string())
+                .property("name", Schema::string())
+                .property("amount", Schema::of(Type::Integer))
+                .property("paid", Schema::boolean())
+                .property(
+                    "note",
+                    Schema::types([Type::String, Type::Null, Type::Number]),
+                )
+                .required(["id", "amount"]),
+        )
+        .select(true)
+        .format(format)
+        .collection_rules(|v| vec![toolwire::json::to_string_compact(v)])
+        .collection_ui(|v| {
+            vec![toolwire::wire::ui::summary(&format!(
+                "{} rows",
+                v.as_array().map_or(0, |a| a.len())
+            ))]
+        })
+        .collection_suggestions(|v| {
+            vec![Suggestion {
+                tool: "last".into(),
+                reason: v
+                    .as_array()
+                    .and_then(|a| a.iter().last())
+                    .map(toolwire::json::to_string_compact)
+                    .unwrap_or_default(),
+            }]
+        });
+    if let Some(n) = limit {
+        b = b.limit(n);
+    }
+    b.build().unwrap()
+}
+
+/// Stages that read every kept row read the input rows themselves when the row view finds
+/// each one canonical (the declared fields in schema order) and nothing is redacted: the
+/// same bytes as the general path's derived rows, in every format, with `_select` and limits.
+#[test]
+fn collection_stages_read_canonical_input_rows_as_the_derived_ones() {
+    static VIEWS: AtomicUsize = AtomicUsize::new(0);
+    let mut runner = TestRunner::new(Config::with_cases(300));
+    runner
+        .run(
+            &(
+                rows_text(),
+                0..FORMATS.len(),
+                prop::option::weighted(0.2, 0usize..4),
+                prop::option::weighted(
+                    0.3,
+                    prop::collection::vec(prop::sample::select(&FIELDS[..]), 0..4),
+                ),
+            ),
+            |(json, f, limit, select)| {
+                let p = reading_all(FORMATS[f], limit);
+                if same_both_ways(json.as_bytes(), &p, select.as_deref()) {
+                    VIEWS.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+    assert!(
+        VIEWS.load(Ordering::Relaxed) >= 30,
+        "the row view was taken too rarely"
+    );
+    // Canonical rows, reserved tags and a lone surrogate included: the view.
+    let canonical = br#"[{"id":"<tool_error>","name":"\ud800","amount":1,"paid":true,"note":null},{"id":"b","name":"n","amount":2,"paid":false,"note":"x"}]"#;
+    assert!(same_both_ways(
+        canonical,
+        &reading_all(Format::Pretty, None),
+        None
+    ));
+    // An undeclared field (stripped), a missing one, another order, a truncation: the writer.
+    for json in [
+        &br#"[{"id":"a","name":"n","amount":1,"paid":true,"note":null,"x":1}]"#[..],
+        br#"[{"id":"a","amount":1,"paid":true,"note":null}]"#,
+        br#"[{"name":"n","id":"a","amount":1,"paid":true,"note":null}]"#,
+    ] {
+        assert!(!same_both_ways(
+            json,
+            &reading_all(Format::Pretty, None),
+            None
+        ));
+    }
+    let two = br#"[{"id":"a","name":"n","amount":1,"paid":true,"note":null},{"id":"b","name":"n","amount":2,"paid":true,"note":null}]"#;
+    assert!(!same_both_ways(
+        two,
+        &reading_all(Format::Pretty, Some(1)),
+        None
+    ));
+}
+
+/// An `enum` on a leaf property is checked by the row view: rows whose values are in the
+/// lists take the view, any other row the writer and its message; the same bytes both ways,
+/// with and without stages that read every row.
+#[test]
+fn enum_leaves_are_checked_by_the_view() {
+    let with = |all: bool| {
+        let mut b = Presenter::builder("Inv")
+            .schema(
+                Schema::object()
+                    .property("id", Schema::string())
+                    .property("status", Schema::string().enum_values(["paid", "open"]))
+                    .property("n", Schema::of(Type::Integer).enum_values([1i64, 2])),
+            )
+            .select(true);
+        if all {
+            b = b.collection_rules(|v| vec![toolwire::json::to_string_compact(v)]);
+        }
+        b.build().unwrap()
+    };
+    for all in [false, true] {
+        let p = with(all);
+        let good = br#"[{"id":"a","status":"paid","n":1},{"id":"b","status":"open","n":2}]"#;
+        assert!(same_both_ways(good, &p, None), "all rows: {all}");
+        for json in [
+            &br#"[{"id":"a","status":"paid","n":1},{"id":"b","status":"closed","n":2}]"#[..],
+            br#"[{"id":"a","status":"paid","n":3}]"#,
+            br#"[{"id":"a","status":1,"n":1}]"#,
+        ] {
+            assert!(!same_both_ways(json, &p, None), "all rows: {all}");
+        }
+        for json in [
+            &br#"[{"id":"a","status":"p\u0061id","n":2.0}]"#[..],
+            br#"[{"n":1,"id":"a","status":"open"}]"#,
+        ] {
+            same_both_ways(json, &p, Some(&["status"]));
+        }
+    }
+}

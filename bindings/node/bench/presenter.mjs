@@ -11,8 +11,11 @@
 // 1024 rows or more now reaches a callback as an array parsed on first use (its length known
 // without parsing): 97 ms from rows (0.60×), 59 ms from JSON bytes (1.00×). Then rows were
 // stringified in slices and texts made without napi's UTF-8 strings (DECISIONS.md, "Where the
-// time went"): 86 ms from rows, 48 from bytes against 59 (2026-12-05). What is left: the
-// stringify (34 ms) and the engine's validated present with the kept rows' text for callbacks.
+// time went"): 86 ms from rows, 48 from bytes against 59 (2026-12-05). Then a collection
+// callback's rows were sent only when read, canonical rows kept the row view and long
+// non-ASCII texts became ropes: make(buf).build() is the engine's validated present, the
+// same as present(buf) with the presenter file. What is left: the stringify (34 ms) and
+// that present. `node --expose-gc bench/profile.mjs flat mixed` has the splits.
 
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';

@@ -4,6 +4,7 @@ import * as ref from '@toon-format/toon';
 import { createRequire } from 'node:module';
 import * as tw from '../index.mjs';
 import { invoices } from './invoices.mjs';
+import { Invoice } from './presenter.mjs';
 
 const require = createRequire(import.meta.url);
 const native = require('../lib/native.js');
@@ -44,5 +45,12 @@ out['native.presentPlain(buf) pretty'] = await best(() => native.presentPlain(bu
 out['tw.encode(rows)'] = await best(() => tw.encode(rows));
 out['ref.encode(rows)'] = await best(() => ref.encode(rows));
 out['tw.present(rows) pretty'] = await best(() => tw.present(rows, null));
+if (kind === 'flat') {
+  // toolwire/presenter's make: the engine call alone (a callback answering nothing), then all.
+  const { p } = Invoice._native(false);
+  out['presentWith(buf) (presenter, no-op callback)'] = await best(() => p.presentWith(buf, { action: 'Invoice/present' }, () => []));
+  out['Invoice.make(buf).build()'] = await best(() => Invoice.make(buf).build());
+  out['Invoice.make(rows).build()'] = await best(() => Invoice.make(rows).build());
+}
 console.log(`${n} ${kind} ${text}: JSON ${(buf.length / 1e6).toFixed(1)} MB (${fast === json ? 'non-ASCII string' : 'ASCII bytes'})`);
 console.table(out);

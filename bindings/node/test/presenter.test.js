@@ -412,6 +412,36 @@ test('a large collection reaches a callback as a real array, parsed on first use
   assert.deepEqual(seen, { length: 3000, isArray: true, first: { id: 'r0', n: 0 }, sum: 4498500, ids: ['r2999'], json: JSON.stringify(many.map(({ id, n }) => ({ id, n }))).length, keys: 3000, after: 3001 });
 });
 
+test('a large collection kept by a callback reads after the call as it did during it', async () => {
+  const many = Array.from({ length: 2500 }, (_, i) => ({ id: `r${i}`, n: i, card: `4111${String(i).padStart(4, '0')}`, drop: true }));
+  const schema = { type: 'object', properties: { id: { type: 'string' }, n: { type: 'integer' }, card: { type: 'string' } } };
+  let censored = 0;
+  let kept;
+  const Inner = createPresenter('Inner').collectionRules((l) => [`${l.length} inner, ${l[0].id}`]);
+  const p = createPresenter('Keep').schema(schema).redactPII(['card'], (v) => `${++censored}:${v.slice(-2)}`)
+    .collectionRules((rows) => {
+      kept = rows;
+      // Read during the call, after a nested make of its own large collection.
+      const inner = Inner.make(many.slice(0, 1500)).build().content.at(-1).text;
+      return [`${rows.length} rows, last ${rows[rows.length - 1].card}`, inner];
+    });
+  const out = texts(p.make(many).build()).at(-1);
+  assert.equal(out, '<domain_rules>\n- 2500 rows, last 2500:99\n- &lt;domain_rules>\n  - 1500 inner, r0\n  &lt;/domain_rules>\n</domain_rules>');
+  assert.equal(censored, 2500);
+  // Kept and read later: the call is presented again with the answers of the first time
+  // (the censor is not called again).
+  const q = createPresenter('Later').schema(schema).redactPII(['card'], (v) => `${++censored}:${v.slice(-2)}`)
+    .collectionUiBlocks((rows) => { kept = rows; return [ui.summary(`${rows.length}`)]; });
+  q.make(Buffer.from(JSON.stringify(many))).build();
+  assert.equal(censored, 5000);
+  assert.deepEqual(kept[2499], { id: 'r2499', n: 2499, card: '5000:99' });
+  assert.deepEqual(kept[0], { id: 'r0', n: 0, card: '2501:00' });
+  assert.equal(censored, 5000);
+  // The async side reads the kept collection after the call, the same way.
+  const a = createPresenter('A').schema(schema).asyncCollectionUiBlocks(async (rows) => [ui.summary(`${rows.length}: ${rows[1].id}`)]);
+  assert.match(texts((await a.makeAsync(many)).build())[1], /2500: r1/);
+});
+
 test('present, presentAsync and wrap take a toolwire/presenter Presenter (the sync path)', async () => {
   const { presentAsync, presentStream, wrap } = require('..');
   const p = createPresenter('Invoice').schema(invoiceSchema).collectionRules((l) => [`${l.length} rows`]);

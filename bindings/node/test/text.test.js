@@ -40,3 +40,23 @@ test('encode and present of large non-ASCII arrays match the package and JSON.st
   assert.equal(tw.encode(rows), ref.encode(rows));
   assert.equal(tw.present(rows, null, { format: 'pretty' }).content[0].text, JSON.stringify(rows, null, 2));
 });
+
+test('a long non-ASCII text is the same string made in parts, whatever character a part ends in', () => {
+  // Texts over 32 KiB that are not ASCII come from the addon in parts of 32 KiB of UTF-8:
+  // each shift cuts a 2-, 3- or 4-byte character (or none) at a part's end, and an ASCII
+  // stretch makes a one-byte part between two-byte ones.
+  for (let shift = 0; shift < 4; shift++) {
+    const rows = [
+      'x'.repeat(shift),
+      ...Array.from({ length: 3000 }, (_, i) => ['é', '字', '😀', 'ab'][i % 4].repeat(1 + (i % 7))),
+      'a'.repeat(70000),
+      '末😀',
+    ];
+    for (const format of ['pretty', 'compact']) {
+      const want = format === 'pretty' ? JSON.stringify(rows, null, 2) : JSON.stringify(rows);
+      const got = tw.present(rows, null, { format }).content[0].text;
+      assert.ok(got === want, `shift ${shift} ${format}`);
+    }
+  }
+  assert.equal(tw.present('é'.repeat(40000)).content[0].text, 'é'.repeat(40000));
+});

@@ -22,7 +22,10 @@ pub(crate) struct FastRow {
     pub(crate) complex: Vec<bool>,
     /// Per property: its index in `required` order, checked for presence.
     pub(crate) required: Vec<usize>,
-    /// No property is complex: a presentation can be a row view (`present::view`).
+    /// Per property: the `enum` the row view checks (a leaf property, unredacted).
+    pub(crate) enums: Vec<Option<Vec<super::schema::EnumValue>>>,
+    /// Every property is a leaf the row view checks (its type, and its `enum` when it has
+    /// one): a presentation can be a row view (`present::view`).
     pub(crate) flat: bool,
     /// Key → index, for wide schemas (a scan per out-of-order key was quadratic per row).
     index: Option<std::collections::HashMap<Box<[u8]>, usize>>,
@@ -48,6 +51,7 @@ impl FastRow {
             masks: Vec::with_capacity(props.len()),
             redacted: Vec::with_capacity(props.len()),
             complex: Vec::with_capacity(props.len()),
+            enums: Vec::with_capacity(props.len()),
             required: Vec::new(),
             flat: false,
             index: None,
@@ -68,6 +72,9 @@ impl FastRow {
             f.masks.push(ps.mask());
             f.redacted.push(redacted);
             f.complex.push(complex);
+            // An `enum` on a leaf is complex for the writer, a value check for the view.
+            let leaf_enum = ps.properties.is_none() && ps.items.is_none() && r.is_none();
+            f.enums.push(ps.enum_values.clone().filter(|_| leaf_enum));
         }
         // By name through a map: a scan per name was quadratic in wide schemas.
         let at: std::collections::HashMap<&str, usize> = props
@@ -79,7 +86,11 @@ impl FastRow {
         for name in &s.required {
             f.required.push(*at.get(name.as_str())?);
         }
-        f.flat = !f.complex.iter().any(|&c| c);
+        f.flat = f
+            .complex
+            .iter()
+            .zip(&f.enums)
+            .all(|(&c, e)| !c || e.is_some());
         if f.keys.len() > 16 {
             let mut m = std::collections::HashMap::with_capacity(f.keys.len());
             for (i, k) in f.keys.iter().enumerate() {

@@ -21,11 +21,12 @@
 //! The common case copies nothing: a collection under an object schema of leaf properties
 //! (redaction of whole properties allowed; no `additionalProperties`, no embeds) whose
 //! presenter has no collection UI, collection rules or collection suggestion callbacks (item
-//! rules and suggestions read the first kept row, materialised alone) is validated by a pass
-//! that writes nothing, and its data block is a *row view*: the input rows read through the
-//! compiled field list (schema order or the `_select` order, censors in place), encoded
-//! straight from the input tape, byte-identical to the derived document's encoding (TOON as
-//! a table when every row shows the same fields, else in list form). A row that fails a
+//! rules and suggestions read the first kept row, materialised alone) — or has them, and every
+//! row is kept, unredacted and canonical (they then read the input rows, the same values) —
+//! is validated by a pass that writes nothing, and its data block is a *row view*: the input
+//! rows read through the compiled field list (schema order or the `_select` order, censors in
+//! place), encoded straight from the input tape, byte-identical to the derived document's
+//! encoding (TOON as a table when every row shows the same fields, else in list form). A row that fails a
 //! check or a kept cell that is an array or object sends the call to the derived document as
 //! before.
 //!

@@ -187,8 +187,9 @@ fn reads_first_row(plan: &Plan) -> bool {
 /// The presentation of the first `kept` rows of `a` (projected on `select`, the checked
 /// `_select` names) as a row view (`present::view`), when the
 /// plan allows one and every row passes the fast path's checks; `None` sends the call to the
-/// general writer (which also produces the validation messages). Stages 4–7 read at most the
-/// first kept row here, which is materialised alone for them.
+/// general writer (which also produces the validation messages). Stages 4–7 read the first
+/// kept row, materialised alone for them, or, when they read every row, the input array
+/// itself, whose canonical rows are the derived ones ([`input_is_derived`]).
 fn present_view<'d>(
     plan: &Plan,
     format: crate::wire::Format,
@@ -198,16 +199,23 @@ fn present_view<'d>(
     select: Option<&[&str]>,
 ) -> Option<Result<ToolResponse<'d>, PresentError>> {
     let cfg = &plan.cfg;
-    if reads_all_rows(plan) || FORCE_GENERAL.with(std::cell::Cell::get) {
+    let all_rows = reads_all_rows(plan);
+    if FORCE_GENERAL.with(std::cell::Cell::get) || (all_rows && !input_is_derived(plan, a, kept)) {
         return None;
     }
     let view = super::view::validate(plan, a, kept, select)?;
+    // Canonical rows (`view.offsets` is `None`) are the derived rows themselves.
+    if all_rows && view.offsets.is_some() {
+        return None;
+    }
     let mut d = Derived::default();
     if kept < total {
         d.ui.push(truncation_notice(kept, total));
     }
     let shape = Shape::Collection { total };
-    if reads_first_row(plan) {
+    if all_rows {
+        derive(plan, a.as_value(), shape, &mut d);
+    } else if reads_first_row(plan) {
         let first = view.first_row();
         derive(plan, first.root(), shape, &mut d);
     } else {
@@ -223,6 +231,28 @@ fn present_view<'d>(
             .build()
             .map_err(PresentError::Encode),
     )
+}
+
+/// True when the stages that read every kept row may read the input array `a` itself in place
+/// of the derived one, provided the row view finds every row canonical (exactly the declared
+/// fields, in schema order, primitives): all of `a` is kept, nothing is redacted, and `a` is
+/// its document's root (whose flags are then the derived document's). Its first row is
+/// checked here, so rows that are not canonical (extra or missing fields) go to the writer
+/// without a scan that would be wasted.
+fn input_is_derived(plan: &Plan, a: crate::doc::Array<'_>, kept: usize) -> bool {
+    let Some(f) = plan.fast.as_ref() else {
+        return false;
+    };
+    let first = a.iter().next().and_then(|r| r.as_object());
+    kept >= a.len()
+        && plan.redact.is_empty()
+        && a.as_value().index() == 0
+        && first.is_some_and(|o| {
+            o.len() == f.keys.len()
+                && o.iter()
+                    .zip(&f.keys)
+                    .all(|((k, _), want)| k.as_bytes() == &want[..])
+        })
 }
 
 /// The presentation of a whole collection (every row kept) under a plan that changes no

@@ -183,7 +183,7 @@ impl From<bool> for EnumValue {
 }
 
 impl EnumValue {
-    fn matches(&self, v: Value<'_>) -> bool {
+    pub(crate) fn matches(&self, v: Value<'_>) -> bool {
         match (self, v.get()) {
             (EnumValue::Null, ValueRef::Null) => true,
             (EnumValue::Bool(a), ValueRef::Bool(b)) => *a == b,

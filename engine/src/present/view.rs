@@ -1,15 +1,17 @@
 //! The data block of a presentation that copies no row: a *view* of the input array through
 //! the compiled row plan ([`FastRow`]).
 //!
-//! When a presenter's plan has a flat fast path (an object schema whose `properties` are all
-//! leaves or wholesale-redacted, no `additionalProperties`, no embeds) and nothing after the
-//! data reads more than the first kept row (no collection UI, collection rules or collection
-//! suggestion callbacks; item rules and suggestions get the first row, materialised alone by
-//! [`RowBlock::first_row`]), [`validate`] runs the checks of `Writer::fast_row` over the
-//! kept rows without writing anything: type masks, `required`, the in-order key guess. It
-//! also asks that every kept (non-redacted) cell is a primitive. Any row that fails sends the
-//! whole presentation to the general writer, which produces today's derived document and its
-//! exact `OUTPUT_VALIDATION_FAILED` messages.
+//! When a presenter's plan has a flat fast path (an object schema whose `properties` are
+//! all leaves, with or without an `enum`, or wholesale-redacted; no `additionalProperties`,
+//! no embeds) and nothing after the data reads more than the first kept row (no collection
+//! UI, collection rules or collection suggestion callbacks; item rules and suggestions get
+//! the first row, materialised alone by [`RowBlock::first_row`]; or those stages read the
+//! input array itself, when every row is kept, nothing is redacted and every row is
+//! canonical), [`validate`] runs the checks of `Writer::fast_row` over the kept rows
+//! without writing anything: type masks, `enum`s, `required`, the in-order key guess. It
+//! also asks that every kept (non-redacted) cell is a primitive. Any row that fails sends
+//! the whole presentation to the general writer, which produces today's derived document
+//! and its exact `OUTPUT_VALIDATION_FAILED` messages.
 //!
 //! On success the view records, per row, where each declared field's value sits on the input
 //! tape: nothing at all while every row is *canonical* (exactly the declared fields, in schema
@@ -246,7 +248,10 @@ fn scan_rows(
             };
             if let Some(p) = p {
                 let k = kind(&nodes.at(v));
-                if k & f.masks[p] == 0 || (!f.redacted[p] && k & (kinds::ARR | kinds::OBJ) != 0) {
+                if k & f.masks[p] == 0
+                    || (!f.redacted[p] && k & (kinds::ARR | kinds::OBJ) != 0)
+                    || !in_enum(f, doc, p, v)
+                {
                     return None;
                 }
                 slots[p] = (v - ri) as u32;
@@ -292,6 +297,14 @@ fn scan_rows(
     ))
 }
 
+/// The value at tape index `v` is one of field `j`'s `enum` values (true without an `enum`).
+#[inline]
+fn in_enum(f: &FastRow, doc: &Doc<'_>, j: usize, v: usize) -> bool {
+    f.enums[j]
+        .as_ref()
+        .is_none_or(|e| e.iter().any(|x| x.matches(doc.value_at(v))))
+}
+
 /// What [`canonical_row`] found.
 enum Probe {
     /// Exactly the declared fields in schema order, kept cells primitive, types valid.
@@ -319,7 +332,7 @@ fn canonical_row(f: &FastRow, doc: &Doc<'_>, ri: usize, known_keys: bool) -> Pro
             // Also for a redacted field: the members after it do not sit at `2 + 2j`.
             return Probe::Other;
         }
-        if kd & f.masks[j] == 0 {
+        if kd & f.masks[j] == 0 || !in_enum(f, doc, j, k + 1) {
             return Probe::Invalid;
         }
     }
