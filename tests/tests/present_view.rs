@@ -30,6 +30,20 @@ fn presenter(
     with_stages(format, censor, budget, limit, 0)
 }
 
+/// The rows' schema of these tests' presenters.
+fn inv_schema() -> Schema {
+    Schema::object()
+        .property("id", Schema::string())
+        .property("name", Schema::string())
+        .property("amount", Schema::of(Type::Integer))
+        .property("paid", Schema::boolean())
+        .property(
+            "note",
+            Schema::types([Type::String, Type::Null, Type::Number]),
+        )
+        .required(["id", "amount"])
+}
+
 /// `stages`: 0 static rules only; 1 item rules and item suggestion callbacks (read the first
 /// row: the view serves them); 2 a static collection suggestion; 3 collection rules (read
 /// every row: the general path).
@@ -41,18 +55,7 @@ fn with_stages(
     stages: u8,
 ) -> Presenter {
     let mut b = Presenter::builder("Inv")
-        .schema(
-            Schema::object()
-                .property("id", Schema::string())
-                .property("name", Schema::string())
-                .property("amount", Schema::of(Type::Integer))
-                .property("paid", Schema::boolean())
-                .property(
-                    "note",
-                    Schema::types([Type::String, Type::Null, Type::Number]),
-                )
-                .required(["id", "amount"]),
-        )
+        .schema(inv_schema())
         .redact(["name"], Some(censor))
         .rules(["Amounts are in cents."])
         .select(true)
@@ -587,18 +590,7 @@ fn a_failing_row_in_a_late_parallel_chunk_fails_the_call() {
 /// rows' compact JSON, a UI block counting them), with no redaction.
 fn reading_all(format: Format, limit: Option<usize>) -> Presenter {
     let mut b = Presenter::builder("Inv")
-        .schema(
-            Schema::object()
-                .property("id", Schema::string())
-                .property("name", Schema::string())
-                .property("amount", Schema::of(Type::Integer))
-                .property("paid", Schema::boolean())
-                .property(
-                    "note",
-                    Schema::types([Type::String, Type::Null, Type::Number]),
-                )
-                .required(["id", "amount"]),
-        )
+        .schema(inv_schema())
         .select(true)
         .format(format)
         .collection_rules(|v| vec![toolwire::json::to_string_compact(v)])
