@@ -33,14 +33,7 @@ fn main() {
     let json = invoices::json(100_000, Shape::Flat);
     let doc = parse(&json, &ParseOptions::new()).expect("the corpus parses");
     preload(Vocabulary::O200k);
-    let formats = [
-        Format::Pretty,
-        Format::Compact,
-        Format::Toon(Delimiter::Pipe),
-        Format::Toon(Delimiter::Comma),
-        Format::Toon(Delimiter::Tab),
-        Format::Auto,
-    ];
+    let formats = Format::ALL;
     for f in formats {
         let p = Presenter::builder("T")
             .format(f)

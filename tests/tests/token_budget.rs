@@ -209,13 +209,7 @@ fn corpora() -> Vec<(&'static str, String)> {
     out
 }
 
-const FORMATS: [Format; 5] = [
-    Format::Pretty,
-    Format::Compact,
-    Format::Toon(Delimiter::Pipe),
-    Format::Toon(Delimiter::Comma),
-    Format::Toon(Delimiter::Tab),
-];
+const FORMATS: [Format; 5] = Format::FIXED;
 
 const BUDGETS: [usize; 8] = [50, 137, 400, 1000, 2500, 6000, 12_000, 20_000];
 

@@ -346,7 +346,6 @@ fn project<'s>(
 #[cfg(test)]
 mod tests {
     use crate::present::Presenter;
-    use crate::toon::Delimiter;
     use crate::wire::Format;
 
     #[test]
@@ -362,14 +361,7 @@ mod tests {
         }
         json.push(']');
         let doc = crate::json::parse(json.as_bytes(), &crate::json::ParseOptions::new()).unwrap();
-        for f in [
-            Format::Pretty,
-            Format::Compact,
-            Format::Toon(Delimiter::Pipe),
-            Format::Toon(Delimiter::Comma),
-            Format::Toon(Delimiter::Tab),
-            Format::Auto,
-        ] {
+        for f in Format::ALL {
             for n in [0, 10, 100, 1000, 5000] {
                 let p = Presenter::builder("T")
                     .format(f)
