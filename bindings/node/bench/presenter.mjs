@@ -41,7 +41,8 @@ export function baseline(rows) {
   return { content: [{ type: 'text', text: JSON.stringify(valid, null, 2) }, { type: 'text', text: summary }, { type: 'text', text: `<domain_rules>\n- ${RULE}\n</domain_rules>` }] };
 }
 
-async function best(f, runs) {
+/** The best of `runs` timed calls of `f` (ms), each after `gc()` and a pause. */
+export async function best(f, runs) {
   f();
   let t = Infinity;
   for (let i = 0; i < runs; i++) {

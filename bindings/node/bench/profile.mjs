@@ -4,7 +4,7 @@ import * as ref from '@toon-format/toon';
 import { createRequire } from 'node:module';
 import * as tw from '../index.mjs';
 import { invoices } from './invoices.mjs';
-import { Invoice } from './presenter.mjs';
+import { Invoice, best as bestOf } from './presenter.mjs';
 
 const require = createRequire(import.meta.url);
 const native = require('../lib/native.js');
@@ -13,20 +13,7 @@ const { jsonOf } = require('../lib/normalize.js');
 
 const [kind = 'flat', text = 'ascii', n = '100000'] = process.argv.slice(2);
 const RUNS = Number(process.env.RUNS ?? 7);
-const gc = globalThis.gc ?? (() => {});
-const settle = () => new Promise((r) => setTimeout(r, 100));
-async function best(f) {
-  f();
-  let t = Infinity;
-  for (let i = 0; i < RUNS; i++) {
-    gc();
-    await settle();
-    const t0 = process.hrtime.bigint();
-    f();
-    t = Math.min(t, Number(process.hrtime.bigint() - t0));
-  }
-  return (t / 1e6).toFixed(1);
-}
+const best = async (f) => (await bestOf(f, RUNS)).toFixed(1);
 
 const rows = invoices(Number(n), kind, text);
 const json = JSON.stringify(rows);
