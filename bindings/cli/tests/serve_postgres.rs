@@ -1,5 +1,8 @@
 //! `toolwire serve` from PostgreSQL tables (SERVE.md §7): a PostgreSQL server started by the
-//! test itself (`serve_common::postgres`), served by the real binary over stdio.
+//! test itself (`serve_common::postgres`), served by the real binary over stdio and HTTP. A
+//! page read whole over HTTP is read by a task of the server's runtime (tokio-postgres), over
+//! stdio and when streamed on a blocking thread (`postgres`): the tests that hold the
+//! contract of a page run over both.
 
 use crate::serve_common::postgres::{PASSWORD, Postgres};
 use crate::serve_common::*;
@@ -26,14 +29,88 @@ CREATE TABLE pair (a int, b int, PRIMARY KEY (a, b));
 CREATE VIEW cheap AS SELECT id, name FROM t WHERE price < 1;
 "#;
 
-fn list(s: &mut Raw, id: u64, args: Value) -> Value {
+/// A server under test, over stdio or HTTP.
+enum Served {
+    Stdio(Raw),
+    Http(Http),
+}
+
+impl Served {
+    fn start(http: bool, args: &[&str]) -> Served {
+        if http {
+            Served::Http(Http::start(args))
+        } else {
+            Served::Stdio(Raw::start(args))
+        }
+    }
+
+    /// One request and its answer.
+    fn call(&mut self, v: Value) -> Value {
+        match self {
+            Served::Stdio(s) => s.call(v),
+            Served::Http(h) => {
+                let (status, _, body) = h.post(&v, "");
+                assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+                serde_json::from_slice(&body).unwrap()
+            }
+        }
+    }
+
+    /// The answers of `calls` sent at once.
+    fn at_once(&mut self, calls: &[Value]) -> Vec<Value> {
+        match self {
+            Served::Stdio(s) => {
+                for c in calls {
+                    s.send_json(c);
+                }
+                calls.iter().map(|_| s.json()).collect()
+            }
+            Served::Http(h) => std::thread::scope(|scope| {
+                let port = h.port;
+                let each: Vec<_> = calls
+                    .iter()
+                    .map(|c| scope.spawn(move || post(port, c, "application/json")))
+                    .collect();
+                each.into_iter()
+                    .map(|t| serde_json::from_slice(&t.join().unwrap().2).unwrap())
+                    .collect()
+            }),
+        }
+    }
+
+    fn raw(&self) -> &Raw {
+        match self {
+            Served::Stdio(s) => s,
+            Served::Http(h) => &h.raw,
+        }
+    }
+}
+
+/// What answers one request: a server over stdio or either transport.
+trait Answers {
+    fn answer(&mut self, v: Value) -> Value;
+}
+
+impl Answers for Raw {
+    fn answer(&mut self, v: Value) -> Value {
+        self.call(v)
+    }
+}
+
+impl Answers for Served {
+    fn answer(&mut self, v: Value) -> Value {
+        self.call(v)
+    }
+}
+
+fn list(s: &mut impl Answers, id: u64, args: Value) -> Value {
     let mut a = args;
     a["action"] = json!("list");
     a["format"] = json!("compact");
-    s.call(call(id, "t", a))
+    s.answer(call(id, "t", a))
 }
 
-fn ids(s: &mut Raw, w: Value) -> Vec<i64> {
+fn ids(s: &mut impl Answers, w: Value) -> Vec<i64> {
     let r = list(s, 1, json!({"where": w, "_select": ["id"]}));
     data_json(&r)
         .as_array()
@@ -62,11 +139,20 @@ fn until_waiting(pg: &Postgres, n: usize, why: &str) {
 }
 
 #[test]
-fn a_postgres_table_served_through_every_action() {
+fn a_postgres_table_served_through_every_action_over_stdio() {
+    a_postgres_table_served_through_every_action(false);
+}
+
+#[test]
+fn a_postgres_table_served_through_every_action_over_http() {
+    a_postgres_table_served_through_every_action(true);
+}
+
+fn a_postgres_table_served_through_every_action(http: bool) {
     let pg = Postgres::start();
     pg.sql(TYPES);
     let spec = format!("t={}#t", pg.url());
-    let mut s = Raw::start(&["--collection", &spec]);
+    let mut s = Served::start(http, &["--collection", &spec]);
     let r = list(&mut s, 1, json!({}));
     assert_eq!(
         texts(&r["result"])[0],
@@ -122,7 +208,7 @@ fn a_postgres_table_served_through_every_action() {
     // The password appears nowhere: not in the tool, not in the log.
     let tools = s.call(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"}));
     assert!(!tools.to_string().contains(PASSWORD));
-    assert!(stderr_lines(&s).iter().all(|l| !l.contains(PASSWORD)));
+    assert!(stderr_lines(s.raw()).iter().all(|l| !l.contains(PASSWORD)));
 }
 
 #[test]
@@ -182,12 +268,21 @@ fn keys_views_passwords_and_start_up_failures() {
 }
 
 #[test]
-fn cursors_while_rows_change_and_a_database_that_goes_away() {
+fn cursors_while_rows_change_and_a_database_that_goes_away_over_stdio() {
+    cursors_while_rows_change_and_a_database_that_goes_away(false);
+}
+
+#[test]
+fn cursors_while_rows_change_and_a_database_that_goes_away_over_http() {
+    cursors_while_rows_change_and_a_database_that_goes_away(true);
+}
+
+fn cursors_while_rows_change_and_a_database_that_goes_away(http: bool) {
     let mut pg = Postgres::start();
     pg.sql("CREATE TABLE t (id int PRIMARY KEY, grp text NOT NULL);
             INSERT INTO t SELECT g * 2, CASE WHEN g % 3 = 0 THEN 'a' ELSE 'b' END FROM generate_series(0, 999) g;");
     let spec = format!("t={}#t", pg.url());
-    let mut s = Raw::start(&["--collection", &spec]);
+    let mut s = Served::start(http, &["--collection", &spec]);
     for filter in [json!({}), json!({"grp": "a"})] {
         let existing: Vec<i64> = (0..1000)
             .filter(|v| filter == json!({}) || v % 3 == 0)
@@ -246,11 +341,10 @@ fn cursors_while_rows_change_and_a_database_that_goes_away() {
     assert_eq!(texts(&r["result"])[0], r#"[{"id":0,"grp":"a"}]"#);
     // Restarted while connections sat idle in the pool: no call fails (a connection that
     // finds its server gone is replaced within the call).
-    for i in 0..4 {
-        s.send_json(&call(10 + i, "t", json!({"action": "list", "limit": 500})));
-    }
-    for _ in 0..4 {
-        let r = s.json();
+    let calls: Vec<Value> = (0..4)
+        .map(|i| call(10 + i, "t", json!({"action": "list", "limit": 200})))
+        .collect();
+    for r in s.at_once(&calls) {
         assert_ne!(r["result"]["isError"], json!(true), "{r}");
     }
     pg.stop();
@@ -263,11 +357,20 @@ fn cursors_while_rows_change_and_a_database_that_goes_away() {
             "call {i} after the restart"
         );
     }
-    assert!(stderr_lines(&s).iter().all(|l| !l.contains(PASSWORD)));
+    assert!(stderr_lines(s.raw()).iter().all(|l| !l.contains(PASSWORD)));
 }
 
 #[test]
-fn statements_and_counts_under_time_limits() {
+fn statements_and_counts_under_time_limits_over_stdio() {
+    statements_and_counts_under_time_limits(false);
+}
+
+#[test]
+fn statements_and_counts_under_time_limits_over_http() {
+    statements_and_counts_under_time_limits(true);
+}
+
+fn statements_and_counts_under_time_limits(http: bool) {
     let pg = Postgres::start();
     pg.sql(
         "CREATE TABLE t (id int PRIMARY KEY);
@@ -282,14 +385,17 @@ fn statements_and_counts_under_time_limits() {
     let p = format!("t={}", presenter.display());
     // A page of 3 rows sleeps 80 ms (LIMIT 4) and is answered; counting all 40 rows would
     // take 800 ms, past the 300 ms given: rows remain, without a number.
-    let mut s = Raw::start(&[
-        "--collection",
-        &spec,
-        "--presenter",
-        &p,
-        "--count-timeout-ms",
-        "300",
-    ]);
+    let mut s = Served::start(
+        http,
+        &[
+            "--collection",
+            &spec,
+            "--presenter",
+            &p,
+            "--count-timeout-ms",
+            "300",
+        ],
+    );
     let r = s.call(call(1, "t", json!({"action": "list", "limit": 3})));
     let t = texts(&r["result"]);
     assert_eq!(t[0], r#"[{"id":1,"s":""},{"id":2,"s":""},{"id":3,"s":""}]"#);
@@ -300,14 +406,17 @@ fn statements_and_counts_under_time_limits() {
         t[2]
     );
     // A statement past its limit: TIMEOUT, and the server goes on.
-    let mut s = Raw::start(&[
-        "--collection",
-        &spec,
-        "--presenter",
-        &p,
-        "--statement-timeout-ms",
-        "50",
-    ]);
+    let mut s = Served::start(
+        http,
+        &[
+            "--collection",
+            &spec,
+            "--presenter",
+            &p,
+            "--statement-timeout-ms",
+            "50",
+        ],
+    );
     let r = s.call(call(1, "t", json!({"action": "list", "limit": 10})));
     let t = texts(&r["result"]);
     assert!(

@@ -312,14 +312,28 @@ impl Http {
     }
 
     pub fn post(&self, body: &Value, extra_headers: &str) -> (u16, String, Vec<u8>) {
-        let b = serde_json::to_vec(body).unwrap();
-        let head = format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n{extra_headers}Connection: close\r\n\r\n",
+        post_with(
             self.port,
-            b.len()
-        );
-        self.request(&head, &b)
+            body,
+            &format!("Accept: application/json, text/event-stream\r\n{extra_headers}"),
+        )
     }
+}
+
+/// One POST of `msg` to 127.0.0.1:`port`/mcp accepting `accept` (keep-alive off): status,
+/// head, body.
+pub fn post(port: u16, msg: &Value, accept: &str) -> (u16, String, Vec<u8>) {
+    post_with(port, msg, &format!("Accept: {accept}\r\n"))
+}
+
+/// [`post`] with these header lines.
+fn post_with(port: u16, msg: &Value, headers: &str) -> (u16, String, Vec<u8>) {
+    let b = serde_json::to_vec(msg).unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
+        b.len()
+    );
+    raw_http(port, &head, &b)
 }
 
 /// Sends `head` + `body` to 127.0.0.1:`port` and reads the whole response.

@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
-use super::{WAIT, raw_http, temp_file};
+use super::{WAIT, temp_file};
 
 const CONF: &str = include_str!("../../../mcp/deploy/nginx.conf");
 
@@ -113,14 +111,4 @@ pub fn start_nginx(bin: &Path, conf: &str, port: u16) -> Nginx {
         std::thread::sleep(Duration::from_millis(20));
     }
     n
-}
-
-/// One POST to nginx (keep-alive off): status, head, body.
-pub fn post(port: u16, msg: &Value, accept: &str) -> (u16, String, Vec<u8>) {
-    let b = serde_json::to_vec(msg).unwrap();
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: {accept}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        b.len()
-    );
-    raw_http(port, &head, &b)
 }
