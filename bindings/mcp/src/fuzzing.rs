@@ -156,6 +156,7 @@ fn run_waiting(waiting: &mut Vec<Slot>, out: &mut Vec<Vec<u8>>) {
                 };
                 let outcome = crate::stream::run_into(
                     &job,
+                    None,
                     Framing::Line,
                     FUZZ_CHUNK,
                     &send,
@@ -216,7 +217,7 @@ impl FuzzList {
             Reply::Line { bytes, .. } => bytes,
             Reply::Call(job) => {
                 let mut out = Vec::new();
-                job.run(&Arc::new(AtomicBool::new(false)), None, &mut out);
+                job.run(&Arc::new(AtomicBool::new(false)), None, None, &mut out);
                 out
             }
             Reply::None | Reply::Cancel(_) => Vec::new(),

@@ -616,10 +616,39 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
                 return r;
             };
             let framing = framing_for(job.progress_token.is_some());
-            let (tx, rx) = mpsc::channel::<Bytes>(8);
             let cancel = Arc::new(AtomicBool::new(false));
+            // A page of a database whose client is asynchronous is read by this task (no
+            // thread waits for the database); a short one is then answered here too, its
+            // engine work a few tens of microseconds (docs/DECISIONS.md, "Database sources").
+            let prefetched = job.prefetch().await;
+            if prefetched.as_ref().is_some_and(|p| p.rows() <= INLINE_ROWS) {
+                let chunks = std::cell::RefCell::new(Vec::<Bytes>::new());
+                let send = |b: Bytes| {
+                    chunks.borrow_mut().push(b);
+                    true
+                };
+                stream::run_into(
+                    &job,
+                    prefetched,
+                    framing,
+                    stream::CHUNK,
+                    &send,
+                    &cancel,
+                    None,
+                );
+                let chunks = chunks.into_inner();
+                let body = match <[Bytes; 1]>::try_from(chunks) {
+                    Ok([one]) => one,
+                    Err(many) => Bytes::from(many.concat()),
+                };
+                let mut r = Response::new(Body::full(Some(body)));
+                set_type(&mut r, framing);
+                drop(permit);
+                return r;
+            }
+            let (tx, rx) = mpsc::channel::<Bytes>(8);
             tokio::task::spawn_blocking(move || {
-                let outcome = stream::run(&job, framing, &tx, &cancel);
+                let outcome = stream::run(&job, prefetched, framing, &tx, &cancel);
                 if outcome == crate::respond::Outcome::Cancelled {
                     eprintln!(
                         "toolwire serve: call {} of {} cancelled (connection closed)",
@@ -640,6 +669,10 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
         }
     }
 }
+
+/// The most rows of a page read ahead ([`CallJob::prefetch`]) that the runtime's task
+/// answers itself; a longer one goes to a blocking thread.
+const INLINE_ROWS: usize = 256;
 
 /// Why a request body is not read: 400, 413, 408.
 enum BodyRefused {

@@ -1,5 +1,9 @@
 //! PostgreSQL tables (`NAME=postgres://USER@HOST:PORT/DB#TABLE`, also `postgresql://`,
-//! SERVE.md §7), through `postgres` (tokio-postgres' blocking client) and `source::Pool`.
+//! SERVE.md §7), through two clients of one library: a page read whole over HTTP through
+//! tokio-postgres on the server's runtime ([`Backend::page_async`]: the call waits for the
+//! database as a task, with no thread of its own), everything else (streamed pages, stdio,
+//! `get`) through `postgres`, its blocking client, and `source::Pool`. Both take their turns
+//! at one [`Gate`].
 //!
 //! Every new connection is set read-only (`default_transaction_read_only`) with the
 //! statement timeout for the session, so a page or `get` is one statement in one round trip
@@ -15,8 +19,7 @@
 //! The password comes from the URL or `PGPASSWORD` and is never printed: messages name the
 //! table as `postgres://USER@HOST:PORT/DB#TABLE`. A call that finds its connection's server
 //! gone closes the idle connections and runs again on a new one, so the server recovers by
-//! itself when the database is back. Connections are `postgres`'s blocking clients: a call
-//! does its I/O on its own (blocking) thread. Each connection keeps the statements it prepared (at most
+//! itself when the database is back. Each connection keeps the statements it prepared (at most
 //! [`STATEMENTS_KEPT`]): PostgreSQL parses and plans a page's statement once a connection.
 
 use std::collections::HashMap;
@@ -28,8 +31,8 @@ use postgres::{Client, NoTls, Row, Statement};
 
 use crate::scalar::{Scalar, is_integer_lexeme};
 use crate::source::{
-    Backend, Column, Count, CountCache, Gate, Kind, PageQuery, Pool, SourceError, quote_ident,
-    split_table, without_password,
+    Backend, Column, Count, CountCache, Gate, Kind, Page, PageQuery, Pending, Pool, SourceError,
+    quote_ident, split_table, without_password,
 };
 
 /// How a column compares and is written.
@@ -64,6 +67,10 @@ pub(crate) struct PgTable {
     config: postgres::Config,
     session: String,
     pool: Pool<Conn>,
+    /// The same, for the connections of the server's runtime ([`Backend::page_async`]): at
+    /// most one a turn at the gate is taken (a task takes its turn first), idle ones here.
+    live_config: tokio_postgres::Config,
+    live: std::sync::Mutex<Vec<Live>>,
     /// Statements at once: fewer than the connections (a streamed page holds its connection
     /// while its client reads, but its turn only while a batch is fetched).
     gate: Gate,
@@ -107,6 +114,75 @@ impl Conn {
         let s = self.client.prepare_typed(sql, &vec![Type::TEXT; params])?;
         self.prepared.insert(sql.to_owned(), s.clone());
         Ok(s)
+    }
+}
+
+/// A connection of the server's runtime and the statements it prepared: its I/O is a task
+/// of the runtime, so a call waits for the database without a thread of its own.
+struct Live {
+    client: tokio_postgres::Client,
+    prepared: HashMap<String, Statement>,
+}
+
+impl Live {
+    /// A new connection, its session set as [`connect`] sets one.
+    async fn connect(config: &tokio_postgres::Config, session: &str) -> Result<Live, SourceError> {
+        let (client, connection) = config.connect(NoTls).await.map_err(|e| classify(&e))?;
+        // Ends when the client is dropped or the server closes the connection (the client
+        // then reports itself closed).
+        tokio::spawn(connection);
+        client
+            .batch_execute(session)
+            .await
+            .map_err(|e| classify(&e))?;
+        Ok(Live {
+            client,
+            prepared: HashMap::new(),
+        })
+    }
+
+    /// [`Conn::statement`] on this connection.
+    async fn statement(&mut self, sql: &str, params: usize) -> Result<Statement, postgres::Error> {
+        if let Some(s) = self.prepared.get(sql) {
+            return Ok(s.clone());
+        }
+        if self.prepared.len() >= STATEMENTS_KEPT {
+            self.prepared.clear();
+        }
+        let s = self
+            .client
+            .prepare_typed(sql, &vec![Type::TEXT; params])
+            .await?;
+        self.prepared.insert(sql.to_owned(), s.clone());
+        Ok(s)
+    }
+
+    /// `sql` with text `params`, under `within` in a read-only transaction of its own when
+    /// given (a count), else as one statement under the session's limit.
+    async fn run(
+        &mut self,
+        sql: &str,
+        params: &[String],
+        within: Option<Duration>,
+    ) -> Result<Vec<Row>, postgres::Error> {
+        let st = self.statement(sql, params.len()).await?;
+        let Some(within) = within else {
+            return self.client.query(&st, &refs(params)).await;
+        };
+        let tx = self
+            .client
+            .build_transaction()
+            .read_only(true)
+            .start()
+            .await?;
+        tx.batch_execute(&format!(
+            "SET LOCAL statement_timeout = {}",
+            within.as_millis().max(1)
+        ))
+        .await?;
+        let rows = tx.query(&st, &refs(params)).await?;
+        tx.commit().await?;
+        Ok(rows)
     }
 }
 
@@ -167,7 +243,7 @@ impl PgTable {
     /// (exit 3), without the password.
     pub(crate) fn open(o: Options<'_>) -> Result<PgTable, String> {
         let describe = format!("{}#{}", without_password(o.url), o.table);
-        let mut config = postgres::Config::from_str(o.url)
+        let mut config = tokio_postgres::Config::from_str(o.url)
             .map_err(|_| format!("{describe}: not a PostgreSQL URL"))?;
         if config.get_password().is_none() {
             if let Ok(p) = std::env::var("PGPASSWORD") {
@@ -176,6 +252,8 @@ impl PgTable {
         }
         config.connect_timeout(Duration::from_secs(5));
         config.application_name("toolwire serve");
+        let live_config = config.clone();
+        let config = postgres::Config::from(config);
         // Read-only and time-limited for the whole session, set once a connection: every
         // statement, in a transaction or not, is read-only and stops at the limit. (A `SET`,
         // not startup `options`, which a connection pooler may refuse.)
@@ -269,6 +347,8 @@ impl PgTable {
             config,
             session,
             pool: Pool::new(o.pool),
+            live_config,
+            live: std::sync::Mutex::new(Vec::new()),
             gate: Gate::new(o.statements),
             statement_timeout: o.statement_timeout,
             counts: CountCache::default(),
@@ -356,6 +436,108 @@ impl PgTable {
             tx.commit()?;
             Ok(rows.iter().map(two_texts).collect())
         })
+    }
+
+    /// Runs `sql` with text `params` on a connection of the server's runtime, after waiting
+    /// for a turn at the gate: as [`query`](Self::query) does, or as
+    /// [`query_within`](Self::query_within) does with `within`. Failures are handled as
+    /// [`with_conn`](Self::with_conn) handles them (a restarted database fails no call).
+    async fn query_live(
+        &self,
+        sql: &str,
+        params: &[String],
+        within: Option<Duration>,
+    ) -> Result<Vec<Row>, QueryError> {
+        let _turn = self.gate.turn().await;
+        let mut again = true;
+        loop {
+            let idle = {
+                let mut idle = self.live.lock().unwrap_or_else(|p| p.into_inner());
+                std::iter::from_fn(|| idle.pop()).find(|c| !c.client.is_closed())
+            };
+            let mut c = match idle {
+                Some(c) => c,
+                None => Live::connect(&self.live_config, &self.session)
+                    .await
+                    .map_err(QueryError::Source)?,
+            };
+            let ran = c.run(sql, params, within).await;
+            let put = |c: Live| self.live.lock().unwrap_or_else(|p| p.into_inner()).push(c);
+            match ran {
+                Ok(rows) => {
+                    put(c);
+                    return Ok(rows);
+                }
+                Err(e) if c.client.is_closed() || ends_session(&e) => {
+                    // The idle ones most likely lost their server too.
+                    self.live.lock().unwrap_or_else(|p| p.into_inner()).clear();
+                    if !std::mem::take(&mut again) {
+                        return Err(QueryError::from(e));
+                    }
+                }
+                Err(e) => {
+                    c.prepared.clear();
+                    put(c);
+                    return Err(QueryError::from(e));
+                }
+            }
+        }
+    }
+
+    /// What counting `sql` with `params` found (`ran`: the count's text read as a number),
+    /// kept a while (`CountCache`): past its limit `TimedOut`, a value the column cannot
+    /// hold 0.
+    fn counted(
+        &self,
+        sql: &str,
+        params: &[String],
+        ran: Result<Option<u64>, QueryError>,
+    ) -> Result<Count, SourceError> {
+        let made = match ran {
+            Ok(n) => n,
+            Err(QueryError::Source(SourceError::Timeout)) => None,
+            Err(QueryError::Data) => Some(0),
+            Err(QueryError::Source(e)) => return Err(e),
+        };
+        self.counts.put(sql, params, made);
+        Ok(made.map_or(Count::TimedOut, Count::Exact))
+    }
+
+    /// The statement of a page of `q` and its text parameters: the rows as JSON text, each
+    /// with its key's JSON text, at most `q.limit + 1` of them.
+    fn page_sql(&self, q: &PageQuery<'_>) -> (String, Vec<String>) {
+        let mut params = Vec::new();
+        let cond = self.conditions(q.filter, q.after, &mut params);
+        params.push(q.limit.saturating_add(1).min(i64::MAX as usize).to_string());
+        params.push(q.offset.min(i64::MAX as usize).to_string());
+        let n = params.len();
+        let key = quote_ident(&self.key);
+        let sql = format!(
+            "SELECT row_to_json(r)::text, to_json(r.{key})::text FROM (SELECT {} FROM {}{cond} ORDER BY {} LIMIT (${}::text)::int8 OFFSET (${}::text)::int8) r",
+            self.select_list(q.columns),
+            self.from,
+            match self.cats[self.key_at] {
+                Cat::Numeric => format!("{key}::float8"),
+                _ => key.clone(),
+            },
+            n - 1,
+            n
+        );
+        (sql, params)
+    }
+
+    /// The statement that counts the rows of `filter` after `after`, and its parameters.
+    fn count_sql(
+        &self,
+        filter: &[(String, Scalar)],
+        after: Option<&Scalar>,
+    ) -> (String, Vec<String>) {
+        let mut params = Vec::new();
+        let cond = self.conditions(filter, after, &mut params);
+        (
+            format!("SELECT count(*)::text FROM {}{cond}", self.from),
+            params,
+        )
     }
 
     /// Runs `sql` as [`query`](Self::query) does, but reads its rows through a portal (a
@@ -568,23 +750,7 @@ impl Backend for PgTable {
         q: &PageQuery<'_>,
         each: &mut dyn FnMut(&[u8], &str) -> bool,
     ) -> Result<(), SourceError> {
-        let mut params = Vec::new();
-        let cond = self.conditions(q.filter, q.after, &mut params);
-        params.push(q.limit.saturating_add(1).min(i64::MAX as usize).to_string());
-        params.push(q.offset.min(i64::MAX as usize).to_string());
-        let n = params.len();
-        let key = quote_ident(&self.key);
-        let sql = format!(
-            "SELECT row_to_json(r)::text, to_json(r.{key})::text FROM (SELECT {} FROM {}{cond} ORDER BY {} LIMIT (${}::text)::int8 OFFSET (${}::text)::int8) r",
-            self.select_list(q.columns),
-            self.from,
-            match self.cats[self.key_at] {
-                Cat::Numeric => format!("{key}::float8"),
-                _ => key.clone(),
-            },
-            n - 1,
-            n
-        );
+        let (sql, params) = self.page_sql(q);
         let mut each = |row: &str, k: Option<&str>| each(row.as_bytes(), k.unwrap_or("null"));
         // A page of up to a portal's rows is one statement in one round trip; a longer one is
         // read from a portal, a batch at a time.
@@ -635,19 +801,56 @@ impl Backend for PgTable {
         after: Option<&Scalar>,
         within: Duration,
     ) -> Result<Count, SourceError> {
-        let mut params = Vec::new();
-        let cond = self.conditions(filter, after, &mut params);
-        let sql = format!("SELECT count(*)::text FROM {}{cond}", self.from);
+        let (sql, params) = self.count_sql(filter, after);
         if let Some(c) = self.counts.get(&sql, &params) {
             return Ok(c);
         }
-        let made = match self.query_within(&sql, &params, within.min(self.statement_timeout)) {
-            Ok(rows) => rows.first().and_then(|(n, _)| n.parse().ok()),
-            Err(QueryError::Source(SourceError::Timeout)) => None,
-            Err(QueryError::Data) => Some(0),
-            Err(QueryError::Source(e)) => return Err(e),
-        };
-        self.counts.put(&sql, &params, made);
-        Ok(made.map_or(Count::TimedOut, Count::Exact))
+        let ran = self.query_within(&sql, &params, within.min(self.statement_timeout));
+        self.counted(
+            &sql,
+            &params,
+            ran.map(|rows| rows.first().and_then(|(n, _)| n.parse().ok())),
+        )
+    }
+
+    fn page_async<'a>(&'a self, q: &'a PageQuery<'a>) -> Option<Pending<'a, Page>> {
+        Some(Box::pin(async move {
+            let (sql, params) = self.page_sql(q);
+            match self.query_live(&sql, &params, None).await {
+                Ok(rows) => Page::gather(q.limit, |each| {
+                    for r in &rows {
+                        let (row, key) = (r.get::<_, &str>(0), r.get::<_, Option<&str>>(1));
+                        if !each(row.as_bytes(), key.unwrap_or("null")) {
+                            break;
+                        }
+                    }
+                    Ok(())
+                }),
+                // As `rows`: a `where` value the column's type cannot hold matches nothing.
+                Err(QueryError::Data) => Page::gather(q.limit, |_| Ok(())),
+                Err(QueryError::Source(e)) => Err(e),
+            }
+        }))
+    }
+
+    fn count_async<'a>(
+        &'a self,
+        filter: &'a [(String, Scalar)],
+        after: Option<&'a Scalar>,
+        within: Duration,
+    ) -> Option<Pending<'a, Count>> {
+        Some(Box::pin(async move {
+            let (sql, params) = self.count_sql(filter, after);
+            if let Some(c) = self.counts.get(&sql, &params) {
+                return Ok(c);
+            }
+            let within = within.min(self.statement_timeout);
+            let ran = self.query_live(&sql, &params, Some(within)).await;
+            self.counted(
+                &sql,
+                &params,
+                ran.map(|rows| rows.first().and_then(|r| r.get::<_, &str>(0).parse().ok())),
+            )
+        }))
     }
 }

@@ -33,6 +33,117 @@ pub(crate) struct Hooks<'a> {
     pub(crate) progress: Option<&'a mut (dyn FnMut(u64, u64) + 'a)>,
     /// Set when the call is cancelled (or its connection closed).
     pub(crate) cancel: &'a Arc<AtomicBool>,
+    /// What [`prefetch`] read for this call, if it ran.
+    pub(crate) prefetched: Option<Prefetched>,
+}
+
+/// The database reads of a `list` page read whole, done ahead by a task on the server's
+/// runtime ([`prefetch`]): the call then answers without waiting for the database.
+pub(crate) struct Prefetched {
+    page: Result<crate::source::Page, crate::source::SourceError>,
+    /// The count the page needed (`None`: none).
+    count: Option<Result<Count, crate::source::SourceError>>,
+}
+
+impl Prefetched {
+    /// The rows of the page read (none when it failed).
+    pub(crate) fn rows(&self) -> usize {
+        self.page.as_ref().map_or(0, |p| p.keys.len())
+    }
+}
+
+/// Reads ahead, on the server's runtime, what a call of `coll` with `arguments` needs from a
+/// database whose client is asynchronous (PostgreSQL): a `list` page read whole and, when it
+/// needs one, its count. `None` when the call reads nothing ahead (a file or SQLite
+/// collection, `get`, a streamed page, arguments or a cursor answered by an error): it then
+/// reads on its blocking thread. The call is answered by [`tools_call`] with what this
+/// returned in [`Hooks::prefetched`].
+pub(crate) async fn prefetch(
+    server: &Server,
+    coll: &Collection,
+    id: &Id,
+    protocol: Protocol,
+    arguments: &Sent,
+) -> Option<Prefetched> {
+    let table = coll.table.as_deref()?;
+    let call = crate::args::parse(arguments, coll).ok()?;
+    let t = TableCall {
+        server,
+        coll,
+        table,
+        call: &call,
+        id,
+        protocol,
+        fit: Fit {
+            cap: server.cap,
+            tokens: server.max_tokens,
+        },
+    };
+    let Action::List {
+        filter,
+        offset,
+        limit,
+        cursor,
+    } = &call.action
+    else {
+        return None;
+    };
+    let plan = t.plan(*offset, *limit, cursor.as_deref()).ok()?;
+    if t.streams(plan.limit) {
+        return None;
+    }
+    let query = plan.query(filter);
+    let page = table.page_async(&query)?.await;
+    let count = match &page {
+        Ok(p) if needs_count(plan.counted, p.keys.len(), p.more) => Some(
+            table
+                .count_async(filter, plan.after.as_ref(), server.count_timeout)?
+                .await,
+        ),
+        _ => None,
+    };
+    Some(Prefetched { page, count })
+}
+
+/// The count a keyset page of `shown` rows carries from its cursor: one the page does not
+/// prove wrong (rows remain past it).
+fn carried(counted: Counted, shown: usize) -> Option<usize> {
+    match counted {
+        Counted::About(n) => usize::try_from(n).ok().filter(|&n| n > shown),
+        _ => None,
+    }
+}
+
+/// Whether a keyset page of `shown` rows that `more` rows follow asks the database for its
+/// count (SERVE.md §2's "hidden" number): not when its cursor carries one that holds, or
+/// said that counting took too long.
+fn needs_count(counted: Counted, shown: usize, more: bool) -> bool {
+    more && counted != Counted::TimedOut && carried(counted, shown).is_none()
+}
+
+/// Where a `list` call of a table starts and what it reads: its arguments and cursor
+/// checked, before anything is read.
+struct ListPlan {
+    select: Option<Value>,
+    fp: [u8; 8],
+    after: Option<Scalar>,
+    offset: usize,
+    counted: Counted,
+    limit: usize,
+    /// `_select` pushed into the select list (the key always: the cursor needs it).
+    columns: Option<Vec<String>>,
+}
+
+impl ListPlan {
+    fn query<'a>(&'a self, filter: &'a [(String, Scalar)]) -> crate::source::PageQuery<'a> {
+        crate::source::PageQuery {
+            filter,
+            columns: self.columns.as_deref(),
+            after: self.after.as_ref(),
+            offset: self.offset,
+            limit: self.limit,
+        }
+    }
 }
 
 impl Hooks<'_> {
@@ -283,52 +394,13 @@ impl TableCall<'_> {
                 limit,
                 cursor,
             } => {
-                let select = effective_select(coll, self.call);
-                let fp = list_fingerprint(coll, filter, select.as_ref());
-                let (after, offset, counted) = match cursor
-                    .as_deref()
-                    .map(|c| cursor::decode(&coll.cursor_key, fp, c))
-                {
-                    None => (None, *offset, Counted::Unknown),
-                    Some(Ok(Position::After(k, counted))) => {
-                        match serde_json::from_str::<Value>(&k)
-                            .ok()
-                            .as_ref()
-                            .and_then(Scalar::from_json)
-                        {
-                            Some(s) => (Some(s), 0, counted),
-                            None => return self.write(bad_cursor(coll, Refused::Malformed), out),
-                        }
-                    }
-                    Some(Ok(Position::Offset(n))) => (
-                        None,
-                        usize::try_from(n).unwrap_or(usize::MAX),
-                        Counted::Unknown,
-                    ),
-                    Some(Err(why)) => return self.write(bad_cursor(coll, why), out),
+                let plan = match self.plan(*offset, *limit, cursor.as_deref()) {
+                    Ok(p) => p,
+                    Err(r) => return self.write(*r, out),
                 };
-                let limit_of_call = limit
-                    .unwrap_or(coll.limit.unwrap_or(DEFAULT_LIST_LIMIT))
-                    .min(coll.limit.unwrap_or(usize::MAX));
-                // `_select` in the select list (the key always: the cursor needs it).
-                let columns: Option<Vec<String>> = select
-                    .as_ref()
-                    .filter(|_| coll.pushdown)
-                    .and_then(Value::as_array)
-                    .filter(|names| !names.is_empty())
-                    .map(|names| {
-                        names
-                            .iter()
-                            .filter_map(|n| n.as_str().map(str::to_owned))
-                            .collect()
-                    });
-                let query = crate::source::PageQuery {
-                    filter,
-                    columns: columns.as_deref(),
-                    after: after.as_ref(),
-                    offset,
-                    limit: limit_of_call,
-                };
+                let query = plan.query(filter);
+                let (select, fp, counted, limit_of_call) =
+                    (plan.select.clone(), plan.fp, plan.counted, plan.limit);
                 if self.streams(limit_of_call) {
                     let next = NextCall::new(coll, self.call, filter, *limit, select, fp);
                     let front = front.format(Format::Compact).overrides(Overrides {
@@ -337,18 +409,22 @@ impl TableCall<'_> {
                     });
                     return self.stream(&front, &query, counted, &next, hooks, out);
                 }
-                let page = match self.table.page(&query) {
+                let (page, count) = match hooks.prefetched.take() {
+                    Some(p) => (p.page, p.count),
+                    None => (self.table.page(&query), None),
+                };
+                let page = match page {
                     Ok(p) => p,
                     Err(e) => return self.write(self.unavailable(&e), out),
                 };
                 if hooks.cancelled() {
                     return Outcome::Cancelled;
                 }
-                let (total, carried) = match self.total(&query, page.keys.len(), page.more, counted)
-                {
-                    Ok(t) => t,
-                    Err(e) => return self.write(self.unavailable(&e), out),
-                };
+                let (total, carried) =
+                    match self.total(&query, page.keys.len(), page.more, counted, count) {
+                        Ok(t) => t,
+                        Err(e) => return self.write(self.unavailable(&e), out),
+                    };
                 let total = Some(total);
                 bytes = page.json;
                 let doc = match toolwire::json::parse(&bytes, &Default::default()) {
@@ -399,6 +475,65 @@ impl TableCall<'_> {
         }
     }
 
+    /// The [`ListPlan`] of a `list` call with these arguments, or the error response to its
+    /// cursor.
+    fn plan(
+        &self,
+        offset: usize,
+        limit: Option<usize>,
+        cursor: Option<&str>,
+    ) -> Result<ListPlan, Box<ToolResponse<'static>>> {
+        let coll = self.coll;
+        let Action::List { filter, .. } = &self.call.action else {
+            return Err(Box::new(internal("not a list call")));
+        };
+        let select = effective_select(coll, self.call);
+        let fp = list_fingerprint(coll, filter, select.as_ref());
+        let (after, offset, counted) = match cursor.map(|c| cursor::decode(&coll.cursor_key, fp, c))
+        {
+            None => (None, offset, Counted::Unknown),
+            Some(Ok(Position::After(k, counted))) => {
+                match serde_json::from_str::<Value>(&k)
+                    .ok()
+                    .as_ref()
+                    .and_then(Scalar::from_json)
+                {
+                    Some(s) => (Some(s), 0, counted),
+                    None => return Err(Box::new(bad_cursor(coll, Refused::Malformed))),
+                }
+            }
+            Some(Ok(Position::Offset(n))) => (
+                None,
+                usize::try_from(n).unwrap_or(usize::MAX),
+                Counted::Unknown,
+            ),
+            Some(Err(why)) => return Err(Box::new(bad_cursor(coll, why))),
+        };
+        let limit = limit
+            .unwrap_or(coll.limit.unwrap_or(DEFAULT_LIST_LIMIT))
+            .min(coll.limit.unwrap_or(usize::MAX));
+        let columns = select
+            .as_ref()
+            .filter(|_| coll.pushdown)
+            .and_then(Value::as_array)
+            .filter(|names| !names.is_empty())
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(|n| n.as_str().map(str::to_owned))
+                    .collect()
+            });
+        Ok(ListPlan {
+            select,
+            fp,
+            after,
+            offset,
+            counted,
+            limit,
+            columns,
+        })
+    }
+
     /// The engine's `total` of a keyset page of `q` that shows `shown` rows (`more`: rows
     /// follow it), and the count its next cursor carries. The listing is counted once, by its
     /// first page; later pages carry the count in their cursor (docs/DECISIONS.md, "Database
@@ -412,15 +547,13 @@ impl TableCall<'_> {
         shown: usize,
         more: bool,
         counted: Counted,
+        prefetched: Option<Result<Count, crate::source::SourceError>>,
     ) -> Result<(usize, Option<usize>), crate::source::SourceError> {
-        let mut carried = match counted {
-            Counted::About(n) => usize::try_from(n).ok().filter(|&n| n > shown),
-            _ => None,
-        };
+        let mut carried = carried(counted, shown);
         if !more {
             return Ok((shown, carried));
         }
-        if carried.is_some() || counted == Counted::TimedOut {
+        if !needs_count(counted, shown, more) {
             return Ok((toolwire::call::UNCOUNTED, carried));
         }
         let past = |n: u64| {
@@ -428,10 +561,13 @@ impl TableCall<'_> {
                 .unwrap_or(usize::MAX)
                 .saturating_sub(q.offset)
         };
-        let total = match self
-            .table
-            .count(q.filter, q.after, self.server.count_timeout)?
-        {
+        let count = match prefetched {
+            Some(c) => c?,
+            None => self
+                .table
+                .count(q.filter, q.after, self.server.count_timeout)?,
+        };
+        let total = match count {
             Count::Exact(n) => past(n).max(shown + 1),
             Count::About(n) => {
                 carried = Some(past(n)).filter(|&n| n > shown);
@@ -607,15 +743,17 @@ impl TableCall<'_> {
                 .unwrap_or_else(|e| internal(&e.to_string())),
             (None, Ok(())) => {
                 // The rows went out whole: a count that fails leaves them "more hidden".
-                let (total, carried) = self.total(q, shown, more, counted).unwrap_or_else(|e| {
-                    eprintln!(
-                        "toolwire: {} ({}): a count failed: {}",
-                        self.coll.name,
-                        self.table.describe(),
-                        e.message()
-                    );
-                    (toolwire::call::UNCOUNTED, None)
-                });
+                let (total, carried) =
+                    self.total(q, shown, more, counted, None)
+                        .unwrap_or_else(|e| {
+                            eprintln!(
+                                "toolwire: {} ({}): a count failed: {}",
+                                self.coll.name,
+                                self.table.describe(),
+                                e.message()
+                            );
+                            (toolwire::call::UNCOUNTED, None)
+                        });
                 wire::response(())
                     .ui_block(toolwire::present::truncation_notice(shown, total))
                     .llm_hint(next.keyset_directive(&last_key, shown, total, carried))

@@ -80,15 +80,29 @@ pub(crate) struct CallJob {
 }
 
 impl CallJob {
-    /// Writes the result into `out` (nothing when cancelled before the first byte).
+    /// Reads ahead on the server's runtime what the call needs from its database, when its
+    /// client is asynchronous ([`respond::prefetch`]); `None`: the call reads on its blocking
+    /// thread.
+    pub(crate) async fn prefetch(&self) -> Option<respond::Prefetched> {
+        let coll = &self.server.collections[self.tool];
+        respond::prefetch(&self.server, coll, &self.id, self.protocol, &self.arguments).await
+    }
+
+    /// Writes the result into `out` (nothing when cancelled before the first byte), with
+    /// what [`prefetch`](Self::prefetch) read, if it ran.
     pub(crate) fn run<'a, S: Sink + ?Sized>(
         &self,
         cancel: &'a Arc<AtomicBool>,
         progress: Option<&'a mut (dyn FnMut(u64, u64) + 'a)>,
+        prefetched: Option<respond::Prefetched>,
         out: &mut S,
     ) -> Outcome {
         let coll = &self.server.collections[self.tool];
-        let mut hooks = Hooks { progress, cancel };
+        let mut hooks = Hooks {
+            progress,
+            cancel,
+            prefetched,
+        };
         respond::tools_call(
             &self.server,
             coll,

@@ -66,6 +66,39 @@ pub(crate) struct Page {
     pub(crate) more: bool,
 }
 
+/// A database read running as a task on the server's runtime.
+pub(crate) type Pending<'a, T> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, SourceError>> + Send + 'a>>;
+
+impl Page {
+    /// The page of at most `limit` rows that `read` hands to its callback (row JSON, key
+    /// JSON; the callback returns whether it wants more): one row past `limit` says that
+    /// rows follow.
+    pub(crate) fn gather(
+        limit: usize,
+        read: impl FnOnce(&mut dyn FnMut(&[u8], &str) -> bool) -> Result<(), SourceError>,
+    ) -> Result<Page, SourceError> {
+        let mut json = Vec::with_capacity(4096);
+        json.push(b'[');
+        let mut keys = Keys::default();
+        let mut more = false;
+        read(&mut |row, key| {
+            if keys.len() == limit {
+                more = true;
+                return false;
+            }
+            if !keys.is_empty() {
+                json.push(b',');
+            }
+            json.extend_from_slice(row);
+            keys.push(key);
+            true
+        })?;
+        json.push(b']');
+        Ok(Page { json, keys, more })
+    }
+}
+
 /// The keys of a page's rows as JSON texts, in one buffer (4 bytes a row beside the text: a
 /// `String` a row cost a 24-byte header and an allocation each).
 #[derive(Default)]
@@ -140,24 +173,23 @@ pub(crate) trait Backend: Send + Sync {
     ) -> Result<(), SourceError>;
     /// The rows of `q` as one JSON array.
     fn page(&self, q: &PageQuery<'_>) -> Result<Page, SourceError> {
-        let mut json = Vec::with_capacity(4096);
-        json.push(b'[');
-        let mut keys = Keys::default();
-        let mut more = false;
-        self.rows(q, &mut |row, key| {
-            if keys.len() == q.limit {
-                more = true;
-                return false;
-            }
-            if !keys.is_empty() {
-                json.push(b',');
-            }
-            json.extend_from_slice(row);
-            keys.push(key);
-            true
-        })?;
-        json.push(b']');
-        Ok(Page { json, keys, more })
+        Page::gather(q.limit, |each| self.rows(q, each))
+    }
+    /// [`page`](Backend::page) as a task on the server's runtime, for a database whose client
+    /// is asynchronous (PostgreSQL): the call then waits for the database without a thread
+    /// of its own. `None`: read it on a blocking thread.
+    fn page_async<'a>(&'a self, _q: &'a PageQuery<'a>) -> Option<Pending<'a, Page>> {
+        None
+    }
+    /// [`count`](Backend::count) as [`page_async`](Backend::page_async) reads a page (`Some`
+    /// wherever `page_async` is).
+    fn count_async<'a>(
+        &'a self,
+        _filter: &'a [(String, Scalar)],
+        _after: Option<&'a Scalar>,
+        _within: Duration,
+    ) -> Option<Pending<'a, Count>> {
+        None
     }
     /// The row whose key equals `id` (as `get` matches keys: `scalar::key_equals`), as one
     /// JSON object.
@@ -297,46 +329,33 @@ impl<C> Pool<C> {
 /// At most `max` statements at once on a database: under many concurrent calls a database
 /// on a few cores answers each statement sooner when the others wait their turn than when
 /// all of them share its cores (docs/DECISIONS.md, "Database sources"). A call holds its
-/// turn only while a statement runs, never while its client reads.
-pub(crate) struct Gate {
-    /// Statements running, and calls waiting for a turn.
-    state: Mutex<(usize, usize)>,
-    freed: Condvar,
-    max: usize,
-}
+/// turn only while a statement runs, never while its client reads. One fair semaphore for
+/// both clients: a blocking thread waits for its turn ([`Gate::enter`]), a task on the
+/// runtime awaits it ([`Gate::turn`]).
+pub(crate) struct Gate(tokio::sync::Semaphore);
 
 /// A turn at a [`Gate`], given back when dropped.
-pub(crate) struct Turn<'a>(&'a Gate);
+pub(crate) struct Turn<'a>(#[allow(dead_code)] tokio::sync::SemaphorePermit<'a>);
 
 impl Gate {
     pub(crate) fn new(max: usize) -> Gate {
-        Gate {
-            state: Mutex::new((0, 0)),
-            freed: Condvar::new(),
-            max: max.max(1),
-        }
+        Gate(tokio::sync::Semaphore::new(max.max(1)))
+    }
+
+    /// Waits for a turn, blocking the thread (never call it on the runtime's threads).
+    pub(crate) fn enter(&self) -> Turn<'_> {
+        futures_executor::block_on(self.turn())
     }
 
     /// Waits for a turn.
-    pub(crate) fn enter(&self) -> Turn<'_> {
-        let mut g = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        while g.0 >= self.max {
-            g.1 += 1;
-            g = self.freed.wait(g).unwrap_or_else(|p| p.into_inner());
-            g.1 -= 1;
-        }
-        g.0 += 1;
-        Turn(self)
-    }
-}
-
-impl Drop for Turn<'_> {
-    fn drop(&mut self) {
-        let mut g = self.0.state.lock().unwrap_or_else(|p| p.into_inner());
-        g.0 -= 1;
-        if g.1 > 0 {
-            self.0.freed.notify_one();
-        }
+    pub(crate) async fn turn(&self) -> Turn<'_> {
+        // Never closed: the semaphore lives as long as the gate.
+        Turn(
+            self.0
+                .acquire()
+                .await
+                .expect("the gate's semaphore is never closed"),
+        )
     }
 }
 
@@ -529,6 +548,45 @@ mod tests {
             }
         });
         assert_eq!(most.load(Ordering::SeqCst), 2);
+    }
+
+    /// Blocking threads (a streamed page, stdio) and tasks of the runtime (a page read
+    /// ahead over HTTP) share the gate's turns.
+    #[test]
+    fn a_gate_counts_threads_and_tasks_together() {
+        let gate = Gate::new(3);
+        let (inside, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let hold = || {
+            let n = inside.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(n, Ordering::SeqCst);
+        };
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_time()
+            .build()
+            .unwrap();
+        std::thread::scope(|s| {
+            for _ in 0..3 {
+                s.spawn(|| {
+                    for _ in 0..20 {
+                        let _turn = gate.enter();
+                        hold();
+                        std::thread::sleep(Duration::from_micros(300));
+                        inside.fetch_sub(1, Ordering::SeqCst);
+                    }
+                });
+            }
+            let task = || async {
+                for _ in 0..20 {
+                    let _turn = gate.turn().await;
+                    hold();
+                    tokio::time::sleep(Duration::from_micros(300)).await;
+                    inside.fetch_sub(1, Ordering::SeqCst);
+                }
+            };
+            rt.block_on(async { tokio::join!(task(), task(), task()) });
+        });
+        assert_eq!(most.load(Ordering::SeqCst), 3);
     }
 
     #[test]

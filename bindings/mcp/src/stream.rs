@@ -26,18 +26,20 @@ pub(crate) enum Framing {
 
 const SSE_PREFIX: &[u8] = b"event: message\ndata: ";
 
-/// Runs `job`, sending its progress notifications and then its result into `tx`. Returns
+/// Runs `job` (with what its [`prefetch`](CallJob::prefetch) read, if it ran), sending its
+/// progress notifications and then its result into `tx`. Returns
 /// how it ended. A call cancelled after its first byte went out is cut: on a line framing
 /// the line is ended so the next message starts on a line of its own (HTTP: the connection
 /// that cancelled it is gone with the cut line).
 pub(crate) fn run(
     job: &CallJob,
+    prefetched: Option<crate::respond::Prefetched>,
     framing: Framing,
     tx: &mpsc::Sender<Bytes>,
     cancel: &Arc<AtomicBool>,
 ) -> Outcome {
     let send = |b: Bytes| tx.blocking_send(b).is_ok();
-    run_into(job, framing, CHUNK, &send, cancel, None)
+    run_into(job, prefetched, framing, CHUNK, &send, cancel, None)
 }
 
 /// [`run`] for a stream that goes on after a cut (stdio): a result cut by a cancellation is
@@ -50,6 +52,7 @@ pub(crate) fn run_closing(
     let send = |b: Bytes| tx.blocking_send(b).is_ok();
     run_into(
         job,
+        None,
         Framing::Line,
         CHUNK,
         &send,
@@ -68,13 +71,14 @@ fn cancelled_block() -> String {
     serde_json::to_string(&text).unwrap_or_default()
 }
 
-/// Runs `job` into `send` (`false`: nobody reads any more) in chunks of about `chunk`
-/// bytes. With a `closer`, a result cut after its first byte is closed into valid JSON: with
+/// Runs `job` (with what its [`prefetch`](CallJob::prefetch) read, if it ran) into `send`
+/// (`false`: nobody reads any more) in chunks of about `chunk` bytes. With a `closer`, a result cut after its first byte is closed into valid JSON: with
 /// a `CANCELLED` block and `isError` when the cut fell in its `content` and that fits the
 /// server's message cap, else with the shortest ending (never longer than the rest of the
 /// message it replaces, so the cap holds).
 pub(crate) fn run_into(
     job: &CallJob,
+    prefetched: Option<crate::respond::Prefetched>,
     framing: Framing,
     chunk: usize,
     send: &dyn Fn(Bytes) -> bool,
@@ -123,6 +127,7 @@ pub(crate) fn run_into(
         } else {
             None
         },
+        prefetched,
         &mut sink,
     );
     let complete = sink.finish();
