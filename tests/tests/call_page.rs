@@ -97,6 +97,17 @@ proptest! {
             call.respond(&page).unwrap().response().texts()
         });
         prop_assert_eq!(&general, &want);
+        // The page as a document of its own, not copied.
+        let own = format!(
+            "[{}]",
+            all[offset..offset + take]
+                .iter()
+                .map(|v| String::from_utf8(toolwire::json::to_vec_compact(*v)).unwrap())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let own = Input::page_of(parse(own.as_bytes(), &ParseOptions::new()).unwrap(), remaining);
+        prop_assert_eq!(&call.respond(&own).unwrap().response().texts(), &want);
     }
 
     /// Under a cap, the message is at most the cap and holds the most whole rows that fit:

@@ -444,13 +444,9 @@ impl TableCall<'_> {
             }
         };
         let input = match (total, doc.root().as_array().map(|rows| rows.len())) {
-            // The whole listing (no row after the page): the page's own document, not a copy
-            // of its rows' nodes.
+            // The page's own document, not a copy of its rows' nodes.
             (Some(total), Some(len)) if total == len => Input::doc(doc),
-            (Some(total), Some(_)) => match doc.root().as_array() {
-                Some(rows) => Input::page(rows.iter(), total),
-                None => return self.write(internal("the page is not an array"), out),
-            },
+            (Some(total), Some(_)) => Input::page_of(doc, total),
             (Some(_), None) => return self.write(internal("the page is not an array"), out),
             (None, _) => Input::value(doc.root()),
         };

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{Framing, Input, InputKind, Problem, Reply, ToolCall};
-use crate::doc::{DocBuilder, Value};
+use crate::doc::{Doc, DocBuilder, Value};
 use crate::error::{Category, Error, Result};
 use crate::frame::{self, Id};
 use crate::sink::{CountingSink, Sink};
@@ -72,6 +72,17 @@ impl<'d> Input<'d> {
         b.end_array(m, n);
         Input(InputKind::Page {
             doc: b.finish(),
+            total: total.max(n),
+        })
+    }
+
+    /// A page of a larger collection that is a document of its own (its root array holds the
+    /// page's rows, e.g. a page a database wrote as JSON), standing for `total` items:
+    /// [`Input::page`] without copying the rows' nodes.
+    pub fn page_of(doc: Doc<'d>, total: usize) -> Input<'d> {
+        let n = doc.root().as_array().map_or(0, |a| a.len());
+        Input(InputKind::Page {
+            doc,
             total: total.max(n),
         })
     }
