@@ -170,6 +170,21 @@ fn a_postgres_table_served_through_every_action(http: bool) {
     assert_eq!(ids(&mut s, json!({"tags": "s"})), [3]);
     assert_eq!(ids(&mut s, json!({"at": "2026-01-02T03:04:05+00:00"})), [1]);
     assert_eq!(ids(&mut s, json!({"amount": 0.1})), [2]);
+    // offset: from the row it names, in key order; past the table, none.
+    for (offset, want) in [(1, vec![2, 3]), (3, vec![4]), (9, vec![])] {
+        let r = list(
+            &mut s,
+            1,
+            json!({"offset": offset, "limit": 2, "_select": ["id"]}),
+        );
+        let got: Vec<i64> = data_json(&r)
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(got, want, "offset {offset}");
+    }
     // get, by number or by the digits as a string; not found.
     let r = s.call(call(
         2,
