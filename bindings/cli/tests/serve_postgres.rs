@@ -398,19 +398,12 @@ fn statements_and_counts_under_time_limits(http: bool) {
     );
     let spec = format!("t={}#slow", pg.url());
     let p = format!("t={}", presenter.display());
+    let start = |limit: &str, ms: &str| {
+        Served::start(http, &["--collection", &spec, "--presenter", &p, limit, ms])
+    };
     // A page of 3 rows sleeps 80 ms (LIMIT 4) and is answered; counting all 40 rows would
     // take 800 ms, past the 300 ms given: rows remain, without a number.
-    let mut s = Served::start(
-        http,
-        &[
-            "--collection",
-            &spec,
-            "--presenter",
-            &p,
-            "--count-timeout-ms",
-            "300",
-        ],
-    );
+    let mut s = start("--count-timeout-ms", "300");
     let r = s.call(call(1, "t", json!({"action": "list", "limit": 3})));
     let t = texts(&r["result"]);
     assert_eq!(t[0], r#"[{"id":1,"s":""},{"id":2,"s":""},{"id":3,"s":""}]"#);
@@ -421,17 +414,7 @@ fn statements_and_counts_under_time_limits(http: bool) {
         t[2]
     );
     // A statement past its limit: TIMEOUT, and the server goes on.
-    let mut s = Served::start(
-        http,
-        &[
-            "--collection",
-            &spec,
-            "--presenter",
-            &p,
-            "--statement-timeout-ms",
-            "50",
-        ],
-    );
+    let mut s = start("--statement-timeout-ms", "50");
     let r = s.call(call(1, "t", json!({"action": "list", "limit": 10})));
     let t = texts(&r["result"]);
     assert!(
