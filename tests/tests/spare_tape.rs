@@ -120,3 +120,45 @@ fn a_dropped_tape_is_reused_by_the_next_document_that_fits() {
     drop(second_large);
     assert!(spare_tape_bytes() <= 32 << 20);
 }
+
+#[test]
+fn a_builder_reserving_room_takes_a_spare_tape_with_its_nodes() {
+    let _alone = crate::alone();
+    drop_spare_tapes();
+    let opts = ParseOptions::default();
+    // A 2.4 MB tape dropped: the spare.
+    let mid = array_of(200_000);
+    let dropped = parse(&mid, &opts).unwrap();
+    let spare_at = tape_address(&dropped);
+    drop(dropped);
+
+    // A builder that learns its size as it goes (the Python binding's walk): a few nodes,
+    // then room for the rest, in the spare, the nodes pushed before kept.
+    let mut b = toolwire::DocBuilder::new(b"");
+    let m = b.begin_array();
+    for i in 0..64 {
+        b.i64(i % 10);
+    }
+    b.reserve(200_000 - 64, 0);
+    for i in 64..200_000 {
+        b.i64(i % 10);
+    }
+    b.end_array(m, 200_000);
+    let doc = b.finish();
+    assert_eq!(tape_address(&doc), spare_at, "reserve took the spare");
+    assert_eq!(
+        to_vec(doc.root()),
+        mid,
+        "the nodes before the reserve are kept"
+    );
+    drop(doc);
+
+    // A small reserve leaves the spare alone.
+    let mut b = toolwire::DocBuilder::new(b"");
+    b.reserve(1000, 0);
+    b.null();
+    let small = b.finish();
+    assert_ne!(tape_address(&small), spare_at);
+    drop(small);
+    assert_eq!(tape_address(&parse(&mid, &opts).unwrap()), spare_at);
+}

@@ -102,6 +102,21 @@ pub struct Walker<'py> {
     /// substituted in the TOON text afterwards (see [`Walker::finish`]).
     pub lexemes: Vec<String>,
     nonce: u64,
+    /// The error of the last scalar that failed ([`Scalar::Failed`]).
+    failure: Option<PyErr>,
+}
+
+/// What [`Walker::scalar`] did with a value: a byte, where a `PyResult` is several words
+/// that the loops over members copied for every value (perf: a fifth of `members`' samples
+/// at that copy).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scalar {
+    /// Pushed.
+    Pushed,
+    /// Not a plain scalar: walked by [`Walker::value`].
+    Other,
+    /// Failed: the error is in [`Walker::failure`].
+    Failed,
 }
 
 /// A container being walked.
@@ -279,6 +294,7 @@ impl<'py> Walker<'py> {
             pending: None,
             lexemes: Vec::new(),
             nonce: 0,
+            failure: None,
         }
     }
 
@@ -292,8 +308,10 @@ impl<'py> Walker<'py> {
 
     fn value(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
         let t = type_of(obj);
-        if let Some(r) = self.scalar(obj, t) {
-            return r;
+        match self.scalar(obj, t) {
+            Scalar::Pushed => return Ok(()),
+            Scalar::Failed => return Err(self.scalar_error()),
+            Scalar::Other => {}
         }
         if is_type!(t, PyDict_Type) {
             return self.enter(obj, |w| w.dict(obj));
@@ -310,34 +328,47 @@ impl<'py> Walker<'py> {
     /// `obj` (of type `t`) when it is an exact `str`, `int`, `float`, `bool` or `None`: one
     /// string, number or literal pushed.
     #[inline(always)]
-    fn scalar(
-        &mut self,
-        obj: Borrowed<'_, 'py, PyAny>,
-        t: *mut ffi::PyTypeObject,
-    ) -> Option<PyResult<()>> {
+    fn scalar(&mut self, obj: Borrowed<'_, 'py, PyAny>, t: *mut ffi::PyTypeObject) -> Scalar {
         if is_type!(t, PyUnicode_Type) {
-            return Some(self.string(obj));
+            return self.string(obj);
         }
         if is_type!(t, PyLong_Type) {
-            return Some(self.int(obj));
+            return self.int(obj);
         }
         if is_type!(t, PyFloat_Type) {
             // SAFETY: an exact `float`: `PyFloat_AsDouble` reads its value, never raises.
             self.float(unsafe { ffi::PyFloat_AsDouble(obj.as_ptr()) });
-            return Some(Ok(()));
+            return Scalar::Pushed;
         }
         if is_type!(t, PyBool_Type) {
             // SAFETY: `Py_True` is the address of the interpreter's `True`.
             let is_true = std::ptr::eq(obj.as_ptr(), unsafe { ffi::Py_True() });
             self.b.bool(is_true);
-            return Some(Ok(()));
+            return Scalar::Pushed;
         }
         // SAFETY: `Py_None` is the address of the interpreter's `None`.
         if std::ptr::eq(obj.as_ptr(), unsafe { ffi::Py_None() }) {
             self.b.null();
-            return Some(Ok(()));
+            return Scalar::Pushed;
         }
-        None
+        Scalar::Other
+    }
+
+    /// Keeps the error of a scalar that failed, for [`Walker::scalar_error`].
+    #[cold]
+    #[inline(never)]
+    fn scalar_failed(&mut self, e: PyErr) -> Scalar {
+        self.failure = Some(e);
+        Scalar::Failed
+    }
+
+    /// The error of the scalar that failed last.
+    #[cold]
+    #[inline(never)]
+    fn scalar_error(&mut self) -> PyErr {
+        self.failure
+            .take()
+            .unwrap_or_else(|| PyRuntimeError::new_err("toolwire: a value failed without an error"))
     }
 
     /// Walks a container (or what a converted object stands for) with a strong reference to
@@ -444,12 +475,12 @@ impl<'py> Walker<'py> {
     // Inlined, as `int`: called for most values, their error paths out of line (their frames
     // with them).
     #[inline(always)]
-    fn string(&mut self, s: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+    fn string(&mut self, s: Borrowed<'_, 'py, PyAny>) -> Scalar {
         let Some(text) = utf8_of(s) else {
-            return Err(surrogate_error(&s));
+            return self.scalar_failed(surrogate_error(&s));
         };
         self.text(text);
-        Ok(())
+        Scalar::Pushed
     }
 
     /// A string or key, valid UTF-8 (so free of lone surrogates).
@@ -465,16 +496,19 @@ impl<'py> Walker<'py> {
     }
 
     #[inline(always)]
-    fn int(&mut self, i: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+    fn int(&mut self, i: Borrowed<'_, 'py, PyAny>) -> Scalar {
         let mut overflow = 0;
         // SAFETY: an exact `int`: `PyLong_AsLongLongAndOverflow` reports a value beyond i64
         // through `overflow` (and returns -1) without raising.
         let x = unsafe { ffi::PyLong_AsLongLongAndOverflow(i.as_ptr(), &mut overflow) };
         if overflow == 0 {
             self.b.i64(x);
-            return Ok(());
+            return Scalar::Pushed;
         }
-        self.big_int(i)
+        match self.big_int(i) {
+            Ok(()) => Scalar::Pushed,
+            Err(e) => self.scalar_failed(e),
+        }
     }
 
     /// An `int` beyond i64, by its digits.
@@ -576,8 +610,9 @@ impl<'py> Walker<'py> {
             }
             push_key(&mut self.b, &self.keys[level].keys[n]);
             match self.scalar(v, type_of(v)) {
-                Some(r) => r?,
-                None => {
+                Scalar::Pushed => {}
+                Scalar::Failed => return Err(self.scalar_error()),
+                Scalar::Other => {
                     flat = false;
                     self.value(v)?;
                 }
@@ -872,8 +907,9 @@ impl<'py> Walker<'py> {
             );
             let v = v.as_borrowed();
             match self.scalar(v, type_of(v)) {
-                Some(r) => r?,
-                None => {
+                Scalar::Pushed => {}
+                Scalar::Failed => return Err(self.scalar_error()),
+                Scalar::Other => {
                     flat = false;
                     self.value(v)?;
                 }
@@ -934,8 +970,9 @@ impl<'py> Walker<'py> {
             for (j, v) in values.iter().enumerate() {
                 push_key(&mut w.b, &w.plans[i].1.as_ref().expect("a plan").names[j]);
                 let r = match w.scalar(*v, type_of(*v)) {
-                    Some(r) => r,
-                    None => {
+                    Scalar::Pushed => Ok(()),
+                    Scalar::Failed => Err(w.scalar_error()),
+                    Scalar::Other => {
                         flat = false;
                         w.value(*v)
                     }

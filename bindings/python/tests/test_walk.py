@@ -153,3 +153,34 @@ def test_large_tables_of_rows_that_agree_or_not() -> None:
     for rows in cases:
         assert toon.dumps(rows) == toon_format.dumps(rows)
         assert toolwire.present(rows, format="toon-comma").texts[0] == toon_format.dumps(rows)
+
+
+def test_values_that_fail_fail_as_in_toon_format() -> None:
+    # A scalar that fails (a lone surrogate, an int beyond the digits `str` allows) as a
+    # row member, a list item, the root and a dataclass field: the walk keeps its error aside
+    # while the loops go on with a byte-sized outcome; the same exception and message.
+    import dataclasses
+
+    huge = 10 ** (sys.get_int_max_str_digits() + 5) if sys.get_int_max_str_digits() else None
+
+    @dataclasses.dataclass
+    class Row:
+        a: Any
+
+    bad: list[Any] = ["\ud800", "ok \udfff"] + ([huge] if huge is not None else [])
+    for v in bad:
+        for value in (
+            v,
+            [1, v],
+            {"a": v},
+            [{"a": 1, "b": "x"}, {"a": 2, "b": v}],
+            [{"a": 1, "b": "x"}, {"a": 2, "b": [v]}],
+        ):
+            want = outcome(toon_format.dumps, value)
+            got = outcome(toon.dumps, value)
+            assert got[:2] == want[:2], (value, got, want)
+        with pytest.raises(ValueError):
+            toolwire.present([Row(1), Row(v)], format="toon-comma")
+    # The same shapes with good values after a failure in an earlier call.
+    rows = [{"a": 1, "b": "é"}, {"a": 2**70, "b": "x"}]
+    assert toon.dumps(rows) == toon_format.dumps(rows)
