@@ -63,7 +63,7 @@ export function check(rows, buf) {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   for (const n of SIZES) {
     const rows = invoices(n, 'flat', process.env.BENCH_TEXT);
     const buf = Buffer.from(JSON.stringify(rows));
