@@ -103,6 +103,16 @@ fn unknown_select_names_are_validation_errors() {
     );
 }
 
+#[test]
+fn a_select_without_fields_to_choose_says_there_are_none() {
+    let d = doc(r#"["id"]"#);
+    let problems = validate_select(d.root(), &[]).unwrap_err();
+    assert_eq!(
+        problems[0].detail,
+        "Unknown field 'id'. You sent: 'id'. Valid options: none."
+    );
+}
+
 fn detail(action: &str, json: &'static str) -> String {
     let d = doc(json);
     match validate_select(d.root(), &["amount", "id", "status"]) {

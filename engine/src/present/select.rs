@@ -65,6 +65,10 @@ pub(crate) fn you_sent(v: Value<'_>) -> String {
 }
 
 fn options(valid: &[&str]) -> String {
+    // A presenter that enables `_select` over a schema without properties offers none.
+    if valid.is_empty() {
+        return "none".into();
+    }
     valid
         .iter()
         .map(|v| format!("'{v}'"))
