@@ -55,9 +55,9 @@ impl Prefetched {
 /// Reads ahead, on the server's runtime, what a call of `coll` with `arguments` needs from a
 /// database whose client is asynchronous (PostgreSQL): a `list` page read whole and, when it
 /// needs one, its count. `None` when the call reads nothing ahead (a file or SQLite
-/// collection, `get`, a streamed page, arguments or a cursor answered by an error): it then
-/// reads on its blocking thread. The call is answered by [`tools_call`] with what this
-/// returned in [`Hooks::prefetched`].
+/// collection, `get`, a page of [`BATCH_ROWS`] rows or more, arguments or a cursor answered
+/// by an error): it then reads on its blocking thread. The call is answered by [`tools_call`]
+/// with what this returned in [`Hooks::prefetched`].
 pub(crate) async fn prefetch(
     server: &Server,
     coll: &Collection,
@@ -89,7 +89,8 @@ pub(crate) async fn prefetch(
         return None;
     };
     let plan = t.plan(*offset, *limit, cursor.as_deref()).ok()?;
-    if t.streams(plan.limit) {
+    // A long page is read from a portal a batch at a time, whole or streamed.
+    if plan.limit >= BATCH_ROWS {
         return None;
     }
     let query = plan.query(filter);
