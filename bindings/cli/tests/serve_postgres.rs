@@ -4,7 +4,7 @@
 //! stdio and when streamed on a blocking thread (`postgres`): the tests that hold the
 //! contract of a page run over both.
 
-use crate::serve_common::postgres::{PASSWORD, Postgres};
+use crate::serve_common::postgres::{PASSWORD, Postgres, Relay};
 use crate::serve_common::*;
 use serde_json::{Value, json};
 
@@ -125,13 +125,19 @@ fn stderr_lines(s: &Raw) -> Vec<String> {
     std::iter::from_fn(|| s.stderr.try_recv().ok()).collect()
 }
 
-/// Sessions of the server idle in a transaction: a streamed page waiting for its client.
-const WAITING: &str = "FROM pg_stat_activity WHERE application_name = 'toolwire serve' AND state = 'idle in transaction'";
+/// The server's sessions in `state` (`pg_stat_activity`).
+fn sessions(state: &str) -> String {
+    format!("FROM pg_stat_activity WHERE application_name = 'toolwire serve' AND state = '{state}'")
+}
 
-/// Waits (up to 15 s) until `n` of the server's sessions wait in a transaction.
-fn until_waiting(pg: &Postgres, n: usize, why: &str) {
+/// Sessions of the server idle in a transaction: a streamed page waiting for its client.
+const WAITING: &str = "idle in transaction";
+
+/// Waits (up to 15 s) until `n` of the server's sessions are in `state`.
+fn until_sessions(pg: &Postgres, state: &str, n: usize, why: &str) {
     let mut tries = 0;
-    while pg.sql(&format!("SELECT count(*) {WAITING}")).trim() != n.to_string() {
+    let sql = format!("SELECT count(*) {}", sessions(state));
+    while pg.sql(&sql).trim() != n.to_string() {
         tries += 1;
         assert!(tries < 300, "{why}");
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -376,6 +382,52 @@ fn cursors_while_rows_change_and_a_database_that_goes_away(http: bool) {
 }
 
 #[test]
+fn connections_lost_while_idle_fail_no_call_over_stdio() {
+    connections_lost_while_idle_fail_no_call(false);
+}
+
+#[test]
+fn connections_lost_while_idle_fail_no_call_over_http() {
+    connections_lost_while_idle_fail_no_call(true);
+}
+
+/// Every connection of the pool is severed while idle, unknown to the server until it uses
+/// one: each call still gets its answer, from a new connection made within the call, on
+/// both clients (a page read ahead by a task, a count, a `get` on a blocking thread).
+fn connections_lost_while_idle_fail_no_call(http: bool) {
+    let pg = Postgres::start();
+    pg.sql(
+        "CREATE TABLE t (id int PRIMARY KEY, grp int, name text);
+            INSERT INTO t SELECT g, g % 3, 'n' || g FROM generate_series(1, 30) g;",
+    );
+    let relay = Relay::to(pg.port);
+    let spec = format!("t={}#t", relay.url());
+    let mut s = Served::start(http, &["--collection", &spec]);
+    // A `where` of its own each round: its count is not one kept from before.
+    for grp in 0..3 {
+        let r = list(
+            &mut s,
+            1,
+            json!({"where": {"grp": grp}, "limit": 3, "_select": ["id"]}),
+        );
+        let t = texts(&r["result"]);
+        let first = if grp == 0 { 3 } else { grp };
+        let want = json!([{"id": first}, {"id": first + 3}, {"id": first + 6}]).to_string();
+        assert_eq!(t[0], want, "round {grp}: {t:?}");
+        assert!(t[1].contains("3 shown, 7 hidden"), "round {grp}: {t:?}");
+        let r = s.call(call(
+            2,
+            "t",
+            json!({"action": "get", "id": 2, "format": "compact"}),
+        ));
+        let t = texts(&r["result"]);
+        assert_eq!(t[0], r#"{"id":2,"grp":2,"name":"n2"}"#, "round {grp}");
+        relay.sever();
+    }
+    assert!(stderr_lines(s.raw()).iter().all(|l| !l.contains(PASSWORD)));
+}
+
+#[test]
 fn statements_and_counts_under_time_limits_over_stdio() {
     statements_and_counts_under_time_limits(false);
 }
@@ -476,8 +528,11 @@ fn a_streamed_page_cut_by_the_database_or_the_client_ends_as_one_message() {
     let spec = format!("t={}#t", pg.url());
     let mut s = Raw::start_paused(&uncapped(&spec));
     s.send_json(&call(1, "t", json!({"action": "list", "limit": ROWS})));
-    until_waiting(&pg, 1, "the server never waited mid-page");
-    pg.sql(&format!("SELECT pg_terminate_backend(pid) {WAITING}"));
+    until_sessions(&pg, WAITING, 1, "the server never waited mid-page");
+    pg.sql(&format!(
+        "SELECT pg_terminate_backend(pid) {}",
+        sessions(WAITING)
+    ));
     s.resume();
     let r = s.json();
     assert_eq!(r["result"]["isError"], json!(true));
@@ -508,7 +563,7 @@ fn a_streamed_page_cut_by_the_database_or_the_client_ends_as_one_message() {
     // Cancelled mid-page: the message closes as cancelled, and the session is released.
     let mut s = Raw::start_paused(&uncapped(&spec));
     s.send_json(&call(7, "t", json!({"action": "list", "limit": ROWS})));
-    until_waiting(&pg, 1, "the server never waited mid-page");
+    until_sessions(&pg, WAITING, 1, "the server never waited mid-page");
     s.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#);
     s.resume();
     let r = s.json();
@@ -521,7 +576,12 @@ fn a_streamed_page_cut_by_the_database_or_the_client_ends_as_one_message() {
             .starts_with("<tool_error code=\"CANCELLED\">"),
         "{t:?}"
     );
-    until_waiting(&pg, 0, "the session of a cancelled page is never released");
+    until_sessions(
+        &pg,
+        WAITING,
+        0,
+        "the session of a cancelled page is never released",
+    );
 }
 
 /// `--db-statements 1`: one statement at a time on the database; a streamed page whose
@@ -552,7 +612,7 @@ fn a_stalled_streamed_page_does_not_hold_the_databases_turn() {
     .unwrap();
     stalled.write_all(&body).unwrap();
     // Nobody reads: the server waits mid-page, its session idle in its transaction.
-    until_waiting(&pg, 1, "the server never waited mid-page");
+    until_sessions(&pg, WAITING, 1, "the server never waited mid-page");
     for i in 0..5 {
         let (status, _, b) = s.post(
             &call(

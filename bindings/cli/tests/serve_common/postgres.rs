@@ -3,8 +3,12 @@
 //! listening only on 127.0.0.1 at a free port, with a password (scram-sha-256). Stopped and
 //! removed on drop.
 
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The newest installed server's binaries (`/usr/lib/postgresql/N/bin`, Debian's layout).
@@ -98,7 +102,7 @@ impl Postgres {
             "initdb: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
+        let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
             .unwrap()
@@ -194,5 +198,68 @@ impl Drop for Postgres {
     fn drop(&mut self) {
         self.stop();
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A TCP relay on 127.0.0.1 to a database that can sever the connections it carries, as a
+/// database restarted while a client's connections sat idle does, before the client has
+/// noticed: after [`sever`](Self::sever), a connection made before it is closed, unforwarded,
+/// the moment its client sends anything. Connections made after it are relayed as usual.
+pub struct Relay {
+    pub port: u16,
+    severed: Arc<AtomicU64>,
+}
+
+impl Relay {
+    /// Relays 127.0.0.1:`port` from a free port until the test process ends.
+    pub fn to(port: u16) -> Relay {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let relay = Relay {
+            port: listener.local_addr().unwrap().port(),
+            severed: Arc::new(AtomicU64::new(0)),
+        };
+        let severed = relay.severed.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let (Ok(client), Ok(server)) = (client, TcpStream::connect(("127.0.0.1", port)))
+                else {
+                    continue;
+                };
+                let born = severed.load(Ordering::SeqCst);
+                let severed = severed.clone();
+                let (mut from_client, mut to_client) = (client.try_clone().unwrap(), client);
+                let (mut from_server, mut to_server) = (server.try_clone().unwrap(), server);
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut from_server, &mut to_client);
+                    let _ = to_client.shutdown(Shutdown::Both);
+                });
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 8192];
+                    while let Ok(n @ 1..) = from_client.read(&mut buf) {
+                        if severed.load(Ordering::SeqCst) != born
+                            || to_server.write_all(&buf[..n]).is_err()
+                        {
+                            break;
+                        }
+                    }
+                    let _ = from_client.shutdown(Shutdown::Both);
+                    let _ = to_server.shutdown(Shutdown::Both);
+                });
+            }
+        });
+        relay
+    }
+
+    /// Severs every connection relayed so far.
+    pub fn sever(&self) {
+        self.severed.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The URL of database `postgres` through the relay, with the password in it.
+    pub fn url(&self) -> String {
+        format!(
+            "postgres://{USER}:{PASSWORD}@127.0.0.1:{}/postgres",
+            self.port
+        )
     }
 }
