@@ -428,6 +428,51 @@ fn connections_lost_while_idle_fail_no_call(http: bool) {
 }
 
 #[test]
+fn a_client_gone_while_its_page_is_read_ahead_is_logged_and_the_server_goes_on() {
+    use std::io::Write;
+    let pg = Postgres::start();
+    pg.sql(
+        "CREATE TABLE t (id int PRIMARY KEY);
+            INSERT INTO t VALUES (1), (2);
+            CREATE VIEW slow AS SELECT t.id FROM t, (SELECT pg_sleep(2)) s;",
+    );
+    let presenter = temp_file("p.json", br#"{"name": "Slow", "key": "id"}"#);
+    let (slow, t) = (
+        format!("slow={}#slow", pg.url()),
+        format!("t={}#t", pg.url()),
+    );
+    let p = format!("slow={}", presenter.display());
+    let s = Http::start(&["--collection", &slow, "--collection", &t, "--presenter", &p]);
+    let body = serde_json::to_vec(&call(7, "slow", json!({"action": "list"}))).unwrap();
+    let mut sock = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    write!(
+        sock,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+        s.port,
+        body.len()
+    )
+    .unwrap();
+    sock.write_all(&body).unwrap();
+    until_sessions(&pg, "active", 1, "the page is never read");
+    drop(sock);
+    let log = s.raw.stderr.recv_timeout(WAIT).expect("a log line");
+    assert!(
+        log.contains("call 7 of slow cancelled (connection closed)"),
+        "{log}"
+    );
+    // The others are answered.
+    let r = post(
+        s.port,
+        &call(8, "t", json!({"action": "get", "id": 2})),
+        "application/json",
+    );
+    assert_eq!(r.0, 200);
+    let r: Value = serde_json::from_slice(&r.2).unwrap();
+    assert_eq!(data_json(&r), json!({"id": 2}));
+}
+
+#[test]
 fn statements_and_counts_under_time_limits_over_stdio() {
     statements_and_counts_under_time_limits(false);
 }

@@ -620,7 +620,9 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
             // A page of a database whose client is asynchronous is read by this task (no
             // thread waits for the database); a short one is then answered here too, its
             // engine work a few tens of microseconds (docs/DECISIONS.md, "Database sources").
+            let reading = Unanswered(&job);
             let prefetched = job.prefetch().await;
+            reading.answered();
             if prefetched.as_ref().is_some_and(|p| p.rows() <= INLINE_ROWS) {
                 let chunks = std::cell::RefCell::new(Vec::<Bytes>::new());
                 let send = |b: Bytes| {
@@ -650,11 +652,7 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
             tokio::task::spawn_blocking(move || {
                 let outcome = stream::run(&job, prefetched, framing, &tx, &cancel);
                 if outcome == crate::respond::Outcome::Cancelled {
-                    eprintln!(
-                        "toolwire serve: call {} of {} cancelled (connection closed)",
-                        job.key,
-                        job.tool_name()
-                    );
+                    log_cancelled(&job);
                 }
             });
             let mut r = Response::new(Body {
@@ -668,6 +666,33 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
             r
         }
     }
+}
+
+/// A call whose page is being read ahead: its client closing the connection drops the
+/// request's task, and with it this, which says so in the log as a cancelled streamed call
+/// does.
+struct Unanswered<'a>(&'a rpc::CallJob);
+
+impl Unanswered<'_> {
+    /// The page was read: the call goes on.
+    fn answered(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for Unanswered<'_> {
+    fn drop(&mut self) {
+        log_cancelled(self.0);
+    }
+}
+
+/// The log line of a call whose client closed the connection before its answer was sent.
+fn log_cancelled(job: &rpc::CallJob) {
+    eprintln!(
+        "toolwire serve: call {} of {} cancelled (connection closed)",
+        job.key,
+        job.tool_name()
+    );
 }
 
 /// The most rows of a page read ahead ([`CallJob::prefetch`]) that the runtime's task
