@@ -398,7 +398,7 @@ fn connections_lost_while_idle_fail_no_call(http: bool) {
     let pg = Postgres::start();
     pg.sql(
         "CREATE TABLE t (id int PRIMARY KEY, grp int, name text);
-            INSERT INTO t SELECT g, g % 3, 'n' || g FROM generate_series(1, 30) g;",
+         INSERT INTO t SELECT g, g % 3, 'n' || g FROM generate_series(1, 30) g;",
     );
     let relay = Relay::to(pg.port);
     let spec = format!("t={}#t", relay.url());
@@ -433,8 +433,8 @@ fn a_client_gone_while_its_page_is_read_ahead_is_logged_and_the_server_goes_on()
     let pg = Postgres::start();
     pg.sql(
         "CREATE TABLE t (id int PRIMARY KEY);
-            INSERT INTO t VALUES (1), (2);
-            CREATE VIEW slow AS SELECT t.id FROM t, (SELECT pg_sleep(2)) s;",
+         INSERT INTO t VALUES (1), (2);
+         CREATE VIEW slow AS SELECT t.id FROM t, (SELECT pg_sleep(2)) s;",
     );
     let presenter = temp_file("p.json", br#"{"name": "Slow", "key": "id"}"#);
     let (slow, t) = (
