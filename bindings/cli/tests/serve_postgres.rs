@@ -428,13 +428,13 @@ fn connections_lost_while_idle_fail_no_call(http: bool) {
 }
 
 #[test]
-fn a_client_gone_while_its_page_is_read_ahead_is_logged_and_the_server_goes_on() {
+fn a_client_gone_while_its_page_is_read_ahead_cancels_its_statement_and_is_logged() {
     use std::io::Write;
     let pg = Postgres::start();
     pg.sql(
         "CREATE TABLE t (id int PRIMARY KEY);
          INSERT INTO t VALUES (1), (2);
-         CREATE VIEW slow AS SELECT t.id FROM t, (SELECT pg_sleep(2)) s;",
+         CREATE VIEW slow AS SELECT t.id FROM t, (SELECT pg_sleep(60)) s;",
     );
     let presenter = temp_file("p.json", br#"{"name": "Slow", "key": "id"}"#);
     let (slow, t) = (
@@ -442,7 +442,16 @@ fn a_client_gone_while_its_page_is_read_ahead_is_logged_and_the_server_goes_on()
         format!("t={}#t", pg.url()),
     );
     let p = format!("slow={}", presenter.display());
-    let s = Http::start(&["--collection", &slow, "--collection", &t, "--presenter", &p]);
+    let s = Http::start(&[
+        "--collection",
+        &slow,
+        "--collection",
+        &t,
+        "--presenter",
+        &p,
+        "--statement-timeout-ms",
+        "120000",
+    ]);
     let body = serde_json::to_vec(&call(7, "slow", json!({"action": "list"}))).unwrap();
     let mut sock = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
     write!(
@@ -461,6 +470,8 @@ fn a_client_gone_while_its_page_is_read_ahead_is_logged_and_the_server_goes_on()
         log.contains("call 7 of slow cancelled (connection closed)"),
         "{log}"
     );
+    // The statement is cancelled, not left to run to its time limit outside the gate.
+    until_sessions(&pg, "active", 0, "the statement of a gone client runs on");
     // The others are answered.
     let r = post(
         s.port,

@@ -188,6 +188,29 @@ impl Live {
     }
 }
 
+/// A statement of a task that may be dropped before its answer (the request's task, when
+/// its client closes the connection): dropped unfinished, it asks the database to cancel the
+/// statement, which would otherwise run on, no longer counted by the gate, up to its time
+/// limit.
+struct Unfinished(Option<tokio_postgres::CancelToken>);
+
+impl Unfinished {
+    fn finished(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if let (Some(token), Ok(rt)) = (self.0.take(), tokio::runtime::Handle::try_current()) {
+            rt.spawn(async move {
+                // Nothing to do if it fails: the connection is being closed anyway.
+                let _ = token.cancel_query(NoTls).await;
+            });
+        }
+    }
+}
+
 /// What a table needs at start-up.
 pub(crate) struct Options<'a> {
     /// `postgres://…` without `#TABLE`.
@@ -535,7 +558,9 @@ impl PgTable {
                     .await
                     .map_err(QueryError::Source)?,
             };
+            let running = Unfinished(Some(c.client.cancel_token()));
             let ran = c.run(sql, params, within).await;
+            running.finished();
             let put = |c: Live| self.live.lock().unwrap_or_else(|p| p.into_inner()).push(c);
             match ran {
                 Ok(rows) => {
