@@ -289,17 +289,10 @@ fn bearer_token_and_remote_bind() {
 fn a_client_that_disconnects_mid_stream_stops_the_encoding() {
     let spec = large_collection("rows", 60_000);
     let s = Http::start(&uncapped(&spec));
-    let b =
-        serde_json::to_vec(&call(1, "rows", json!({"action": "list", "limit": 60000}))).unwrap();
-    let mut sock = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
-    write!(
-        sock,
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\n\r\n",
+    let mut sock = posted(
         s.port,
-        b.len()
-    )
-    .unwrap();
-    sock.write_all(&b).unwrap();
+        &call(1, "rows", json!({"action": "list", "limit": 60000})),
+    );
     // The first bytes arrive while the rest is still being encoded.
     let mut first = vec![0u8; 4096];
     sock.set_read_timeout(Some(WAIT)).unwrap();

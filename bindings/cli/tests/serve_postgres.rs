@@ -429,7 +429,6 @@ fn connections_lost_while_idle_fail_no_call(http: bool) {
 
 #[test]
 fn a_client_gone_while_its_page_is_read_ahead_cancels_its_statement_and_is_logged() {
-    use std::io::Write;
     let pg = Postgres::start();
     pg.sql(
         "CREATE TABLE t (id int PRIMARY KEY);
@@ -452,17 +451,7 @@ fn a_client_gone_while_its_page_is_read_ahead_cancels_its_statement_and_is_logge
         "--statement-timeout-ms",
         "120000",
     ]);
-    let body = serde_json::to_vec(&call(7, "slow", json!({"action": "list"}))).unwrap();
-    let mut sock = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
-    write!(
-        sock,
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
-        s.port,
-        body.len()
-    )
-    .unwrap();
-    sock.write_all(&body).unwrap();
+    let sock = posted(s.port, &call(7, "slow", json!({"action": "list"})));
     until_sessions(&pg, "active", 1, "the page is never read");
     drop(sock);
     let log = s.raw.stderr.recv_timeout(WAIT).expect("a log line");
@@ -645,7 +634,6 @@ fn a_streamed_page_cut_by_the_database_or_the_client_ends_as_one_message() {
 /// answered meanwhile.
 #[test]
 fn a_stalled_streamed_page_does_not_hold_the_databases_turn() {
-    use std::io::Write;
     let pg = Postgres::start();
     pg.sql(
         "CREATE TABLE t (id int PRIMARY KEY, s text);
@@ -656,17 +644,10 @@ fn a_stalled_streamed_page_does_not_hold_the_databases_turn() {
     // No limit on a stalled write: the page stays stalled for as long as the test runs.
     args.extend(["--db-statements", "1", "--write-timeout", "0"]);
     let s = Http::start(&args);
-    let body =
-        serde_json::to_vec(&call(1, "t", json!({"action": "list", "limit": 300000}))).unwrap();
-    let mut stalled = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
-    write!(
-        stalled,
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+    let stalled = posted(
         s.port,
-        body.len()
-    )
-    .unwrap();
-    stalled.write_all(&body).unwrap();
+        &call(1, "t", json!({"action": "list", "limit": 300000})),
+    );
     // Nobody reads: the server waits mid-page, its session idle in its transaction.
     until_sessions(&pg, WAITING, 1, "the server never waited mid-page");
     for i in 0..5 {

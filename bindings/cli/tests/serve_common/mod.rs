@@ -336,6 +336,22 @@ fn post_with(port: u16, msg: &Value, headers: &str) -> (u16, String, Vec<u8>) {
     raw_http(port, &head, &b)
 }
 
+/// A connection to 127.0.0.1:`port` with a POST of `msg` sent on it and nothing read yet: a
+/// client that stops reading, or goes away, mid-call.
+pub fn posted(port: u16, msg: &Value) -> std::net::TcpStream {
+    let b = serde_json::to_vec(msg).unwrap();
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+        b.len()
+    )
+    .unwrap();
+    s.write_all(&b).unwrap();
+    s
+}
+
 /// Sends `head` + `body` to 127.0.0.1:`port` and reads the whole response.
 pub fn raw_http(port: u16, head: &str, body: &[u8]) -> (u16, String, Vec<u8>) {
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
