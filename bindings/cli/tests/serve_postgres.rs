@@ -125,9 +125,12 @@ fn stderr_lines(s: &Raw) -> Vec<String> {
     std::iter::from_fn(|| s.stderr.try_recv().ok()).collect()
 }
 
-/// The server's sessions in `state` (`pg_stat_activity`).
+/// The server's sessions (`pg_stat_activity`).
+const SESSIONS: &str = "FROM pg_stat_activity WHERE application_name = 'toolwire serve'";
+
+/// The server's sessions in `state`.
 fn sessions(state: &str) -> String {
-    format!("FROM pg_stat_activity WHERE application_name = 'toolwire serve' AND state = '{state}'")
+    format!("{SESSIONS} AND state = '{state}'")
 }
 
 /// Sessions of the server idle in a transaction: a streamed page waiting for its client.
@@ -576,7 +579,9 @@ fn a_streamed_page_cut_by_the_database_or_the_client_ends_as_one_message() {
     until_sessions(&pg, WAITING, 1, "the server never waited mid-page");
     // Every session of the server, whatever its state: one seen waiting may be fetching by
     // now if the pipe was not full yet.
-    let ended = pg.sql("SELECT bool_or(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'toolwire serve'");
+    let ended = pg.sql(&format!(
+        "SELECT bool_or(pg_terminate_backend(pid)) {SESSIONS}"
+    ));
     assert_eq!(ended.trim(), "t");
     s.resume();
     let r = s.json();

@@ -329,11 +329,15 @@ pub fn post(port: u16, msg: &Value, accept: &str) -> (u16, String, Vec<u8>) {
 /// [`post`] with these header lines.
 fn post_with(port: u16, msg: &Value, headers: &str) -> (u16, String, Vec<u8>) {
     let b = serde_json::to_vec(msg).unwrap();
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
-        b.len()
-    );
+    let head = post_head(port, &format!("{headers}Connection: close\r\n"), b.len());
     raw_http(port, &head, &b)
+}
+
+/// The head of a POST to /mcp with these header lines and a body of `len` bytes.
+fn post_head(port: u16, headers: &str, len: usize) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n{headers}Content-Length: {len}\r\n\r\n"
+    )
 }
 
 /// A connection to 127.0.0.1:`port` with a POST of `msg` sent on it and nothing read yet: a
@@ -341,13 +345,12 @@ fn post_with(port: u16, msg: &Value, headers: &str) -> (u16, String, Vec<u8>) {
 pub fn posted(port: u16, msg: &Value) -> std::net::TcpStream {
     let b = serde_json::to_vec(msg).unwrap();
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(
-        s,
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
-        b.len()
-    )
-    .unwrap();
+    let head = post_head(
+        port,
+        "Accept: application/json, text/event-stream\r\n",
+        b.len(),
+    );
+    s.write_all(head.as_bytes()).unwrap();
     s.write_all(&b).unwrap();
     s
 }

@@ -166,10 +166,7 @@ impl Postgres {
 
     /// The URL of database `postgres` with the password in it.
     pub fn url(&self) -> String {
-        format!(
-            "postgres://{USER}:{PASSWORD}@127.0.0.1:{}/postgres",
-            self.port
-        )
+        url_at(self.port)
     }
 
     /// The URL without the password (given by `PGPASSWORD`).
@@ -257,9 +254,11 @@ impl Relay {
 
     /// The URL of database `postgres` through the relay, with the password in it.
     pub fn url(&self) -> String {
-        format!(
-            "postgres://{USER}:{PASSWORD}@127.0.0.1:{}/postgres",
-            self.port
-        )
+        url_at(self.port)
     }
+}
+
+/// The URL of database `postgres` at 127.0.0.1:`port`, with the password in it.
+fn url_at(port: u16) -> String {
+    format!("postgres://{USER}:{PASSWORD}@127.0.0.1:{port}/postgres")
 }
