@@ -436,7 +436,7 @@ fn a_client_gone_while_its_page_is_read_ahead_cancels_its_statement_and_is_logge
     pg.sql(
         "CREATE TABLE t (id int PRIMARY KEY);
          INSERT INTO t VALUES (1), (2);
-         CREATE VIEW slow AS SELECT t.id FROM t, (SELECT pg_sleep(60)) s;",
+         CREATE VIEW slow AS SELECT id, CASE WHEN id = 1 THEN pg_sleep(60)::text END AS s FROM t;",
     );
     let presenter = temp_file("p.json", br#"{"name": "Slow", "key": "id"}"#);
     let (slow, t) = (
@@ -456,15 +456,30 @@ fn a_client_gone_while_its_page_is_read_ahead_cancels_its_statement_and_is_logge
     ]);
     let sock = posted(s.port, &call(7, "slow", json!({"action": "list"})));
     until_sessions(&pg, "active", 1, "the page is never read");
+    let pid = pg.sql(&format!("SELECT pid {}", sessions("active")));
+    let all = format!("SELECT count(*) {SESSIONS}");
+    let before = pg.sql(&all);
     drop(sock);
     let log = s.raw.stderr.recv_timeout(WAIT).expect("a log line");
     assert!(
         log.contains("call 7 of slow cancelled (connection closed)"),
         "{log}"
     );
-    // The statement is cancelled, not left to run to its time limit outside the gate.
+    // The statement is cancelled, not left to run to its time limit outside the gate, and
+    // its connection kept: a client closing its connections does not make the server
+    // connect anew each time.
     until_sessions(&pg, "active", 0, "the statement of a gone client runs on");
-    // The others are answered.
+    let state = format!(
+        "SELECT state FROM pg_stat_activity WHERE pid = {}",
+        pid.trim()
+    );
+    let mut tries = 0;
+    while pg.sql(&state).trim() != "idle" {
+        tries += 1;
+        assert!(tries < 300, "the connection of a gone client is not kept");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // The others are answered; a page of the same table on the kept connection.
     let r = post(
         s.port,
         &call(8, "t", json!({"action": "get", "id": 2})),
@@ -473,6 +488,12 @@ fn a_client_gone_while_its_page_is_read_ahead_cancels_its_statement_and_is_logge
     assert_eq!(r.0, 200);
     let r: Value = serde_json::from_slice(&r.2).unwrap();
     assert_eq!(data_json(&r), json!({"id": 2}));
+    let page = json!({"action": "list", "where": {"id": 2}, "format": "compact"});
+    let r = post(s.port, &call(9, "slow", page), "application/json");
+    assert_eq!(r.0, 200);
+    let r: Value = serde_json::from_slice(&r.2).unwrap();
+    assert_eq!(texts(&r["result"])[0], r#"[{"id":2,"s":null}]"#);
+    assert_eq!(pg.sql(&all), before, "a new connection");
 }
 
 #[test]

@@ -23,7 +23,10 @@
 //! [`STATEMENTS_KEPT`]): PostgreSQL parses and plans a page's statement once a connection.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use postgres::types::{ToSql, Type};
@@ -72,7 +75,9 @@ pub(crate) struct PgTable {
     /// The same, for the connections of the server's runtime ([`Backend::page_async`]): at
     /// most one a turn at the gate is taken (a task takes its turn first), idle ones here.
     live_config: tokio_postgres::Config,
-    live: std::sync::Mutex<Vec<Live>>,
+    live: Idle,
+    /// Idle connections of `live` kept at most: one a turn at the gate.
+    live_keep: usize,
     /// Statements at once: fewer than the connections (a streamed page holds its connection
     /// while its client reads, but its turn only while a batch is fetched).
     gate: Gate,
@@ -188,26 +193,100 @@ impl Live {
     }
 }
 
-/// A statement of a task that may be dropped before its answer (the request's task, when
-/// its client closes the connection): dropped unfinished, it asks the database to cancel the
-/// statement, which would otherwise run on, no longer counted by the gate, up to its time
-/// limit.
-struct Unfinished(Option<tokio_postgres::CancelToken>);
+/// The idle connections of the server's runtime ([`PgTable::live`]), shared with the
+/// tasks that give back a connection whose statement was dropped ([`Running`]).
+type Idle = Arc<std::sync::Mutex<Vec<Live>>>;
 
-impl Unfinished {
-    fn finished(mut self) {
-        self.0 = None;
+fn lock(idle: &Idle) -> std::sync::MutexGuard<'_, Vec<Live>> {
+    idle.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A statement's answer and the connection it ran on.
+type Answer = (Live, Result<Vec<Row>, postgres::Error>);
+
+/// PostgreSQL's message for a statement ended by a cancel request (`QUERY_CANCELED` is also
+/// the code of a statement timeout). A server whose messages are translated never matches:
+/// its connections are closed rather than kept (below).
+const CANCELLED_BY_REQUEST: &str = "canceling statement due to user request";
+
+/// A statement on a connection of the server's runtime, run by a task that may be dropped
+/// before its answer (the request's task, when its client closes the connection). Dropped
+/// unfinished, it asks the database to cancel the statement, which would otherwise run on,
+/// no longer counted by the gate, up to its time limit; a task of its own then waits for the
+/// statement's end and puts the connection back with the idle ones when the cancel is what
+/// ended it. So a client closing its connections at will makes the server neither run
+/// statements nobody reads nor connect anew each time. A statement that ended otherwise
+/// closes its connection: the cancel is still on its way (PostgreSQL signals the backend
+/// after the request was sent) and would end whatever statement the connection ran next.
+struct Running {
+    /// The statement, on its connection, until answered.
+    answer: Option<Pin<Box<dyn Future<Output = Answer> + Send>>>,
+    cancel: tokio_postgres::CancelToken,
+    idle: Idle,
+    /// Idle connections kept at most (a given-back one past this many is closed).
+    keep: usize,
+}
+
+impl Running {
+    /// Runs `sql` on `c` as [`Live::run`] does.
+    fn start(
+        mut c: Live,
+        sql: &str,
+        params: &[String],
+        within: Option<Duration>,
+        idle: &Idle,
+        keep: usize,
+    ) -> Running {
+        let cancel = c.client.cancel_token();
+        let (sql, params) = (sql.to_owned(), params.to_vec());
+        Running {
+            answer: Some(Box::pin(async move {
+                let ran = c.run(&sql, &params, within).await;
+                (c, ran)
+            })),
+            cancel,
+            idle: Arc::clone(idle),
+            keep,
+        }
+    }
+
+    /// The statement's answer.
+    async fn answer(mut self) -> Answer {
+        let Some(answer) = self.answer.as_mut() else {
+            unreachable!("a Running holds its statement until answered")
+        };
+        let out = answer.await;
+        self.answer = None;
+        out
     }
 }
 
-impl Drop for Unfinished {
+impl Drop for Running {
     fn drop(&mut self) {
-        if let (Some(token), Ok(rt)) = (self.0.take(), tokio::runtime::Handle::try_current()) {
-            rt.spawn(async move {
-                // Nothing to do if it fails: the connection is being closed anyway.
-                let _ = token.cancel_query(NoTls).await;
-            });
-        }
+        let Some(answer) = self.answer.take() else {
+            return;
+        };
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (cancel, idle, keep) = (self.cancel.clone(), Arc::clone(&self.idle), self.keep);
+        rt.spawn(async move {
+            // A failed cancel (the database gone) leaves the statement to fail on its own.
+            let _ = cancel.cancel_query(NoTls).await;
+            let (c, ran) = answer.await;
+            let by_cancel = ran
+                .as_ref()
+                .err()
+                .and_then(|e| e.as_db_error())
+                .is_some_and(|d| {
+                    d.code() == &postgres::error::SqlState::QUERY_CANCELED
+                        && d.message() == CANCELLED_BY_REQUEST
+                });
+            let mut idle = lock(&idle);
+            if by_cancel && !c.client.is_closed() && idle.len() < keep {
+                idle.push(c);
+            }
+        });
     }
 }
 
@@ -449,7 +528,8 @@ impl PgTable {
             session,
             pool: Pool::new(o.pool),
             live_config,
-            live: std::sync::Mutex::new(Vec::new()),
+            live: Idle::default(),
+            live_keep: o.statements.max(1),
             gate: Gate::new(o.statements),
             statement_timeout: o.statement_timeout,
             counts: CountCache::default(),
@@ -549,19 +629,19 @@ impl PgTable {
         let mut again = true;
         loop {
             let idle = {
-                let mut idle = self.live.lock().unwrap_or_else(|p| p.into_inner());
+                let mut idle = lock(&self.live);
                 std::iter::from_fn(|| idle.pop()).find(|c| !c.client.is_closed())
             };
-            let mut c = match idle {
+            let c = match idle {
                 Some(c) => c,
                 None => Live::connect(&self.live_config, &self.session)
                     .await
                     .map_err(QueryError::Source)?,
             };
-            let running = Unfinished(Some(c.client.cancel_token()));
-            let ran = c.run(sql, params, within).await;
-            running.finished();
-            let put = |c: Live| self.live.lock().unwrap_or_else(|p| p.into_inner()).push(c);
+            let (mut c, ran) = Running::start(c, sql, params, within, &self.live, self.live_keep)
+                .answer()
+                .await;
+            let put = |c: Live| lock(&self.live).push(c);
             match ran {
                 Ok(rows) => {
                     put(c);
@@ -569,7 +649,7 @@ impl PgTable {
                 }
                 Err(e) if c.client.is_closed() || ends_session(&e) => {
                     // The idle ones most likely lost their server too.
-                    self.live.lock().unwrap_or_else(|p| p.into_inner()).clear();
+                    lock(&self.live).clear();
                     if !std::mem::take(&mut again) {
                         return Err(QueryError::from(e));
                     }
