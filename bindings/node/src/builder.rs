@@ -24,8 +24,8 @@ use toolwire::present::{Callback, Presenter};
 use toolwire::wire::{self, Format, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, ui};
 
 use crate::{
-    CallArgs, JsText, NativePresenter, NativeReply, SyncText, engine_error, mark, native_reply,
-    respond, sync_bytes, usage,
+    CallArgs, JsText, NativePresenter, NativeReply, SyncText, engine_error, native_reply,
+    presenter_error, respond, sync_bytes, usage,
 };
 
 /// `(n, json, items, id)`: callback `n`, its value as compact JSON text, the number of items
@@ -208,14 +208,8 @@ impl NativePresenter {
             .collect::<Result<Vec<_>>>()?;
         let doc = toolwire::json::parse(json.as_bytes(), &ParseOptions::default())
             .map_err(|e| engine_error(&e))?;
-        let inner = Presenter::from_doc_with(doc.root(), callbacks).map_err(|e| {
-            let message = if e.path().is_empty() {
-                e.message().to_owned()
-            } else {
-                format!("{}: {}", e.path(), e.message())
-            };
-            mark("presenter", &message, None)
-        })?;
+        let inner =
+            Presenter::from_doc_with(doc.root(), callbacks).map_err(|e| presenter_error(&e))?;
         Ok(NativePresenter { inner })
     }
 

@@ -29,7 +29,7 @@ use napi_derive::napi;
 use toolwire::call::{Framing, Input, Problem, ToolCall};
 use toolwire::frame::{Id, Protocol};
 use toolwire::json::{ParseOptions, to_vec_compact};
-use toolwire::present::{ActionDescription, Overrides, Presenter};
+use toolwire::present::{ActionDescription, Overrides, Presenter, PresenterError};
 use toolwire::toon::{self, DecodeOptions, Delimiter, EncodeOptions};
 use toolwire::wire::Format;
 
@@ -80,6 +80,16 @@ fn mark(category: &str, message: &str, position: Option<(usize, usize)>) -> Erro
         Status::GenericFailure,
         format!("{ERROR_MARK}{}", String::from_utf8_lossy(&json)),
     )
+}
+
+/// An invalid presenter file, its path first.
+fn presenter_error(e: &PresenterError) -> Error {
+    let message = if e.path().is_empty() {
+        e.message().to_owned()
+    } else {
+        format!("{}: {}", e.path(), e.message())
+    };
+    mark("presenter", &message, None)
 }
 
 /// A usage error (a bad option value).
@@ -406,14 +416,7 @@ impl NativePresenter {
     /// Compiles a presenter file (its JSON text).
     #[napi(constructor, catch_unwind)]
     pub fn new(json: String) -> Result<NativePresenter> {
-        let inner = Presenter::from_json(json.as_bytes()).map_err(|e| {
-            let message = if e.path().is_empty() {
-                e.message().to_owned()
-            } else {
-                format!("{}: {}", e.path(), e.message())
-            };
-            mark("presenter", &message, None)
-        })?;
+        let inner = Presenter::from_json(json.as_bytes()).map_err(|e| presenter_error(&e))?;
         Ok(NativePresenter { inner })
     }
 
