@@ -695,8 +695,9 @@ fn log_cancelled(job: &rpc::CallJob) {
     );
 }
 
-/// The most rows of a page read ahead ([`CallJob::prefetch`]) that the runtime's task
-/// answers itself; a longer one goes to a blocking thread.
+/// The most rows of a page read ahead
+/// ([`CallJob::prefetch`](crate::rpc::CallJob::prefetch)) that the runtime's task answers
+/// itself; a longer one goes to a blocking thread.
 const INLINE_ROWS: usize = 256;
 
 /// Why a request body is not read: 400, 413, 408.

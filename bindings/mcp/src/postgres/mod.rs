@@ -21,22 +21,28 @@
 //! gone closes the idle connections and runs again on a new one, so the server recovers by
 //! itself when the database is back. Each connection keeps the statements it prepared (at most
 //! [`STATEMENTS_KEPT`]): PostgreSQL parses and plans a page's statement once a connection.
+//!
+//! `live.rs` holds the connections of the server's runtime, `member.rs` reads a page's keys
+//! from its rows' JSON.
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::str::FromStr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use postgres::types::{ToSql, Type};
 use postgres::{Client, NoTls, Row, Statement};
 
 use crate::scalar::{Scalar, is_integer_lexeme};
+
+mod live;
+mod member;
+
 use crate::source::{
     Backend, Column, Count, CountCache, Gate, Kind, Page, PageQuery, Pending, Pool, SourceError,
     quote_ident, split_table, without_password,
 };
+use live::{Idle, Live, Running, lock};
+use member::member;
 
 /// How a column compares and is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,172 +130,6 @@ impl Conn {
     }
 }
 
-/// A connection of the server's runtime and the statements it prepared: its I/O is a task
-/// of the runtime, so a call waits for the database without a thread of its own.
-struct Live {
-    client: tokio_postgres::Client,
-    prepared: HashMap<String, Statement>,
-}
-
-impl Live {
-    /// A new connection, its session set as [`connect`] sets one.
-    async fn connect(config: &tokio_postgres::Config, session: &str) -> Result<Live, SourceError> {
-        let (client, connection) = config.connect(NoTls).await.map_err(|e| classify(&e))?;
-        // Ends when the client is dropped or the server closes the connection (the client
-        // then reports itself closed).
-        tokio::spawn(connection);
-        client
-            .batch_execute(session)
-            .await
-            .map_err(|e| classify(&e))?;
-        Ok(Live {
-            client,
-            prepared: HashMap::new(),
-        })
-    }
-
-    /// [`Conn::statement`] on this connection.
-    async fn statement(&mut self, sql: &str, params: usize) -> Result<Statement, postgres::Error> {
-        if let Some(s) = self.prepared.get(sql) {
-            return Ok(s.clone());
-        }
-        if self.prepared.len() >= STATEMENTS_KEPT {
-            self.prepared.clear();
-        }
-        let s = self
-            .client
-            .prepare_typed(sql, &vec![Type::TEXT; params])
-            .await?;
-        self.prepared.insert(sql.to_owned(), s.clone());
-        Ok(s)
-    }
-
-    /// `sql` with text `params`, under `within` in a read-only transaction of its own when
-    /// given (a count), else as one statement under the session's limit.
-    async fn run(
-        &mut self,
-        sql: &str,
-        params: &[String],
-        within: Option<Duration>,
-    ) -> Result<Vec<Row>, postgres::Error> {
-        let st = self.statement(sql, params.len()).await?;
-        let Some(within) = within else {
-            return self.client.query(&st, &refs(params)).await;
-        };
-        let tx = self
-            .client
-            .build_transaction()
-            .read_only(true)
-            .start()
-            .await?;
-        tx.batch_execute(&format!(
-            "SET LOCAL statement_timeout = {}",
-            within.as_millis().max(1)
-        ))
-        .await?;
-        let rows = tx.query(&st, &refs(params)).await?;
-        tx.commit().await?;
-        Ok(rows)
-    }
-}
-
-/// The idle connections of the server's runtime ([`PgTable::live`]), shared with the
-/// tasks that give back a connection whose statement was dropped ([`Running`]).
-type Idle = Arc<std::sync::Mutex<Vec<Live>>>;
-
-fn lock(idle: &Idle) -> std::sync::MutexGuard<'_, Vec<Live>> {
-    idle.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// A statement's answer and the connection it ran on.
-type Answer = (Live, Result<Vec<Row>, postgres::Error>);
-
-/// PostgreSQL's message for a statement ended by a cancel request (`QUERY_CANCELED` is also
-/// the code of a statement timeout). A server whose messages are translated never matches:
-/// its connections are closed rather than kept (below).
-const CANCELLED_BY_REQUEST: &str = "canceling statement due to user request";
-
-/// A statement on a connection of the server's runtime, run by a task that may be dropped
-/// before its answer (the request's task, when its client closes the connection). Dropped
-/// unfinished, it asks the database to cancel the statement, which would otherwise run on,
-/// no longer counted by the gate, up to its time limit; a task of its own then waits for the
-/// statement's end and puts the connection back with the idle ones when the cancel is what
-/// ended it. So a client closing its connections at will makes the server neither run
-/// statements nobody reads nor connect anew each time. A statement that ended otherwise
-/// closes its connection: the cancel is still on its way (PostgreSQL signals the backend
-/// after the request was sent) and would end whatever statement the connection ran next.
-struct Running {
-    /// The statement, on its connection, until answered.
-    answer: Option<Pin<Box<dyn Future<Output = Answer> + Send>>>,
-    cancel: tokio_postgres::CancelToken,
-    idle: Idle,
-    /// Idle connections kept at most (a given-back one past this many is closed).
-    keep: usize,
-}
-
-impl Running {
-    /// Runs `sql` on `c` as [`Live::run`] does.
-    fn start(
-        mut c: Live,
-        sql: &str,
-        params: &[String],
-        within: Option<Duration>,
-        idle: &Idle,
-        keep: usize,
-    ) -> Running {
-        let cancel = c.client.cancel_token();
-        let (sql, params) = (sql.to_owned(), params.to_vec());
-        Running {
-            answer: Some(Box::pin(async move {
-                let ran = c.run(&sql, &params, within).await;
-                (c, ran)
-            })),
-            cancel,
-            idle: Arc::clone(idle),
-            keep,
-        }
-    }
-
-    /// The statement's answer.
-    async fn answer(mut self) -> Answer {
-        let Some(answer) = self.answer.as_mut() else {
-            unreachable!("a Running holds its statement until answered")
-        };
-        let out = answer.await;
-        self.answer = None;
-        out
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let Some(answer) = self.answer.take() else {
-            return;
-        };
-        let Ok(rt) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let (cancel, idle, keep) = (self.cancel.clone(), Arc::clone(&self.idle), self.keep);
-        rt.spawn(async move {
-            // A failed cancel (the database gone) leaves the statement to fail on its own.
-            let _ = cancel.cancel_query(NoTls).await;
-            let (c, ran) = answer.await;
-            let by_cancel = ran
-                .as_ref()
-                .err()
-                .and_then(|e| e.as_db_error())
-                .is_some_and(|d| {
-                    d.code() == &postgres::error::SqlState::QUERY_CANCELED
-                        && d.message() == CANCELLED_BY_REQUEST
-                });
-            let mut idle = lock(&idle);
-            if by_cancel && !c.client.is_closed() && idle.len() < keep {
-                idle.push(c);
-            }
-        });
-    }
-}
-
 /// What a table needs at start-up.
 pub(crate) struct Options<'a> {
     /// `postgres://…` without `#TABLE`.
@@ -328,87 +168,6 @@ fn classify(e: &postgres::Error) -> SourceError {
 /// `params` as the text values of a statement's parameters.
 fn refs(params: &[String]) -> Vec<&(dyn ToSql + Sync)> {
     params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
-}
-
-/// The JSON text of the member named `name` (as a JSON string literal) of `object`, a JSON
-/// object as PostgreSQL writes one: the text `to_json` gives that value, without a second
-/// column for it (whose `to_json` of every row cost PostgreSQL 7% of a page). `None` when
-/// `object` is not such an object.
-fn member<'a>(object: &'a str, name: &str) -> Option<&'a str> {
-    let b = object.as_bytes();
-    let ws = |mut i: usize| {
-        while b.get(i).is_some_and(u8::is_ascii_whitespace) {
-            i += 1;
-        }
-        i
-    };
-    // The end of the string that starts at `i` (after its closing quote).
-    let string_end = |mut i: usize| loop {
-        i += 1;
-        match *b.get(i)? {
-            b'"' => return Some(i + 1),
-            b'\\' => i += 1,
-            _ => {}
-        }
-    };
-    let value_end = |i: usize| match *b.get(i)? {
-        b'"' => string_end(i),
-        b'{' | b'[' => {
-            let (mut depth, mut j) = (0usize, i);
-            loop {
-                match *b.get(j)? {
-                    b'"' => j = string_end(j)?,
-                    b'{' | b'[' => (depth, j) = (depth + 1, j + 1),
-                    b'}' | b']' => {
-                        (depth, j) = (depth - 1, j + 1);
-                        if depth == 0 {
-                            return Some(j);
-                        }
-                    }
-                    _ => j += 1,
-                }
-            }
-        }
-        _ => {
-            let n = b[i..]
-                .iter()
-                .position(|c| matches!(c, b',' | b'}' | b']') || c.is_ascii_whitespace())
-                .unwrap_or(b.len() - i);
-            (n > 0).then_some(i + n)
-        }
-    };
-    let mut i = ws(0);
-    if b.get(i) != Some(&b'{') {
-        return None;
-    }
-    i += 1;
-    loop {
-        i = ws(i);
-        if b.get(i) != Some(&b'"') {
-            return None;
-        }
-        let key_end = string_end(i)?;
-        let key = &object[i..key_end];
-        i = ws(key_end);
-        if b.get(i) != Some(&b':') {
-            return None;
-        }
-        i = ws(i + 1);
-        let end = value_end(i)?;
-        // An escaped name is compared by what it says.
-        if key == name
-            || (key.contains('\\')
-                && serde_json::from_str::<String>(key).ok()
-                    == serde_json::from_str::<String>(name).ok())
-        {
-            return Some(&object[i..end]);
-        }
-        i = ws(end);
-        if b.get(i) != Some(&b',') {
-            return None;
-        }
-        i += 1;
-    }
 }
 
 /// A data exception (class 22: a value that does not convert): the call matches nothing.
@@ -1051,77 +810,5 @@ impl Backend for PgTable {
                 ran.map(|rows| rows.first().and_then(|r| r.get::<_, &str>(0).parse().ok())),
             )
         }))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::member;
-    use proptest::prelude::*;
-    use serde_json::Value;
-
-    /// Member names, some that need escaping, some that nested values share.
-    const NAMES: [&str; 7] = ["id", "i\"d", "a\\b", "é", "\u{1}x", "", "name"];
-
-    fn value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            any::<f64>()
-                .prop_filter("finite", |f| f.is_finite())
-                .prop_map(Value::from),
-            ".{0,6}".prop_map(Value::from),
-            prop::sample::select(&NAMES[..]).prop_map(Value::from),
-        ];
-        leaf.prop_recursive(3, 24, 4, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-                object(inner),
-            ]
-        })
-    }
-
-    fn object(inner: impl Strategy<Value = Value>) -> impl Strategy<Value = Value> {
-        prop::collection::vec((prop::sample::select(&NAMES[..]), inner), 0..5)
-            .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()))
-    }
-
-    proptest! {
-        /// The member's text is exactly the value's JSON (compact, as `row_to_json` writes a
-        /// row) or reads as the value (spaced and indented, as jsonb writes one); an absent
-        /// member is `None`, whatever nested objects hold.
-        #[test]
-        fn a_member_is_found_by_its_name_and_nowhere_else(
-            row in object(value()),
-            name in prop::sample::select(&NAMES[..]),
-        ) {
-            let json_name = Value::from(name).to_string();
-            let want = row.get(name);
-            let compact = row.to_string();
-            let text = want.map(Value::to_string);
-            prop_assert_eq!(member(&compact, &json_name), text.as_deref());
-            let pretty = serde_json::to_string_pretty(&row).unwrap();
-            let got = member(&pretty, &json_name).map(|t| serde_json::from_str::<Value>(t).unwrap());
-            prop_assert_eq!(got.as_ref(), want);
-        }
-    }
-
-    #[test]
-    fn what_is_not_an_object_has_no_member() {
-        for text in [
-            "",
-            "[]",
-            "1",
-            "{",
-            "{\"id\"",
-            "{\"id\":",
-            "{\"id\" 1}",
-            "{\"a\":1 \"id\":2}",
-            "{\"a\":\"x}",
-        ] {
-            assert_eq!(member(text, "\"id\""), None, "{text}");
-        }
-        assert_eq!(member(" { \"id\" : -1.5e3 } ", "\"id\""), Some("-1.5e3"));
     }
 }
