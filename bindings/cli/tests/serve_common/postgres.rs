@@ -124,7 +124,10 @@ impl Postgres {
             .args(["-h", "127.0.0.1", "-p", &self.port.to_string()])
             .arg("-k")
             .arg(self.dir.join("sock"))
+            // Messages in English whatever the machine's locale: a connection whose statement
+            // is cancelled is kept only when PostgreSQL says so in English.
             .args(["-c", "fsync=off", "-c", "max_connections=50"])
+            .args(["-c", "lc_messages=C"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
