@@ -597,6 +597,9 @@ fn a_streamed_page_cut_by_the_database_or_the_client_ends_as_one_message() {
     let spec = format!("t={}#t", pg.url());
     let mut s = Raw::start_paused(&uncapped(&spec));
     s.send_json(&call(1, "t", json!({"action": "list", "limit": ROWS})));
+    // Rows went out (a page that fails before its first row is read again, whole), and the
+    // server waits for its reader.
+    s.read_head(4096);
     until_sessions(&pg, WAITING, 1, "the server never waited mid-page");
     // Every session of the server, whatever its state: one seen waiting may be fetching by
     // now if the pipe was not full yet.
@@ -634,6 +637,8 @@ fn a_streamed_page_cut_by_the_database_or_the_client_ends_as_one_message() {
     // Cancelled mid-page: the message closes as cancelled, and the session is released.
     let mut s = Raw::start_paused(&uncapped(&spec));
     s.send_json(&call(7, "t", json!({"action": "list", "limit": ROWS})));
+    // Mid-message (a call cancelled before its first byte is answered with nothing).
+    s.read_head(4096);
     until_sessions(&pg, WAITING, 1, "the server never waited mid-page");
     s.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#);
     s.resume();

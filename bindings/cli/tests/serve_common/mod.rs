@@ -23,6 +23,8 @@ pub struct Raw {
     pub child: Child,
     stdin: Option<ChildStdin>,
     stdout: Option<std::process::ChildStdout>,
+    /// Bytes of stdout read while paused ([`Raw::read_head`]), the start of what it reads next.
+    head: Vec<u8>,
     tx: Option<mpsc::Sender<Vec<u8>>>,
     lines: mpsc::Receiver<Vec<u8>>,
     pub stderr: mpsc::Receiver<String>,
@@ -71,6 +73,7 @@ impl Raw {
         Raw {
             stdin: child.stdin.take(),
             stdout,
+            head: Vec::new(),
             tx: Some(tx),
             child,
             lines,
@@ -78,15 +81,40 @@ impl Raw {
         }
     }
 
+    /// While paused: waits (up to [`WAIT`]) for the first `n` bytes of stdout, which the
+    /// lines read after [`Raw::resume`] start with. Proof that the server has begun to
+    /// answer (a call cancelled before its first byte is answered with nothing at all).
+    pub fn read_head(&mut self, n: usize) {
+        let mut stdout = self.stdout.take().expect("read_head while paused");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = vec![0; n];
+            let read = stdout.read_exact(&mut buf);
+            let _ = tx.send((stdout, buf, read));
+        });
+        let (stdout, buf, read) = rx.recv_timeout(WAIT).expect("the first bytes of stdout");
+        read.expect("the first bytes of stdout");
+        self.stdout = Some(stdout);
+        self.head.extend_from_slice(&buf);
+    }
+
     /// Starts reading stdout.
     pub fn resume(&mut self) {
         let (Some(stdout), Some(tx)) = (self.stdout.take(), self.tx.take()) else {
             return;
         };
+        let mut head = std::mem::take(&mut self.head);
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
             loop {
-                let mut line = Vec::new();
+                let mut line = std::mem::take(&mut head);
+                if let Some(end) = line.iter().position(|&b| b == b'\n') {
+                    head = line.split_off(end + 1);
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                    continue;
+                }
                 match r.read_until(b'\n', &mut line) {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {
