@@ -138,9 +138,14 @@ const WAITING: &str = "idle in transaction";
 
 /// Waits (up to 15 s) until `n` of the server's sessions are in `state`.
 fn until_sessions(pg: &Postgres, state: &str, n: usize, why: &str) {
-    let mut tries = 0;
     let sql = format!("SELECT count(*) {}", sessions(state));
-    while pg.sql(&sql).trim() != n.to_string() {
+    until_sql(pg, &sql, &n.to_string(), why);
+}
+
+/// Waits (up to 15 s) until `sql` answers `want`.
+fn until_sql(pg: &Postgres, sql: &str, want: &str, why: &str) {
+    let mut tries = 0;
+    while pg.sql(sql).trim() != want {
         tries += 1;
         assert!(tries < 300, "{why}");
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -473,12 +478,12 @@ fn a_client_gone_while_its_page_is_read_ahead_cancels_its_statement_and_is_logge
         "SELECT state FROM pg_stat_activity WHERE pid = {}",
         pid.trim()
     );
-    let mut tries = 0;
-    while pg.sql(&state).trim() != "idle" {
-        tries += 1;
-        assert!(tries < 300, "the connection of a gone client is not kept");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    until_sql(
+        &pg,
+        &state,
+        "idle",
+        "a gone client's connection is not kept",
+    );
     // The others are answered; a page of the same table on the kept connection.
     let r = post(
         s.port,
