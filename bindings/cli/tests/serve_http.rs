@@ -285,6 +285,72 @@ fn bearer_token_and_remote_bind() {
     }
 }
 
+/// SIGTERM (a rolling restart): no new connections, the call being answered is answered
+/// whole, an idle keep-alive connection is closed at once, then the server exits 0.
+#[test]
+fn sigterm_lets_the_calls_being_answered_finish_then_stops() {
+    let spec = large_collection("rows", 60_000);
+    let mut s = Http::start(&uncapped(&spec));
+    let ping = |id: &str| json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+    // A keep-alive connection, answered once, then idle.
+    let idle = posted(s.port, &ping("before"));
+    let mut idle_r = std::io::BufReader::new(&idle);
+    let (status, head) = response_head(&mut idle_r);
+    assert_eq!(status, 200);
+    let body = response_body(&mut idle_r, &head);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&body).unwrap()["id"],
+        "before"
+    );
+    // A call being answered: its head is here, most of its body not yet read.
+    let big = json!({"action": "list", "limit": 60000, "format": "pretty"});
+    let busy = posted(s.port, &call(1, "rows", big));
+    let mut busy_r = std::io::BufReader::new(&busy);
+    let (status, head) = response_head(&mut busy_r);
+    assert_eq!(status, 200);
+    signal(s.raw.child.id(), "TERM");
+    let log = s.raw.stderr.recv_timeout(WAIT).expect("a log line");
+    assert!(
+        log.contains("SIGTERM: no new connections; 2 open, given 25 s to finish"),
+        "{log}"
+    );
+    assert!(std::net::TcpStream::connect(("127.0.0.1", s.port)).is_err());
+    // The idle connection is closed; the call is answered whole.
+    let mut rest = Vec::new();
+    (&idle).read_to_end(&mut rest).unwrap();
+    assert!(rest.is_empty(), "{}", String::from_utf8_lossy(&rest));
+    let body = response_body(&mut busy_r, &head);
+    let r: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(r["id"], 1);
+    assert_eq!(data_json(&r).as_array().map(Vec::len), Some(60_000));
+    let log = s.raw.stderr.recv_timeout(WAIT).expect("a log line");
+    assert_eq!(log, "toolwire serve: stopped");
+    assert!(s.raw.wait_exit().success());
+}
+
+/// What outlasts the shutdown grace is cut: a client that stops reading does not hold the
+/// server past `--shutdown-grace`.
+#[test]
+fn what_outlasts_the_shutdown_grace_is_cut() {
+    let spec = large_collection("rows", 60_000);
+    let mut s = Http::start(&[&uncapped(&spec)[..], &["--shutdown-grace", "1"]].concat());
+    let big = json!({"action": "list", "limit": 60000, "format": "pretty"});
+    let busy = posted(s.port, &call(1, "rows", big));
+    let mut busy_r = std::io::BufReader::new(&busy);
+    assert_eq!(response_head(&mut busy_r).0, 200);
+    signal(s.raw.child.id(), "TERM");
+    let log = s.raw.stderr.recv_timeout(WAIT).expect("a log line");
+    assert!(log.contains("1 open, given 1 s to finish"), "{log}");
+    let t0 = Instant::now();
+    let log = s.raw.stderr.recv_timeout(WAIT).expect("a log line");
+    assert_eq!(
+        log,
+        "toolwire serve: stopped with 1 connection(s) cut after the grace period"
+    );
+    assert!(s.raw.wait_exit().success());
+    assert!(t0.elapsed() < Duration::from_secs(10));
+}
+
 #[test]
 fn a_client_that_disconnects_mid_stream_stops_the_encoding() {
     let spec = large_collection("rows", 60_000);

@@ -69,7 +69,7 @@ pub fn fuzz_http(request: &[u8]) -> Vec<u8> {
     let (rt, state) = fixture();
     rt.block_on(async {
         let (client, server) = tokio::io::duplex(64 * 1024);
-        let conn = tokio::spawn(http::serve_connection(state.clone(), server, true));
+        let conn = tokio::spawn(http::serve_connection(state.clone(), server, true, None));
         let (mut rd, mut wr) = tokio::io::split(client);
         let write = async {
             // The server may close first (a 400 for a bad head): the rest is not read.

@@ -48,6 +48,8 @@ pub(crate) struct Config {
     max_concurrent: usize,
     max_connections: usize,
     limits: Limits,
+    /// How long open connections may take to finish after SIGTERM or SIGINT.
+    shutdown_grace: Duration,
 }
 
 /// The time limits of a connection (`None`: no limit).
@@ -107,6 +109,7 @@ impl Config {
             max_concurrent: args.max_concurrent.max(1),
             max_connections: args.limits.max_connections.max(1),
             limits: Limits::from_args(&args.limits),
+            shutdown_grace: Duration::from_secs(args.limits.shutdown_grace.min(1 << 30)),
         })
     }
 }
@@ -147,8 +150,16 @@ fn host_port(ip: IpAddr, port: u16) -> String {
     }
 }
 
-/// Binds, prints `listening on http://HOST:PORT/mcp` on stderr, and serves forever.
+/// Binds, prints `listening on http://HOST:PORT/mcp` on stderr, and serves until SIGTERM or
+/// SIGINT. Then it stops accepting (the listener is closed: a load balancer's next attempt
+/// goes to another replica), lets every connection finish the request it is answering and
+/// closes it (an idle keep-alive one at once), and returns when all are closed or the
+/// shutdown grace (`--shutdown-grace`) is over, cutting the rest; a second signal cuts them
+/// at once (docs/DECISIONS.md, "HTTP").
 pub(crate) async fn serve(server: Arc<Server>, cfg: Config) -> io::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
     let listener = tokio::net::TcpListener::bind(cfg.addr).await?;
     let local = listener.local_addr()?;
     eprintln!(
@@ -160,13 +171,26 @@ pub(crate) async fn serve(server: Arc<Server>, cfg: Config) -> io::Result<()> {
     // kernel's listen queue and are served as soon as a connection closes; none holds a
     // descriptor meanwhile. nginx accepts and closes instead, which fails clients that a
     // moment later could have been served.
-    let open = Arc::new(Semaphore::new(cfg.max_connections));
+    let max = cfg.max_connections;
+    let grace = cfg.shutdown_grace;
+    let open = Arc::new(Semaphore::new(max));
     let state = Arc::new(State::new(server, cfg, local));
-    loop {
-        let Ok(slot) = open.clone().acquire_owned().await else {
+    let (stop, stopping) = tokio::sync::watch::channel(false);
+    let signalled = loop {
+        let slot = tokio::select! {
+            _ = term.recv() => break "SIGTERM",
+            _ = int.recv() => break "SIGINT",
+            slot = open.clone().acquire_owned() => slot,
+        };
+        let Ok(slot) = slot else {
             unreachable!("the semaphore is never closed")
         };
-        let (stream, _) = match listener.accept().await {
+        let accepted = tokio::select! {
+            _ = term.recv() => break "SIGTERM",
+            _ = int.recv() => break "SIGINT",
+            accepted = listener.accept() => accepted,
+        };
+        let (stream, _) = match accepted {
             Ok(x) => x,
             // Out of file descriptors and the like: keep serving the others.
             Err(e) => {
@@ -176,19 +200,45 @@ pub(crate) async fn serve(server: Arc<Server>, cfg: Config) -> io::Result<()> {
             }
         };
         let _ = stream.set_nodelay(true);
-        let state = state.clone();
+        let (state, stopping) = (state.clone(), stopping.clone());
         tokio::spawn(async move {
-            serve_connection(state, stream, false).await;
+            serve_connection(state, stream, false, Some(stopping)).await;
             drop(slot);
         });
+    };
+    drop(listener);
+    // Counted before they are told to stop (an idle one closes at once).
+    let open_now = max - open.available_permits();
+    let _ = stop.send(true);
+    eprintln!(
+        "toolwire serve: {signalled}: no new connections; {open_now} open, given {} s to finish",
+        grace.as_secs()
+    );
+    let all = u32::try_from(max).unwrap_or(u32::MAX);
+    let finished = tokio::select! {
+        done = tokio::time::timeout(grace, open.acquire_many(all)) => done.is_ok(),
+        _ = term.recv() => false,
+        _ = int.recv() => false,
+    };
+    if finished {
+        eprintln!("toolwire serve: stopped");
+    } else {
+        let cut = max - open.available_permits();
+        eprintln!("toolwire serve: stopped with {cut} connection(s) cut after the grace period");
     }
+    Ok(())
 }
 
-/// Serves HTTP/1 on one connection until it closes, fails or exceeds a time limit.
-/// `half_close`: answer the requests already read after the client shut its write side
-/// (the fuzz target; a real client that does that has gone).
-pub(crate) async fn serve_connection<S>(state: Arc<State>, io: S, half_close: bool)
-where
+/// Serves HTTP/1 on one connection until it closes, fails or exceeds a time limit; once
+/// `stopping` turns true, until the request being answered is (an idle connection closes
+/// at once). `half_close`: answer the requests already read after the client shut its
+/// write side (the fuzz target; a real client that does that has gone).
+pub(crate) async fn serve_connection<S>(
+    state: Arc<State>,
+    io: S,
+    half_close: bool,
+    stopping: Option<tokio::sync::watch::Receiver<bool>>,
+) where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let phase = Arc::new(Phase::default());
@@ -202,10 +252,18 @@ where
             Ok::<_, Infallible>(r)
         }
     });
-    let _ = hyper::server::conn::http1::Builder::new()
+    let conn = hyper::server::conn::http1::Builder::new()
         .half_close(half_close)
-        .serve_connection(io, svc)
-        .await;
+        .serve_connection(io, svc);
+    let mut conn = std::pin::pin!(conn);
+    if let Some(mut stopping) = stopping {
+        tokio::select! {
+            _ = conn.as_mut() => return,
+            // The sender gone is a stop too.
+            _ = stopping.wait_for(|stop| *stop) => conn.as_mut().graceful_shutdown(),
+        }
+    }
+    let _ = conn.await;
 }
 
 /// Where a connection is in its request cycle, shared by its IO ([`Guarded`], which applies

@@ -150,18 +150,24 @@ pub struct HttpLimits {
     /// At most this many open connections; the next ones wait to be accepted.
     #[arg(long, default_value_t = HttpLimits::DEFAULT.max_connections, value_name = "N", hide = true)]
     pub max_connections: usize,
+    /// Seconds open connections have to finish their requests after SIGTERM or SIGINT; then
+    /// the rest are cut (0: at once).
+    #[arg(long, default_value_t = HttpLimits::DEFAULT.shutdown_grace, value_name = "SECS", hide = true)]
+    pub shutdown_grace: u64,
 }
 
 impl HttpLimits {
     /// The defaults: hyper's header timeout (30 s), nginx's `client_body_timeout` and
     /// `send_timeout` (60 s) and `keepalive_timeout` (75 s), and nginx's default
-    /// `worker_connections` (512), half of the usual 1024 descriptors of a process.
+    /// `worker_connections` (512), half of the usual 1024 descriptors of a process; 25 s of
+    /// shutdown grace, under the 30 s a Kubernetes pod gets between SIGTERM and SIGKILL.
     pub const DEFAULT: HttpLimits = HttpLimits {
         header_timeout: 30,
         body_timeout: 60,
         idle_timeout: 75,
         write_timeout: 60,
         max_connections: 512,
+        shutdown_grace: 25,
     };
 }
 

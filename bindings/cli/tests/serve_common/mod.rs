@@ -402,6 +402,61 @@ pub fn raw_http(port: u16, head: &str, body: &[u8]) -> (u16, String, Vec<u8>) {
     (status, head, body)
 }
 
+/// Reads a response head from `r` (the lines up to the blank one): status and head.
+pub fn response_head(r: &mut impl BufRead) -> (u16, String) {
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(
+            r.read_line(&mut line).unwrap() > 0,
+            "the head ended early: {head}"
+        );
+        if line == "\r\n" {
+            break;
+        }
+        head.push_str(&line);
+    }
+    (head[9..12].parse().unwrap(), head)
+}
+
+/// Reads the body of the response whose `head` was read from `r`: exactly its
+/// `Content-Length` bytes, or its chunks up to the last, so the connection can go on.
+pub fn response_body(r: &mut impl BufRead, head: &str) -> Vec<u8> {
+    let lower = head.to_ascii_lowercase();
+    let length = lower
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .map(|v| v.trim().parse::<usize>().unwrap());
+    if let Some(n) = length {
+        let mut body = vec![0; n];
+        r.read_exact(&mut body).unwrap();
+        return body;
+    }
+    assert!(lower.contains("transfer-encoding: chunked"), "{head}");
+    let mut body = Vec::new();
+    loop {
+        let mut size = String::new();
+        r.read_line(&mut size).unwrap();
+        let n = usize::from_str_radix(size.trim(), 16).unwrap();
+        let mut chunk = vec![0; n + 2];
+        r.read_exact(&mut chunk).unwrap();
+        if n == 0 {
+            return body;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// Sends a signal (`TERM`, `INT`) to the process `pid`.
+pub fn signal(pid: u32, name: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{name} {pid}");
+}
+
 /// The body of a `Transfer-Encoding: chunked` response, or the body as is.
 fn dechunk(head: &str, mut body: &[u8]) -> Vec<u8> {
     if !head
