@@ -351,6 +351,26 @@ fn what_outlasts_the_shutdown_grace_is_cut() {
     assert!(t0.elapsed() < Duration::from_secs(10));
 }
 
+/// A second signal during the grace cuts what is open at once (SIGINT counts as SIGTERM).
+#[test]
+fn a_second_signal_cuts_at_once() {
+    let spec = large_collection("rows", 60_000);
+    let mut s = Http::start(&uncapped(&spec));
+    let big = json!({"action": "list", "limit": 60000, "format": "pretty"});
+    let busy = posted(s.port, &call(1, "rows", big));
+    let mut busy_r = std::io::BufReader::new(&busy);
+    assert_eq!(response_head(&mut busy_r).0, 200);
+    signal(s.raw.child.id(), "INT");
+    let log = s.raw.stderr.recv_timeout(WAIT).expect("a log line");
+    assert!(log.contains("SIGINT: no new connections; 1 open"), "{log}");
+    let t0 = Instant::now();
+    signal(s.raw.child.id(), "TERM");
+    let log = s.raw.stderr.recv_timeout(WAIT).expect("a log line");
+    assert!(log.contains("1 connection(s) cut"), "{log}");
+    assert!(s.raw.wait_exit().success());
+    assert!(t0.elapsed() < Duration::from_secs(10));
+}
+
 #[test]
 fn a_client_that_disconnects_mid_stream_stops_the_encoding() {
     let spec = large_collection("rows", 60_000);
