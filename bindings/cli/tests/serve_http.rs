@@ -334,10 +334,7 @@ fn sigterm_lets_the_calls_being_answered_finish_then_stops() {
 fn what_outlasts_the_shutdown_grace_is_cut() {
     let spec = large_collection("rows", 60_000);
     let mut s = Http::start(&[&uncapped(&spec)[..], &["--shutdown-grace", "1"]].concat());
-    let big = json!({"action": "list", "limit": 60000, "format": "pretty"});
-    let busy = posted(s.port, &call(1, "rows", big));
-    let mut busy_r = std::io::BufReader::new(&busy);
-    assert_eq!(response_head(&mut busy_r).0, 200);
+    let _busy = a_call_being_answered(s.port);
     signal(s.raw.child.id(), "TERM");
     let log = s.raw.stderr.recv_timeout(WAIT).expect("a log line");
     assert!(log.contains("1 open, given 1 s to finish"), "{log}");
@@ -351,15 +348,21 @@ fn what_outlasts_the_shutdown_grace_is_cut() {
     assert!(t0.elapsed() < Duration::from_secs(10));
 }
 
+/// A connection with a 60k-row call of `rows` being answered, read no further than the
+/// response's head.
+fn a_call_being_answered(port: u16) -> std::net::TcpStream {
+    let big = json!({"action": "list", "limit": 60000, "format": "pretty"});
+    let busy = posted(port, &call(1, "rows", big));
+    assert_eq!(response_head(&mut std::io::BufReader::new(&busy)).0, 200);
+    busy
+}
+
 /// A second signal during the grace cuts what is open at once (SIGINT counts as SIGTERM).
 #[test]
 fn a_second_signal_cuts_at_once() {
     let spec = large_collection("rows", 60_000);
     let mut s = Http::start(&uncapped(&spec));
-    let big = json!({"action": "list", "limit": 60000, "format": "pretty"});
-    let busy = posted(s.port, &call(1, "rows", big));
-    let mut busy_r = std::io::BufReader::new(&busy);
-    assert_eq!(response_head(&mut busy_r).0, 200);
+    let _busy = a_call_being_answered(s.port);
     signal(s.raw.child.id(), "INT");
     let log = s.raw.stderr.recv_timeout(WAIT).expect("a log line");
     assert!(log.contains("SIGINT: no new connections; 1 open"), "{log}");
