@@ -33,14 +33,14 @@ use postgres::types::{ToSql, Type};
 use postgres::{Client, NoTls, Row, Statement};
 
 use crate::scalar::{Scalar, is_integer_lexeme};
-
-mod live;
-mod member;
-
 use crate::source::{
     Backend, Column, Count, CountCache, Gate, Kind, Page, PageQuery, Pending, Pool, SourceError,
     quote_ident, split_table, without_password,
 };
+
+mod live;
+mod member;
+
 use live::{Idle, Live, Running, lock};
 use member::member;
 
