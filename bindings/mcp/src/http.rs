@@ -177,18 +177,16 @@ pub(crate) async fn serve(server: Arc<Server>, cfg: Config) -> io::Result<()> {
     let state = Arc::new(State::new(server, cfg, local));
     let (stop, stopping) = tokio::sync::watch::channel(false);
     let signalled = loop {
-        let slot = tokio::select! {
-            _ = term.recv() => break "SIGTERM",
-            _ = int.recv() => break "SIGINT",
-            slot = open.clone().acquire_owned() => slot,
+        let next = async {
+            let slot = open.clone().acquire_owned().await;
+            (slot, listener.accept().await)
+        };
+        let (slot, accepted) = tokio::select! {
+            signalled = signal_of(&mut term, &mut int) => break signalled,
+            next = next => next,
         };
         let Ok(slot) = slot else {
             unreachable!("the semaphore is never closed")
-        };
-        let accepted = tokio::select! {
-            _ = term.recv() => break "SIGTERM",
-            _ = int.recv() => break "SIGINT",
-            accepted = listener.accept() => accepted,
         };
         let (stream, _) = match accepted {
             Ok(x) => x,
@@ -217,8 +215,7 @@ pub(crate) async fn serve(server: Arc<Server>, cfg: Config) -> io::Result<()> {
     let all = u32::try_from(max).unwrap_or(u32::MAX);
     let finished = tokio::select! {
         done = tokio::time::timeout(grace, open.acquire_many(all)) => done.is_ok(),
-        _ = term.recv() => false,
-        _ = int.recv() => false,
+        _ = signal_of(&mut term, &mut int) => false,
     };
     if finished {
         eprintln!("toolwire serve: stopped");
@@ -227,6 +224,17 @@ pub(crate) async fn serve(server: Arc<Server>, cfg: Config) -> io::Result<()> {
         eprintln!("toolwire serve: stopped with {cut} connection(s) cut after the grace period");
     }
     Ok(())
+}
+
+/// The name of the next SIGTERM or SIGINT.
+async fn signal_of(
+    term: &mut tokio::signal::unix::Signal,
+    int: &mut tokio::signal::unix::Signal,
+) -> &'static str {
+    tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+    }
 }
 
 /// Serves HTTP/1 on one connection until it closes, fails or exceeds a time limit; once
