@@ -458,24 +458,14 @@ pub fn signal(pid: u32, name: &str) {
 }
 
 /// The body of a `Transfer-Encoding: chunked` response, or the body as is.
-fn dechunk(head: &str, mut body: &[u8]) -> Vec<u8> {
+fn dechunk(head: &str, body: &[u8]) -> Vec<u8> {
     if !head
         .to_ascii_lowercase()
         .contains("transfer-encoding: chunked")
     {
         return body.to_vec();
     }
-    let mut out = Vec::new();
-    while let Some(eol) = body.windows(2).position(|w| w == b"\r\n") {
-        let n =
-            usize::from_str_radix(std::str::from_utf8(&body[..eol]).unwrap().trim(), 16).unwrap();
-        if n == 0 {
-            break;
-        }
-        out.extend_from_slice(&body[eol + 2..eol + 2 + n]);
-        body = &body[eol + 2 + n + 2..];
-    }
-    out
+    response_body(&mut &body[..], head)
 }
 
 /// An SQLite file in a fresh temporary directory, made by the SQL `setup` (the tests of
