@@ -6,7 +6,6 @@
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
-use std::time::Instant;
 
 use crate::serve_common::*;
 use serde_json::{Value, json};
@@ -38,23 +37,6 @@ fn read_until_closed(s: &mut TcpStream) -> Vec<u8> {
                 "the server did not close the connection ({e}); it sent {:?}",
                 String::from_utf8_lossy(&got[..got.len().min(200)])
             ),
-        }
-    }
-}
-
-/// Waits for `n` stderr lines that contain `needle` (other lines are skipped).
-fn wait_logs(s: &Http, needle: &str, n: usize) {
-    let t0 = Instant::now();
-    let mut seen = 0;
-    while seen < n {
-        let left = (WAIT * 2).saturating_sub(t0.elapsed());
-        let line = s
-            .raw
-            .stderr
-            .recv_timeout(left)
-            .unwrap_or_else(|_| panic!("{seen} of {n} log lines with {needle:?}"));
-        if line.contains(needle) {
-            seen += 1;
         }
     }
 }
@@ -188,7 +170,7 @@ fn d2_clients_that_never_read_a_large_list_hold_no_ping_and_are_cut() {
         "a ping while {HOSTILE} readers stall"
     );
     // Every call that got a slot is cut by the write timeout, and its encoding stops.
-    wait_logs(&s, "of rows cancelled (connection closed)", 64);
+    s.raw.wait_logs("of rows cancelled (connection closed)", 64);
     // The slots are free again: a call is answered.
     let (status, _, body) = s.post(&call(2, "rows", json!({"action": "get", "id": 7})), "");
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));

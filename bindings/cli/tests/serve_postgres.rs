@@ -781,10 +781,6 @@ fn a_view_that_writes_is_refused_by_the_read_only_session() {
         assert!(t.starts_with("<tool_error code=\"UNAVAILABLE\""), "{t}");
     }
     // The operator's log says why: 25006, read_only_sql_transaction.
-    let mut log = Vec::new();
-    while !log.iter().any(|l: &String| l.contains("25006")) {
-        let line = s.stderr.recv_timeout(WAIT);
-        log.push(line.unwrap_or_else(|_| panic!("no 25006 in {log:?}")));
-    }
+    s.wait_logs("25006", 1);
     assert_eq!(pg.sql("SELECT count(*) FROM log").trim(), "0");
 }

@@ -159,6 +159,23 @@ impl Raw {
         self.stdin = None;
     }
 
+    /// Waits (up to twice [`WAIT`] in all) for `n` stderr lines that contain `needle`
+    /// (other lines are skipped).
+    pub fn wait_logs(&self, needle: &str, n: usize) {
+        let t0 = std::time::Instant::now();
+        let mut seen = 0;
+        while seen < n {
+            let left = (WAIT * 2).saturating_sub(t0.elapsed());
+            let line = self
+                .stderr
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("{seen} of {n} log lines with {needle:?}"));
+            if line.contains(needle) {
+                seen += 1;
+            }
+        }
+    }
+
     /// Waits for the exit status.
     pub fn wait_exit(&mut self) -> std::process::ExitStatus {
         let start = std::time::Instant::now();
