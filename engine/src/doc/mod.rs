@@ -278,7 +278,7 @@ impl<'s> Doc<'s> {
 
     /// The bytes of strings and lexemes the document keeps in its own heap.
     #[inline]
-    pub(crate) fn heap_len(&self) -> usize {
+    pub fn heap_len(&self) -> usize {
         self.heap.len()
     }
 

@@ -17,6 +17,7 @@ use crate::json::{
 
 /// The TOON facts of a first reading: the first error of `toon::check`, in window order, and
 /// the array's form over every window.
+#[derive(Debug)]
 pub(crate) struct ToonFacts<'o> {
     opts: &'o EncodeOptions,
     error: Option<Error>,
@@ -35,6 +36,14 @@ impl<'o> ToonFacts<'o> {
             } else {
                 RootAnalysis::new()
             },
+        }
+    }
+
+    /// The form of the rows added so far, `None` after an error.
+    pub(crate) fn form_so_far(&self) -> Option<RootForm> {
+        match self.error {
+            Some(_) => None,
+            None => Some(self.analysis.clone().form()),
         }
     }
 

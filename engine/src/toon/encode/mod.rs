@@ -71,6 +71,7 @@ use super::Delimiter;
 mod from_json;
 mod quote;
 mod root_windows;
+mod row_windows;
 mod rows;
 mod shape;
 #[cfg(test)]
@@ -82,6 +83,7 @@ use quote::*;
 pub(crate) use root_windows::{
     RootAnalysis, RootForm, write_kept_windows, write_root_header, write_root_window,
 };
+pub use row_windows::RowWindows;
 use rows::*;
 pub(crate) use rows::{Cells, Item, TableRows, encode_list, encode_table, string_cell};
 use shape::*;

@@ -32,7 +32,7 @@ pub(crate) enum RootForm {
 }
 
 /// The form of a root array, found window by window (see the module documentation).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct RootAnalysis {
     rows: usize,
     primitive: bool,

@@ -622,3 +622,139 @@ fn rows_with_groups_read_at_fixed_offsets_equal_rows_read_by_key() {
         }
     }
 }
+
+/// [`to_vec`] of the JSON array of `rows`.
+fn whole(rows: &[String], opts: &EncodeOptions) -> Result<Vec<u8>> {
+    let text = format!("[{}]", rows.join(","));
+    let doc = crate::json::parse(text.as_bytes(), &Default::default()).unwrap();
+    to_vec(doc.root(), opts)
+}
+
+/// [`RowWindows`] of the JSON array `rows`, cut before each index of `cuts`, each window after
+/// the first with the first row in front (a cut at 0 is none: the first window holds the
+/// first row); the header written ahead with `declared` rows.
+fn row_windows(
+    rows: &[String],
+    cuts: &[usize],
+    declared: usize,
+    opts: &EncodeOptions,
+) -> Result<Vec<u8>> {
+    let mut w = RowWindows::new(declared, opts);
+    let mut bounds: Vec<usize> = cuts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| c.min(rows.len()))
+        .collect();
+    bounds.push(rows.len());
+    bounds.sort_unstable();
+    let mut from = 0;
+    for to in bounds {
+        let mut part: Vec<&str> = Vec::new();
+        if from > 0 {
+            part.push(&rows[0]);
+        }
+        part.extend(rows[from..to].iter().map(String::as_str));
+        let text = format!("[{}]", part.join(","));
+        let doc = crate::json::parse(text.as_bytes(), &Default::default()).unwrap();
+        let mut owned = crate::doc::DocBuilder::new(b"");
+        owned.copy_value(doc.root());
+        w.push(owned.finish());
+        from = to;
+    }
+    w.finish()
+}
+
+#[test]
+fn row_windows_write_what_the_whole_array_encodes() {
+    let table: Vec<String> = (0..40).map(nested_row).collect();
+    let reordered: Vec<String> = (0..40).map(reordered_row).collect();
+    let broken: Vec<String> = (0..40)
+        .map(|i| {
+            if i == 33 {
+                r#"{"a":1}"#.into()
+            } else {
+                nested_row(i)
+            }
+        })
+        .collect();
+    let numbers: Vec<String> = (0..40).map(|i| i.to_string()).collect();
+    let mut then_object = numbers.clone();
+    then_object.push(r#"{"a":1}"#.into());
+    for rows in [table, reordered, broken, numbers, then_object, Vec::new()] {
+        for threshold in [2, 1 << 20] {
+            let opts = EncodeOptions::new().parallel_threshold(threshold);
+            let want = whole(&rows, &opts).unwrap();
+            for cuts in [vec![], vec![1], vec![5, 20], vec![39, 40]] {
+                for declared in [rows.len(), rows.len() + 1, 0] {
+                    let got = row_windows(&rows, &cuts, declared, &opts).unwrap();
+                    assert_eq!(
+                        String::from_utf8_lossy(&got),
+                        String::from_utf8_lossy(&want),
+                        "cuts {cuts:?}, declared {declared}, threshold {threshold}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn row_windows_fail_as_the_whole_array_does() {
+    let rows: Vec<String> = (0..10)
+        .map(|i| {
+            if i == 7 {
+                r#"{"a":[[[1]]]}"#.into()
+            } else {
+                format!(r#"{{"a":{i}}}"#)
+            }
+        })
+        .collect();
+    let opts = EncodeOptions::new().max_depth(3);
+    let want = whole(&rows, &opts).unwrap_err();
+    let got = row_windows(&rows, &[4], 10, &opts).unwrap_err();
+    assert_eq!(
+        (got.classify(), got.message()),
+        (want.classify(), want.message())
+    );
+}
+
+proptest::proptest! {
+    #[test]
+    fn row_windows_match_the_encoder_on_any_rows(
+        rows in proptest::collection::vec(
+            (0usize..8, proptest::collection::vec((0usize..4, 0usize..3), 0..4)),
+            0..30,
+        ),
+        cuts in proptest::collection::vec(0usize..30, 0..4),
+        off in 0usize..2,
+    ) {
+        // Rows of keys from {a, b, c, d} in any order, each value a number, a string or an
+        // object; a few rows a primitive or an array: tables, broken tables, lists, inline.
+        let key = |k: usize| ["a", "b", "c", "d"][k];
+        let value = |v: usize| [r#"1"#, r#""s""#, r#"{"x":2}"#][v];
+        let rows: Vec<String> = rows
+            .iter()
+            .map(|(kind, fields)| match kind {
+                6 => "7".into(),
+                7 => "[1,2]".into(),
+                _ => {
+                    let mut seen = Vec::new();
+                    let members: Vec<String> = fields
+                        .iter()
+                        .filter(|(k, _)| {
+                            let fresh = !seen.contains(k);
+                            seen.push(*k);
+                            fresh
+                        })
+                        .map(|(k, v)| format!(r#""{}":{}"#, key(*k), value(*v)))
+                        .collect();
+                    format!("{{{}}}", members.join(","))
+                }
+            })
+            .collect();
+        let opts = EncodeOptions::new().parallel_threshold(2);
+        let want = whole(&rows, &opts).unwrap();
+        let got = row_windows(&rows, &cuts, rows.len() + off, &opts).unwrap();
+        proptest::prop_assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&want));
+    }
+}
