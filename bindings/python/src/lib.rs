@@ -10,7 +10,7 @@
 //! Built by maturin (`pip install ./bindings/python`); the Python-facing API, its stubs and
 //! its tests live beside this crate in `python/` and `tests/`.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
 use toolwire::call::{Framing, Input, ToolCall};
@@ -128,13 +128,76 @@ fn dumps<'py>(
     obj: &Bound<'py, PyAny>,
     indent_size: usize,
     delimiter: &str,
-    default: Option<Bound<'_, PyAny>>,
+    default: Option<Bound<'py, PyAny>>,
     sort_keys: bool,
 ) -> PyResult<Bound<'py, PyString>> {
     let opts = encode_options(indent_size, delimiter)?;
-    let (doc, lexemes, nonce) = Walker::new(py, Mode::Toon, default, sort_keys).walk(obj)?;
+    let walker = Walker::new(py, Mode::Toon, default, sort_keys);
+    if let Ok(list) = obj.cast_exact::<PyList>() {
+        let rows = list.len();
+        if rows >= WINDOWED_ROWS {
+            return dumps_windows(py, walker, list.as_any(), rows, &opts);
+        }
+    }
+    let (doc, lexemes, nonce) = walker.walk(obj)?;
     let out = py
         .detach(|| toolwire::toon::to_vec(doc.root(), &opts))
+        .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;
+    toon_text(py, out, &lexemes, nonce)
+}
+
+/// A list of at least this many rows is walked and encoded at once ([`dumps_windows`]).
+const WINDOWED_ROWS: usize = 2048;
+
+/// `dumps` of a long list: walked a window of rows at a time on this thread (the GIL held),
+/// each window encoded on another thread meanwhile ([`toolwire::toon::RowWindows`]); the
+/// same text as walking it whole and then encoding it. Without a thread to spare, whole.
+fn dumps_windows<'py>(
+    py: Python<'py>,
+    walker: Walker<'py>,
+    list: &Bound<'py, PyAny>,
+    rows: usize,
+    opts: &toolwire::toon::EncodeOptions,
+) -> PyResult<Bound<'py, PyString>> {
+    // About 16 windows: the last one, encoded after the walk, is a small part of the work.
+    let per = (rows / 16).clamp(512, 4096);
+    let (tx, rx) = std::sync::mpsc::channel::<toolwire::Doc<'static>>();
+    let done = std::thread::scope(|s| {
+        // The thread owns every window it is sent (documents of copied bytes, no Python
+        // object), so the GIL is never needed there.
+        let encoder = std::thread::Builder::new()
+            .name("toolwire-dumps".into())
+            .spawn_scoped(s, move || {
+                let mut windows = toolwire::toon::RowWindows::new(rows, opts);
+                for w in rx {
+                    windows.push(w);
+                }
+                windows.finish()
+            });
+        let Ok(encoder) = encoder else {
+            return Err(Box::new(walker));
+        };
+        let walked = walker.walk_windows(list, per, &mut |doc| {
+            // The encoder only stops once every sender is gone.
+            let _ = tx.send(doc);
+        });
+        drop(tx);
+        Ok((walked, py.detach(|| encoder.join())))
+    });
+    let (walked, encoded) = match done {
+        Ok(done) => done,
+        Err(walker) => {
+            // No thread to spare: walked whole, then encoded.
+            let (doc, lexemes, nonce) = walker.walk(list)?;
+            let out = py
+                .detach(|| toolwire::toon::to_vec(doc.root(), opts))
+                .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;
+            return toon_text(py, out, &lexemes, nonce);
+        }
+    };
+    let (lexemes, nonce) = walked?;
+    let out = encoded
+        .map_err(|_| PyRuntimeError::new_err("toolwire: the TOON encoder failed"))?
         .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;
     toon_text(py, out, &lexemes, nonce)
 }

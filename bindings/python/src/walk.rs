@@ -306,6 +306,87 @@ impl<'py> Walker<'py> {
         Ok((self.b.finish(), self.lexemes, self.nonce))
     }
 
+    /// Walks the exact `list` `l` a window of `per` rows at a time, each window an array
+    /// document handed to `window` as soon as it is walked: the first with the list's first
+    /// rows, every later one with a copy of the first row in front (the windows of
+    /// [`toolwire::toon::RowWindows`], which encodes them on another thread meanwhile).
+    /// Returns the decimal lexemes and the nonce of their placeholders.
+    pub fn walk_windows(
+        mut self,
+        l: &Bound<'py, PyAny>,
+        per: usize,
+        window: &mut dyn FnMut(Doc<'static>),
+    ) -> PyResult<(Vec<String>, u64)> {
+        let l = l.as_borrowed();
+        debug_assert!(is_type!(type_of(l), PyList_Type) && per > 0);
+        self.enter(l, |w| w.windows(l, per, window))?;
+        Ok((self.lexemes, self.nonce))
+    }
+
+    fn windows(
+        &mut self,
+        l: Borrowed<'_, 'py, PyAny>,
+        per: usize,
+        window: &mut dyn FnMut(Doc<'static>),
+    ) -> PyResult<()> {
+        let mut first_row: Option<Doc<'static>> = None;
+        let mut n = 0;
+        let mut room = (0, 0);
+        loop {
+            // A builder per window, with the room the last one took; the key spans cached
+            // for the last one name its heap.
+            self.b = DocBuilder::with_capacity(b"", room.0, room.1);
+            self.forget_key_spans();
+            let m = self.b.begin_array();
+            let mut k = 0;
+            if let Some(row) = first_row.as_ref().map(|d| d.root()) {
+                self.b.copy_value(row);
+                k = 1;
+            }
+            // As `list`: the length read again each time.
+            // SAFETY: `l` is a live `list` (held on the stack).
+            while k < per && (n as ffi::Py_ssize_t) < unsafe { ffi::PyList_Size(l.as_ptr()) } {
+                // SAFETY: as in `list`: `n` is below the list's current length.
+                let item =
+                    unsafe { Borrowed::from_ptr(self.py, ffi::PyList_GetItem(l.as_ptr(), n as _)) };
+                if let Err(e) = self.value(item) {
+                    return Err(self.failed(m, e));
+                }
+                n += 1;
+                k += 1;
+            }
+            self.b.end_array(m, k);
+            let doc = std::mem::replace(&mut self.b, DocBuilder::new(b"")).finish();
+            room = (doc.node_count(), doc.heap_len());
+            if first_row.is_none() {
+                let mut b = DocBuilder::new(b"");
+                if let Some(row) = doc.root().as_array().and_then(|a| a.iter().next()) {
+                    b.copy_value(row);
+                }
+                first_row = Some(b.finish());
+            }
+            window(doc);
+            // SAFETY: `l` is a live `list` (held on the stack).
+            if n as ffi::Py_ssize_t >= unsafe { ffi::PyList_Size(l.as_ptr()) } {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Forgets where the builder held the cached keys' bytes (a new builder).
+    fn forget_key_spans(&self) {
+        for level in &self.keys {
+            for k in &level.keys {
+                k.heap.set(None);
+            }
+        }
+        for plan in self.plans.iter().filter_map(|(_, p)| p.as_ref()) {
+            for k in &plan.names {
+                k.heap.set(None);
+            }
+        }
+    }
+
     fn value(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
         let t = type_of(obj);
         match self.scalar(obj, t) {

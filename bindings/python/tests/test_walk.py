@@ -9,7 +9,9 @@ number of times.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -184,3 +186,74 @@ def test_values_that_fail_fail_as_in_toon_format() -> None:
     # The same shapes with good values after a failure in an earlier call.
     rows = [{"a": 1, "b": "é"}, {"a": 2**70, "b": "x"}]
     assert toon.dumps(rows) == toon_format.dumps(rows)
+
+
+WINDOWED = 2048  # `dumps` of a list this long is walked and encoded a window at a time
+
+
+@dataclasses.dataclass
+class Row:
+    id: int
+    name: str
+
+
+def test_long_lists_are_encoded_as_walked_with_the_same_text() -> None:
+    # A list of WINDOWED rows or more is walked a window of rows at a time while another
+    # thread encodes the windows walked (its form written ahead from the first window):
+    # whatever a later window holds, the text is toon_format's.
+    n = 5000
+    base = [{"id": i, "name": f"né{i}", "ok": i % 3 == 0} for i in range(n)]
+    late = n - 10  # in the last window
+    cases: list[list[Any]] = [
+        base,
+        base[:WINDOWED],
+        base[: WINDOWED - 1],
+        base[:late] + [{"id": 1, "name": "z"}] + base[late:],  # a key fewer, late
+        base[:late] + [{"ok": True, "name": "z", "id": 1}] + base[late:],  # another order
+        base[:late] + [{"id": 1, "name": [1, 2], "ok": False}] + base[late:],  # not a leaf
+        base + [7],  # a primitive row last
+        list(range(n)) + [{"a": 1}],  # inline, then an object
+        list(range(n)),
+        [{"id": i, "lines": [{"sku": f"S{i}", "q": i % 7}]} for i in range(n)],  # a list
+        [{"id": i, "d": Decimal("0.10000000000000000000001") if i > late else i} for i in range(n)],
+        [Row(i, f"r{i}") for i in range(n)],  # dataclasses: the plan's cached names
+        [{"id": i, "v": {"x": i, 3: "int key"} if i == late else {"x": i}} for i in range(n)],
+    ]
+    for rows in cases:
+        for sort_keys in (False, True):
+            want = toon_format.dumps(rows, sort_keys=sort_keys)
+            assert toon.dumps(rows, sort_keys=sort_keys) == want, (len(rows), sort_keys)
+    assert toon.dumps(cases[0], delimiter="\t", indent_size=4) == toon_format.dumps(
+        cases[0], delimiter="\t", indent_size=4
+    )
+
+
+def test_a_long_list_changed_or_failing_late_as_in_toon_format() -> None:
+    n = 5000
+
+    def rows() -> list[Any]:
+        r: list[Any] = [{"id": i, "v": "x"} for i in range(n)]
+        r[n - 900]["v"] = Opaque()
+        return r
+
+    # `default` shortens the list being walked: the rows walked, counted as they are.
+    shrinking = rows()
+
+    def shrink(o: Any) -> Any:
+        del shrinking[n - 500 :]
+        return "cut"
+
+    want_rows = rows()
+    want = toon_format.dumps(want_rows, default=lambda o: (want_rows.__delitem__(slice(n - 500, None)), "cut")[1])
+    assert toon.dumps(shrinking, default=shrink) == want
+    assert want.startswith(f"[{n - 500}]")
+    # A value that fails late: the same exception, `default` called as often.
+    failing = rows()
+    failing[n - 3]["v"] = {(1, 2): "tuple key"}
+    assert outcome(toon.dumps, failing) == outcome(toon_format.dumps, failing)
+    too_deep: list[Any] = [{"id": i} for i in range(n)]
+    nest: Any = 1
+    for _ in range(1100):
+        nest = [nest]
+    too_deep[n - 2]["deep"] = nest
+    assert outcome(toon.dumps, too_deep) == outcome(toon_format.dumps, too_deep)
