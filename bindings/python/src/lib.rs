@@ -150,7 +150,7 @@ fn dumps<'py>(
 const WINDOWED_ROWS: usize = 2048;
 
 /// `dumps` of a long list: walked a window of rows at a time on this thread (the GIL held),
-/// each window encoded on another thread meanwhile ([`toolwire::toon::RowWindows`]); the
+/// each window encoded on another thread meanwhile ([`toolwire::toon::WindowedEncoder`]); the
 /// same text as walking it whole and then encoding it. Without a thread to spare, whole.
 fn dumps_windows<'py>(
     py: Python<'py>,
@@ -168,7 +168,7 @@ fn dumps_windows<'py>(
         let encoder = std::thread::Builder::new()
             .name("toolwire-dumps".into())
             .spawn_scoped(s, move || {
-                let mut windows = toolwire::toon::RowWindows::new(rows, opts);
+                let mut windows = toolwire::toon::WindowedEncoder::new(rows, opts);
                 for w in rx {
                     windows.push(w);
                 }

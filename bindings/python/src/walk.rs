@@ -309,7 +309,7 @@ impl<'py> Walker<'py> {
     /// Walks the exact `list` `l` a window of `per` rows at a time, each window an array
     /// document handed to `window` as soon as it is walked: the first with the list's first
     /// rows, every later one with a copy of the first row in front (the windows of
-    /// [`toolwire::toon::RowWindows`], which encodes them on another thread meanwhile).
+    /// [`toolwire::toon::WindowedEncoder`], which encodes them on another thread meanwhile).
     /// Returns the decimal lexemes and the nonce of their placeholders.
     pub fn walk_windows(
         mut self,

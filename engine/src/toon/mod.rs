@@ -10,7 +10,7 @@ pub(crate) use encode::{
 };
 pub use encode::{
     DEFAULT_MAX_DEPTH, DEFAULT_PARALLEL_THRESHOLD, EncodeOptions, JsonInput, MAX_DEPTH_LIMIT,
-    MAX_INDENT, RowWindows, check, encode, prepare, to_string, to_vec,
+    MAX_INDENT, WindowedEncoder, check, encode, prepare, to_string, to_vec,
 };
 
 use crate::json::WindowPlan;

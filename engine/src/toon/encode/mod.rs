@@ -71,11 +71,11 @@ use super::Delimiter;
 mod from_json;
 mod quote;
 mod root_windows;
-mod row_windows;
 mod rows;
 mod shape;
 #[cfg(test)]
 mod tests;
+mod windowed;
 mod writer;
 
 pub(crate) use from_json::{ToonFacts, encode_json as encode_json_text, write_windows};
@@ -83,10 +83,10 @@ use quote::*;
 pub(crate) use root_windows::{
     RootAnalysis, RootForm, write_kept_windows, write_root_header, write_root_window,
 };
-pub use row_windows::RowWindows;
 use rows::*;
 pub(crate) use rows::{Cells, Item, TableRows, encode_list, encode_table, string_cell};
 use shape::*;
+pub use windowed::WindowedEncoder;
 use writer::*;
 
 /// The largest accepted [`EncodeOptions::max_depth`]; larger settings are clamped to it so the

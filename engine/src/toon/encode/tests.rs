@@ -630,16 +630,16 @@ fn whole(rows: &[String], opts: &EncodeOptions) -> Result<Vec<u8>> {
     to_vec(doc.root(), opts)
 }
 
-/// [`RowWindows`] of the JSON array `rows`, cut before each index of `cuts`, each window after
-/// the first with the first row in front (a cut at 0 is none: the first window holds the
-/// first row); the header written ahead with `declared` rows.
-fn row_windows(
+/// [`WindowedEncoder`] of the JSON array `rows`, cut before each index of `cuts`, each window
+/// after the first with the first row in front (a cut at 0 is none: the first window holds
+/// the first row); the header written ahead with `declared` rows.
+fn encoded_in_windows(
     rows: &[String],
     cuts: &[usize],
     declared: usize,
     opts: &EncodeOptions,
 ) -> Result<Vec<u8>> {
-    let mut w = RowWindows::new(declared, opts);
+    let mut w = WindowedEncoder::new(declared, opts);
     let mut bounds: Vec<usize> = cuts
         .iter()
         .filter(|&&c| c > 0)
@@ -665,7 +665,7 @@ fn row_windows(
 }
 
 #[test]
-fn row_windows_write_what_the_whole_array_encodes() {
+fn a_windowed_encoder_writes_what_the_whole_array_encodes() {
     let table: Vec<String> = (0..40).map(nested_row).collect();
     let reordered: Vec<String> = (0..40).map(reordered_row).collect();
     let broken: Vec<String> = (0..40)
@@ -686,7 +686,7 @@ fn row_windows_write_what_the_whole_array_encodes() {
             let want = whole(&rows, &opts).unwrap();
             for cuts in [vec![], vec![1], vec![5, 20], vec![39, 40]] {
                 for declared in [rows.len(), rows.len() + 1, 0] {
-                    let got = row_windows(&rows, &cuts, declared, &opts).unwrap();
+                    let got = encoded_in_windows(&rows, &cuts, declared, &opts).unwrap();
                     assert_eq!(
                         String::from_utf8_lossy(&got),
                         String::from_utf8_lossy(&want),
@@ -699,7 +699,7 @@ fn row_windows_write_what_the_whole_array_encodes() {
 }
 
 #[test]
-fn row_windows_fail_as_the_whole_array_does() {
+fn a_windowed_encoder_fails_as_the_whole_array_does() {
     let rows: Vec<String> = (0..10)
         .map(|i| {
             if i == 7 {
@@ -711,7 +711,7 @@ fn row_windows_fail_as_the_whole_array_does() {
         .collect();
     let opts = EncodeOptions::new().max_depth(3);
     let want = whole(&rows, &opts).unwrap_err();
-    let got = row_windows(&rows, &[4], 10, &opts).unwrap_err();
+    let got = encoded_in_windows(&rows, &[4], 10, &opts).unwrap_err();
     assert_eq!(
         (got.classify(), got.message()),
         (want.classify(), want.message())
@@ -720,7 +720,7 @@ fn row_windows_fail_as_the_whole_array_does() {
 
 proptest::proptest! {
     #[test]
-    fn row_windows_match_the_encoder_on_any_rows(
+    fn a_windowed_encoder_matches_the_encoder_on_any_rows(
         rows in proptest::collection::vec(
             (0usize..8, proptest::collection::vec((0usize..4, 0usize..3), 0..4)),
             0..30,
@@ -754,7 +754,7 @@ proptest::proptest! {
             .collect();
         let opts = EncodeOptions::new().parallel_threshold(2);
         let want = whole(&rows, &opts).unwrap();
-        let got = row_windows(&rows, &cuts, rows.len() + off, &opts).unwrap();
+        let got = encoded_in_windows(&rows, &cuts, rows.len() + off, &opts).unwrap();
         proptest::prop_assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&want));
     }
 }

@@ -1,6 +1,6 @@
-//! [`RowWindows`]: a root array's TOON written while its rows are still being made, a window
-//! at a time (a binding walking its language's objects on the thread that may touch them,
-//! this encoder on another), with `root_windows.rs`' analysis and writers.
+//! [`WindowedEncoder`]: a root array's TOON written while its rows are still being made, a
+//! window at a time (a binding walking its language's objects on the thread that may touch
+//! them, this encoder on another), with `root_windows.rs`' analysis and writers.
 //!
 //! The array's form is decided over every window, which the last window settles; the text is
 //! written ahead in the form the first window shows (with the row count the caller declared),
@@ -15,7 +15,7 @@ use crate::doc::{Array, Doc};
 use crate::error::Result;
 use crate::json::Facts;
 
-/// The most room [`RowWindows`] makes for the text ahead of its rows.
+/// The most room [`WindowedEncoder`] makes for the text ahead of its rows.
 const RESERVE_MAX: usize = 1 << 30;
 
 /// The TOON of a root array given a window of rows at a time, written as the windows come:
@@ -29,17 +29,17 @@ const RESERVE_MAX: usize = 1 << 30;
 ///
 /// ```
 /// use toolwire::json::{parse, ParseOptions};
-/// use toolwire::toon::{EncodeOptions, RowWindows};
+/// use toolwire::toon::{EncodeOptions, WindowedEncoder};
 ///
 /// let opts = EncodeOptions::new();
-/// let mut rows = RowWindows::new(3, &opts);
+/// let mut rows = WindowedEncoder::new(3, &opts);
 /// rows.push(parse(br#"[{"id":1,"ok":true},{"id":2,"ok":false}]"#, &ParseOptions::default())?);
 /// rows.push(parse(br#"[{"id":1,"ok":true},{"id":3,"ok":true}]"#, &ParseOptions::default())?);
 /// assert_eq!(rows.finish()?, b"[3]{id,ok}:\n  1,true\n  2,false\n  3,true");
 /// # Ok::<(), toolwire::Error>(())
 /// ```
 #[derive(Debug)]
-pub struct RowWindows<'o> {
+pub struct WindowedEncoder<'o> {
     opts: &'o EncodeOptions,
     facts: ToonFacts<'o>,
     /// The row count the header written ahead says.
@@ -53,10 +53,10 @@ pub struct RowWindows<'o> {
     windows: Vec<Doc<'static>>,
 }
 
-impl<'o> RowWindows<'o> {
+impl<'o> WindowedEncoder<'o> {
     /// The TOON of a root array of (most likely) `rows` rows, encoded with `opts`.
-    pub fn new(rows: usize, opts: &'o EncodeOptions) -> RowWindows<'o> {
-        RowWindows {
+    pub fn new(rows: usize, opts: &'o EncodeOptions) -> WindowedEncoder<'o> {
+        WindowedEncoder {
             opts,
             facts: ToonFacts::new(opts, false),
             declared: rows,
@@ -116,7 +116,7 @@ impl<'o> RowWindows<'o> {
     ///
     /// Those of [`check`](super::check) for the array of all the windows' rows.
     pub fn finish(self) -> Result<Vec<u8>> {
-        let RowWindows {
+        let WindowedEncoder {
             opts,
             facts,
             ahead,
