@@ -418,7 +418,7 @@ fn present<'py>(
     line: bool,
     structured: bool,
 ) -> PyResult<(
-    Vec<String>,
+    Vec<Bound<'py, PyString>>,
     Option<bool>,
     SideDoor,
     Option<Bound<'py, PyBytes>>,
@@ -481,12 +481,17 @@ fn present<'py>(
                     if line {
                         reply.write(&Framing::result(), &mut bytes);
                     }
-                    Ok((reply.response().texts(), reply.response().is_error(), bytes))
+                    // Bytes, decoded (and so checked) once by CPython below.
+                    let r = reply.response();
+                    let texts: Vec<Vec<u8>> =
+                        (0..r.block_count()).map(|i| r.block_bytes(i)).collect();
+                    Ok((texts, r.is_error(), bytes))
                 });
                 match failure {
                     None => out.map(|(t, e, b)| (t, e, b, None)),
                     Some(f) => {
                         let (t, e, b) = failed_response(tool_action, &f.message, line);
+                        let t = t.into_iter().map(String::into_bytes).collect();
                         Ok((t, e, b, Some(f.err)))
                     }
                 }
@@ -500,6 +505,10 @@ fn present<'py>(
         };
         (out.0, out.1, out.2, out.3, copied)
     };
+    let texts = texts
+        .iter()
+        .map(|t| py_str(py, t))
+        .collect::<PyResult<Vec<_>>>()?;
     let line = line.then(|| PyBytes::new(py, &bytes));
     let input = match (owned_doc, copied) {
         (Some(d), _) => SideInput::Doc(d),
