@@ -67,8 +67,8 @@ impl<'o> WindowedEncoder<'o> {
         }
     }
 
-    /// Takes the next window: checked, analysed, and written when its rows keep the form
-    /// written so far. A document whose root is not an array is taken as an empty window.
+    /// Takes the next window (an array of rows, as the type's documentation says): checked,
+    /// analysed, and written when its rows keep the form written so far.
     pub fn push(&mut self, window: Doc<'static>) {
         let first = self.windows.is_empty();
         self.facts.add(&window);
