@@ -236,17 +236,29 @@ def test_a_long_list_changed_or_failing_late_as_in_toon_format() -> None:
         r[n - 900]["v"] = Opaque()
         return r
 
-    # `default` shortens the list being walked: the rows walked, counted as they are.
-    shrinking = rows()
+    # `default` shortens or lengthens the list being walked: the rows there when the walk
+    # reaches them, counted as they are (the header written ahead says otherwise).
+    def changing(change: Any) -> tuple[list[Any], Any]:
+        r = rows()
 
-    def shrink(o: Any) -> Any:
-        del shrinking[n - 500 :]
-        return "cut"
+        def default(o: Any) -> Any:
+            change(r)
+            return "changed"
 
-    want_rows = rows()
-    want = toon_format.dumps(want_rows, default=lambda o: (want_rows.__delitem__(slice(n - 500, None)), "cut")[1])
-    assert toon.dumps(shrinking, default=shrink) == want
-    assert want.startswith(f"[{n - 500}]")
+        return r, default
+
+    def shrink(r: list[Any]) -> None:
+        del r[n - 500 :]
+
+    def grow(r: list[Any]) -> None:
+        r.extend({"id": -i, "v": "new"} for i in range(3000))
+
+    for change, count in ((shrink, n - 500), (grow, n + 3000)):
+        r, default = changing(change)
+        want = toon_format.dumps(r, default=default)
+        assert want.startswith(f"[{count}]")
+        r, default = changing(change)
+        assert toon.dumps(r, default=default) == want
     # A value that fails late: the same exception, `default` called as often.
     failing = rows()
     failing[n - 3]["v"] = {(1, 2): "tuple key"}
