@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -226,6 +227,26 @@ def test_long_lists_are_encoded_as_walked_with_the_same_text() -> None:
     assert toon.dumps(cases[0], delimiter="\t", indent_size=4) == toon_format.dumps(
         cases[0], delimiter="\t", indent_size=4
     )
+
+
+def test_long_lists_of_models_as_walked_whole() -> None:
+    # pydantic models, read natively or (a Decimal, a date) through model_dump, late and
+    # early, and inside dataclasses: a long list (windows) gives a tuple's text (walked whole).
+    import pydantic
+
+    class M(pydantic.BaseModel):
+        id: int
+        name: str
+        when: date | None = None
+        amt: Decimal | None = None
+
+    n = 5000
+    models: list[Any] = [M(id=i, name=f"n{i}") for i in range(n)]
+    models[n - 500] = M(id=1, name="x", when=date(2024, 1, 2), amt=Decimal("1.10"))
+    models[100] = M(id=2, name="y", amt=Decimal("0.10000000000000000000001"))
+    nested = [Row(i, m.name) if i % 2 else {"id": i, "m": m} for i, m in enumerate(models)]
+    for rows in (models, nested):
+        assert toon.dumps(rows) == toon.dumps(tuple(rows))
 
 
 def test_a_long_list_changed_or_failing_late_as_in_toon_format() -> None:
