@@ -21,6 +21,7 @@ use toolwire::wire::Format;
 mod callbacks;
 mod topy;
 mod walk;
+mod windows;
 
 use walk::{Mode, Walker};
 
@@ -295,6 +296,21 @@ fn loads<'py>(
         }
     };
     let opts = DecodeOptions::new().strict(strict).indent(indent_size);
+    let hooks = topy::Hooks {
+        parse_int: parse_int.filter(|f| !f.is_none()),
+        parse_float: parse_float.filter(|f| !f.is_none()),
+        object_hook: object_hook.filter(|f| !f.is_none()),
+        object_pairs_hook: object_pairs_hook.filter(|f| !f.is_none()),
+    };
+    if hooks.are_none() && text.len() >= windows::WINDOWED_BYTES {
+        // A long root array: decoded a window at a time beside the making of its objects.
+        let split = py.detach(|| windows::split_root_array(text.as_bytes(), indent_size));
+        if let Some((declared, parts)) = split {
+            if let Some(v) = windows::loads_windows(py, &parts, declared, &opts)? {
+                return Ok(v);
+            }
+        }
+    }
     let doc = py
         .detach(|| toolwire::toon::decode(text.as_bytes(), &opts))
         .map_err(|e| {
@@ -306,12 +322,6 @@ fn loads<'py>(
             });
             decode_error(py, e.message(), line, source)
         })?;
-    let hooks = topy::Hooks {
-        parse_int: parse_int.filter(|f| !f.is_none()),
-        parse_float: parse_float.filter(|f| !f.is_none()),
-        object_hook: object_hook.filter(|f| !f.is_none()),
-        object_pairs_hook: object_pairs_hook.filter(|f| !f.is_none()),
-    };
     topy::to_py(py, doc.root(), &hooks)
 }
 

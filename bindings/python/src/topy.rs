@@ -29,17 +29,33 @@ pub struct Hooks<'py> {
     pub object_pairs_hook: Option<Bound<'py, PyAny>>,
 }
 
+impl Hooks<'_> {
+    /// No hook.
+    pub fn none() -> Self {
+        Hooks {
+            parse_int: None,
+            parse_float: None,
+            object_hook: None,
+            object_pairs_hook: None,
+        }
+    }
+
+    /// Whether no hook is set (objects are then made by the [`Builder`]).
+    pub fn are_none(&self) -> bool {
+        self.parse_int.is_none()
+            && self.parse_float.is_none()
+            && self.object_hook.is_none()
+            && self.object_pairs_hook.is_none()
+    }
+}
+
 /// Converts `v` (and everything under it) to Python objects.
 pub fn to_py<'py>(
     py: Python<'py>,
     v: Value<'_>,
     hooks: &Hooks<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if hooks.parse_int.is_none()
-        && hooks.parse_float.is_none()
-        && hooks.object_hook.is_none()
-        && hooks.object_pairs_hook.is_none()
-    {
+    if hooks.are_none() {
         return Builder::new(py).build(v);
     }
     to_py_hooked(py, v, hooks)

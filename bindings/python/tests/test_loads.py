@@ -97,3 +97,57 @@ def test_the_collector_is_left_as_it_was() -> None:
         with pytest.raises(ValueError):
             toon.loads(f"a: [1]\nb: {'9' * (limit + 1)}")
         assert gc.isenabled()
+
+
+def _whole(text: str, **kw: Any) -> tuple[str, Any]:
+    # A hook that changes nothing sends `loads` down the whole-text path: the oracle.
+    try:
+        return "ok", toon.loads(text, parse_int=int, **kw)
+    except Exception as e:  # noqa: BLE001 - the exception itself is compared
+        return type(e).__name__, (str(e), getattr(e, "line", None))
+
+
+def _windowed(text: str, **kw: Any) -> tuple[str, Any]:
+    try:
+        return "ok", toon.loads(text, **kw)
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__, (str(e), getattr(e, "line", None))
+
+
+def test_a_long_root_array_read_in_windows_as_the_whole_text() -> None:
+    # A root array's text of 256 KiB or more is decoded a window of elements at a time beside
+    # the making of the objects: values, errors and their lines must be the whole text's.
+    n = 50_000
+    table = [{"id": i, "name": f"né {i}", "ok": i % 2 == 0, "x": i / 4} for i in range(n)]
+    listed = [{"id": i, "lines": [{"sku": f"S{i}", "q": i % 7}], "tag": "日本"} for i in range(n)]
+    texts = [
+        (toon.dumps(table), 2),
+        (toon.dumps(table, delimiter="|"), 2),
+        (toon.dumps(table, delimiter="\t", indent_size=4), 4),
+        (toon.dumps(listed), 2),
+        (toon.dumps([[i, i + 1] for i in range(n)]), 2),  # a list of inline arrays
+        (toon.dumps({"rows": table}), 2),  # not a root array: whole
+    ]
+    assert len(texts[0][0].encode()) > 256 << 10
+    for t, indent in texts:
+        got = _windowed(t, indent_size=indent)
+        assert got == _whole(t, indent_size=indent)
+        assert got[0] == "ok"
+    assert toon.loads(texts[0][0]) == table
+    assert toon.loads(texts[3][0]) == listed
+    # Damaged late, or counted wrong: the whole text's error (its line), strict or not.
+    t = texts[0][0]
+    lines = t.split("\n")
+    broken = {
+        "count": t.replace(f"[{n}]", f"[{n + 1}]", 1),
+        "short": t.replace(f"[{n}]", f"[{n - 1}]", 1),
+        "late row": "\n".join(lines[:-5] + [lines[-5] + ",extra"] + lines[-4:]),
+        "deeper": "\n".join(lines[:-5] + ["  " + lines[-5]] + lines[-4:]),
+        "blank": "\n".join(lines[:20000] + [""] + lines[20000:]),
+        "root key": "\n".join(lines[:20000] + ["k: 1"] + lines[20000:]),
+        "crlf": t.replace("\n", "\r\n"),
+        "huge count": t.replace(f"[{n}]", "[999999999999]", 1),
+    }
+    for what, b in broken.items():
+        for strict in (True, False):
+            assert _windowed(b, strict=strict) == _whole(b, strict=strict), (what, strict)
