@@ -30,7 +30,13 @@ pub fn split_root_array(text: &[u8], indent: usize) -> Option<(usize, Vec<Vec<u8
         .iter()
         .take_while(|b| b.is_ascii_digit())
         .count();
-    if header.first() != Some(&b'[') || digits == 0 || digits > 18 || header.last() != Some(&b':') {
+    if header.first() != Some(&b'[')
+        || digits == 0
+        || digits > 18
+        || (digits > 1 && header[1] == b'0')
+        || header.last() != Some(&b':')
+    {
+        // Not a root array's header, or a count the whole reading refuses (leading zeros).
         return None;
     }
     let declared: usize = std::str::from_utf8(&header[1..1 + digits])
@@ -39,6 +45,10 @@ pub fn split_root_array(text: &[u8], indent: usize) -> Option<(usize, Vec<Vec<u8
         .ok()?;
     let rest = &header[1 + digits..];
     let body = &text[nl + 1..];
+    if memchr::memchr(b'\r', body).is_some() {
+        // Line ends of two kinds: whole.
+        return None;
+    }
     // Line starts at depth 1: `indent` spaces, then neither a space nor a line's end.
     let starts_element = |at: usize| {
         body.get(at..at + indent)
@@ -54,7 +64,13 @@ pub fn split_root_array(text: &[u8], indent: usize) -> Option<(usize, Vec<Vec<u8
     let mut windows = Vec::with_capacity(WINDOWS + 1);
     let (mut from, mut elements, mut total) = (0, 0, 0);
     let mut line = 0;
-    loop {
+    while line < body.len() {
+        // A blank or comment line: whole (strict reading refuses a blank line inside the
+        // array but not at a window's end; comments are the reading's to skip).
+        match body[line..].iter().find(|&&b| b != b' ' && b != b'\t') {
+            None | Some(b'\n' | b'#') => return None,
+            Some(_) => {}
+        }
         if starts_element(line) {
             if line - from >= target {
                 // The window ends before this line's line feed.

@@ -144,10 +144,24 @@ def test_a_long_root_array_read_in_windows_as_the_whole_text() -> None:
         "late row": "\n".join(lines[:-5] + [lines[-5] + ",extra"] + lines[-4:]),
         "deeper": "\n".join(lines[:-5] + ["  " + lines[-5]] + lines[-4:]),
         "blank": "\n".join(lines[:20000] + [""] + lines[20000:]),
+        "blank lines": "\n".join(x for i, r in enumerate(lines) for x in ([r, ""] if i % 997 == 0 else [r])),
+        "comments": "\n".join(x for i, r in enumerate(lines) for x in ([r, "# c"] if i % 997 == 0 else [r])),
+        "zeros": t.replace(f"[{n}]", f"[0{n}]", 1),
+        "trailing newline": t + "\n",
+        "cr": t.replace("\n", "\r\n", 3000),
         "root key": "\n".join(lines[:20000] + ["k: 1"] + lines[20000:]),
         "crlf": t.replace("\n", "\r\n"),
         "huge count": t.replace(f"[{n}]", "[999999999999]", 1),
     }
+    # A blank line where a window ends: strict reading refuses it inside the array. The
+    # first window ends before the first element line at 1/16 of the body's bytes or more.
+    head, body = t.split("\n", 1)
+    raw = body.encode()
+    target = (len(raw) + 1) // 16 + 1  # with the blank line's byte
+    p = raw.index(b"\n", target - 1) + 1  # the first line start at or past target - 1
+    cut = raw[:p] + b"\n" + raw[p:]  # the blank line just before it: that line at p + 1
+    assert len(cut) // 16 + 1 == target and raw.rfind(b"\n", 0, p - 1) + 1 < target
+    broken["blank at a window's end"] = head + "\n" + cut.decode()
     for what, b in broken.items():
         for strict in (True, False):
             assert _windowed(b, strict=strict) == _whole(b, strict=strict), (what, strict)
