@@ -5,8 +5,8 @@ mod encode;
 
 pub use decode::{DecodeOptions, decode};
 pub(crate) use encode::{
-    Cells, Item, RootForm, TableRows, ToonFacts, encode_list, encode_table, string_cell,
-    write_windows,
+    Cells, Item, RootForm, TableRows, ToonFacts, encode_list, encode_table, likely_len,
+    string_cell, write_windows,
 };
 pub use encode::{
     DEFAULT_MAX_DEPTH, DEFAULT_PARALLEL_THRESHOLD, EncodeOptions, JsonInput, MAX_DEPTH_LIMIT,

@@ -657,7 +657,8 @@ impl<'d> ToolResponse<'d> {
     }
 
     /// The UTF-8 bytes of block `i`, written into room made for what it most likely takes
-    /// (a binding that hands them to its language, which checks them as it decodes).
+    /// (as `toon::to_vec` reserves; a binding hands them to its language, which checks them
+    /// as it decodes).
     ///
     /// # Panics
     ///
@@ -665,7 +666,7 @@ impl<'d> ToolResponse<'d> {
     pub fn block_bytes(&self, i: usize) -> Vec<u8> {
         let likely = match (i, &self.data) {
             (0, DataBlock::Text(t)) => t.len(),
-            (0, _) => self.data().map_or(0, likely_data_len),
+            (0, _) => self.data().map_or(0, crate::toon::likely_len),
             _ => self.blocks[i - 1].len(),
         };
         let mut v = Vec::with_capacity(likely);
@@ -679,16 +680,6 @@ impl<'d> ToolResponse<'d> {
             .map(|i| self.block_text(i))
             .collect()
     }
-}
-
-/// What the data block of `v` most likely takes, as `toon::to_vec` reserves: its
-/// document's text and heap and a few bytes a node, at most 32 bytes a node of `v` (a small
-/// value of a large document). A larger block grows its buffer as any.
-fn likely_data_len(v: Value<'_>) -> usize {
-    let doc = v.doc();
-    let nodes = doc.next_sibling(v.index()) - v.index();
-    let likely = doc.src().len() + doc.heap_len() + nodes.saturating_mul(4);
-    likely.min(nodes.saturating_mul(32))
 }
 
 fn write_data<W: Sink + ?Sized>(v: Value<'_>, format: Format, out: &mut W) {

@@ -433,19 +433,23 @@ pub fn encode<W: Sink + ?Sized>(value: Value<'_>, opts: &EncodeOptions, out: &mu
 ///
 /// See [`encode`].
 pub fn to_vec(value: Value<'_>, opts: &EncodeOptions) -> Result<Vec<u8>> {
-    // Reserve what the output will most likely need, so a large table is not copied by a
-    // growing buffer (a serial copy that would cap the parallel encoder's speed-up): the TOON
-    // of a document parsed from JSON is almost always shorter than that JSON, that of a
-    // document built with its strings in its heap (a binding's walk of objects) about its
-    // heap and a few bytes per node, and 32 bytes per node bounds the reservation for a small
-    // value of a large document. Capacity that stays untouched costs address space, not
-    // memory.
+    let mut v = Vec::with_capacity(likely_len(value));
+    encode(value, opts, &mut v)?;
+    Ok(v)
+}
+
+/// The bytes `value`'s text (TOON, or the data block of a response) most likely takes: room
+/// reserved up front, so a large table is not copied by a growing buffer (a serial copy that
+/// would cap the parallel encoder's speed-up). The TOON of a document parsed from JSON is
+/// almost always shorter than that JSON, that of a document built with its strings in its
+/// heap (a binding's walk of objects) about its heap and a few bytes per node, and 32 bytes
+/// per node bounds the reservation for a small value of a large document. Capacity that
+/// stays untouched costs address space, not memory.
+pub(crate) fn likely_len(value: Value<'_>) -> usize {
     let doc = value.doc();
     let nodes = doc.next_sibling(value.index()) - value.index();
     let likely = doc.src().len() + doc.heap_len() + nodes.saturating_mul(4);
-    let mut v = Vec::with_capacity(likely.min(nodes.saturating_mul(32)));
-    encode(value, opts, &mut v)?;
-    Ok(v)
+    likely.min(nodes.saturating_mul(32))
 }
 
 /// Encodes `value` as TOON into a new string.
