@@ -133,11 +133,15 @@ fn dumps<'py>(
     sort_keys: bool,
 ) -> PyResult<Bound<'py, PyString>> {
     let opts = encode_options(indent_size, delimiter)?;
-    let walker = Walker::new(py, Mode::Toon, default, sort_keys);
+    let mut walker = Walker::new(py, Mode::Toon, default, sort_keys);
     if let Ok(list) = obj.cast_exact::<PyList>() {
         let rows = list.len();
         if rows >= WINDOWED_ROWS {
-            return dumps_windows(py, walker, list.as_any(), rows, &opts);
+            match dumps_windows(py, walker, list.as_any(), rows, &opts) {
+                Ok(text) => return text,
+                // No thread to spare: walked whole below.
+                Err(w) => walker = *w,
+            }
         }
     }
     let (doc, lexemes, nonce) = walker.walk(obj)?;
@@ -152,14 +156,15 @@ const WINDOWED_ROWS: usize = 2048;
 
 /// `dumps` of a long list: walked a window of rows at a time on this thread (the GIL held),
 /// each window encoded on another thread meanwhile ([`toolwire::toon::WindowedEncoder`]); the
-/// same text as walking it whole and then encoding it. Without a thread to spare, whole.
+/// same text as walking it whole and then encoding it. Without a thread to spare, the walker
+/// comes back unused.
 fn dumps_windows<'py>(
     py: Python<'py>,
     walker: Walker<'py>,
     list: &Bound<'py, PyAny>,
     rows: usize,
     opts: &toolwire::toon::EncodeOptions,
-) -> PyResult<Bound<'py, PyString>> {
+) -> Result<PyResult<Bound<'py, PyString>>, Box<Walker<'py>>> {
     // Windows of a sixteenth of the rows, 512 to 4096: the last one, encoded after the walk,
     // is a small part of the work.
     let per = (rows / 16).clamp(512, 4096);
@@ -190,22 +195,13 @@ fn dumps_windows<'py>(
         drop(tx);
         Ok((walked, py.detach(|| encoder.join())))
     });
-    let (walked, encoded) = match done {
-        Ok(done) => done,
-        Err(walker) => {
-            // No thread to spare: walked whole, then encoded.
-            let (doc, lexemes, nonce) = walker.walk(list)?;
-            let out = py
-                .detach(|| toolwire::toon::to_vec(doc.root(), opts))
-                .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;
-            return toon_text(py, out, &lexemes, nonce);
-        }
-    };
-    let (lexemes, nonce) = walked?;
-    let out = encoded
-        .map_err(|_| PyRuntimeError::new_err("toolwire: the TOON encoder failed"))?
-        .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;
-    toon_text(py, out, &lexemes, nonce)
+    let (walked, encoded) = done?;
+    Ok(walked.and_then(|(lexemes, nonce)| {
+        let out = encoded
+            .map_err(|_| PyRuntimeError::new_err("toolwire: the TOON encoder failed"))?
+            .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;
+        toon_text(py, out, &lexemes, nonce)
+    }))
 }
 
 /// JSON text given as `bytes`, `bytearray`, `memoryview` or `str`, borrowed when immutable.
