@@ -125,7 +125,7 @@ fn encode_json_into<W: toolwire::Sink + ?Sized>(
 }
 
 fn encode_json_bytes(json: &[u8], opts: &EncodeOptions) -> Result<String> {
-    let mut out = Vec::with_capacity(json.len() / 2 + 16);
+    let mut out = toolwire::sink::output_with_capacity(json.len() / 2 + 16);
     encode_json_into(json, opts, &mut out).map_err(|e| engine_error(&e))?;
     utf8(out)
 }

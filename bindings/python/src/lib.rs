@@ -258,7 +258,7 @@ fn encode_json<'py>(
             // Faster than a whole parse at every size measured (the same bytes, the engine
             // guarantees it): 100k flat rows 11.6 vs 16.3 ms, 300k 60.6 vs 78.6 ms, 100k
             // nested 77.4 vs 81.2 ms (docs/DECISIONS.md, "Read once in parallel").
-            let mut out = Vec::with_capacity(bytes.len() / 2);
+            let mut out = toolwire::sink::output_with_capacity(bytes.len() / 2);
             let opts = opts.json_input(toolwire::toon::JsonInput::Binding);
             toolwire::toon::encode_json(bytes, &opts, &mut out).map(|()| out)
         })

@@ -638,14 +638,14 @@ fn size_hint(value: Value<'_>, per_node: usize) -> usize {
 
 /// `JSON.stringify(value)` as bytes.
 pub fn to_vec_compact(value: Value<'_>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(size_hint(value, 6));
+    let mut out = crate::sink::output_with_capacity(size_hint(value, 6));
     write_compact(value, &mut out);
     out
 }
 
 /// `JSON.stringify(value, null, 2)` as bytes.
 pub fn to_vec_pretty(value: Value<'_>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(size_hint(value, 12));
+    let mut out = crate::sink::output_with_capacity(size_hint(value, 12));
     write_pretty(value, &mut out);
     out
 }

@@ -13,9 +13,11 @@ use std::mem::MaybeUninit;
 use bytes::BytesMut;
 
 mod chunked;
+mod huge;
 mod ordered;
 
 pub use chunked::{ChunkedSink, CountingSink};
+pub use huge::{output_with_capacity, reserve_output};
 pub(crate) use ordered::write_ordered;
 
 /// An infallible append-only byte buffer.

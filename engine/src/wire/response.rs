@@ -669,7 +669,7 @@ impl<'d> ToolResponse<'d> {
             (0, _) => self.data().map_or(0, crate::toon::likely_len),
             _ => self.blocks[i - 1].len(),
         };
-        let mut v = Vec::with_capacity(likely);
+        let mut v = crate::sink::output_with_capacity(likely);
         self.write_block(i, &mut v);
         v
     }

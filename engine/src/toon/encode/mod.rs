@@ -433,7 +433,7 @@ pub fn encode<W: Sink + ?Sized>(value: Value<'_>, opts: &EncodeOptions, out: &mu
 ///
 /// See [`encode`].
 pub fn to_vec(value: Value<'_>, opts: &EncodeOptions) -> Result<Vec<u8>> {
-    let mut v = Vec::with_capacity(likely_len(value));
+    let mut v = crate::sink::output_with_capacity(likely_len(value));
     encode(value, opts, &mut v)?;
     Ok(v)
 }

@@ -105,8 +105,10 @@ impl<'o> WindowedEncoder<'o> {
             // more), so the text is not copied as it grows; at most 1 GiB ahead.
             let per_row = self.out.len() / arr.len() + 1;
             let rest = self.declared.saturating_sub(arr.len());
-            self.out
-                .reserve((per_row.saturating_mul(rest) / 8 * 9).min(RESERVE_MAX));
+            crate::sink::reserve_output(
+                &mut self.out,
+                (per_row.saturating_mul(rest) / 8 * 9).min(RESERVE_MAX),
+            );
         }
     }
 
