@@ -14,7 +14,8 @@
 //! [`RootAnalysis::then`] joins it to the part before.
 
 use super::{
-    Enc, EncodeOptions, Lead, OwnedShape, RowPart, Shape, Sink, parallel_table, tabular_shape,
+    Enc, EncodeOptions, ItemHeads, Lead, OwnedShape, RowPart, Shape, Sink, parallel_table,
+    tabular_shape,
 };
 use crate::doc::{Array, Elements};
 
@@ -227,8 +228,9 @@ impl RowPart for WindowPart<'_, '_> {
         match self.shape {
             Some(shape) => enc.rows(w, rows, shape, 1),
             None => {
+                let mut heads = ItemHeads::default();
                 for v in rows {
-                    enc.list_item(w, v, 1);
+                    enc.list_item(w, v, 1, &mut heads);
                 }
             }
         }

@@ -53,8 +53,9 @@ pub(super) struct ListItems<'d> {
 
 impl RowPart for ListItems<'_> {
     fn write<S: Sink + ?Sized>(&self, enc: &mut Enc<'_>, w: &mut S) {
+        let mut heads = ItemHeads::default();
         for v in self.start.clone().take(self.n) {
-            enc.list_item(w, v, self.depth);
+            enc.list_item(w, v, self.depth, &mut heads);
         }
     }
 }

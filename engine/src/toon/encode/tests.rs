@@ -319,6 +319,49 @@ fn shape_analysis_trusts_same_keys_only_where_it_names_the_previous_row() {
     }
 }
 
+#[test]
+fn list_items_with_the_keys_of_the_item_before_copy_its_heads() {
+    // Object items of a list (not a table: a nested value in each) whose keys repeat, change
+    // at the same count, need quotes, or follow an array, a primitive or an empty object;
+    // at the root and deeper, in every delimiter and two indents.
+    let items = [
+        r#"{"id":1,"name":"a","tags":[1,2]}"#,
+        r#"{"id":2,"name":"b","tags":[{"x":1},{"x":2}]}"#,
+        r#"{"id":3,"nom":"c","tags":[]}"#,
+        r#"{"id":4,"nom":"d","tags":{"k":1}}"#,
+        r#"[1,{"id":5,"nom":"e","tags":[1]}]"#,
+        r#"{"id":6,"nom":"f","tags":[1]}"#,
+        r#""text""#,
+        r#"{"id":7,"nom":"g","tags":[1]}"#,
+        r#"{}"#,
+        r#"{"id":8,"nom":"h","tags":[1]}"#,
+        r#"{"my key":9,"1st":"i","tags":[{"a":1,"b":{"c":2}}]}"#,
+        r#"{"my key":10,"1st":"j","tags":[{"a":1,"b":{"c":3}}]}"#,
+        r#"{"id":11,"nom":"k","tags":[[1,2],[3]]}"#,
+        r#"{"id":12,"nom":"l","tags":[[1,2],[3]]}"#,
+    ];
+    let list = format!("[{}]", items.join(","));
+    for src in [
+        list.clone(),
+        format!(r#"{{"outer":{{"rows":{list}}},"again":[{list},{list}]}}"#),
+    ] {
+        let (marked, plain) = marked_and_unmarked(&src);
+        for delimiter in [Delimiter::Comma, Delimiter::Tab, Delimiter::Pipe] {
+            for indent in [2, 4] {
+                let opts = EncodeOptions::new().delimiter(delimiter).indent(indent);
+                let (mut x, mut y) = (Vec::new(), Vec::new());
+                encode(marked.root(), &opts, &mut x).unwrap();
+                encode(plain.root(), &opts, &mut y).unwrap();
+                assert_eq!(String::from_utf8_lossy(&x), String::from_utf8_lossy(&y));
+                // The heads are the keys as the items have them.
+                let text = String::from_utf8(x).unwrap();
+                assert!(text.contains("- \"my key\": 10"), "{text}");
+                assert!(text.contains("nom: l"), "{text}");
+            }
+        }
+    }
+}
+
 proptest::proptest! {
     #[test]
     fn marks_never_change_a_shape_or_an_encoding(

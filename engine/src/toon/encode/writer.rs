@@ -507,21 +507,26 @@ impl<'o> Enc<'o> {
         lead: Lead,
         depth: usize,
     ) {
+        self.lead(w, lead);
+        write_key(w, key);
+        self.member_value(w, v, depth);
+    }
+
+    /// What follows a member's key, its key line at `depth` (the line and the key written).
+    fn member_value<W: Sink + ?Sized>(&mut self, w: &mut W, v: Value<'_>, depth: usize) {
         // The node once: a primitive is written from it ([`Enc::node`]).
         let doc = v.doc();
         match doc.node(v.index()) {
             Node::Array { .. } => {
                 if let Some(a) = v.as_array() {
-                    self.array(w, Some(key), a, lead, depth + 1, false);
+                    self.array_body(w, true, a, depth + 1, false);
                 }
             }
             Node::Object { .. } => {
                 let Some(o) = v.as_object() else { return };
                 if let Some(shape) = keyed_shape(o) {
-                    self.keyed(w, Some(key), o, &shape, lead, depth + 1);
+                    self.keyed_body(w, o, &shape, depth + 1);
                 } else {
-                    self.lead(w, lead);
-                    write_key(w, key);
                     w.write_byte(b':');
                     for (k, v) in o {
                         self.member(w, k.as_bytes(), v, Lead::Plain(depth + 1), depth + 1);
@@ -529,8 +534,6 @@ impl<'o> Enc<'o> {
                 }
             }
             node => {
-                self.lead(w, lead);
-                write_key(w, key);
                 w.write(b": ");
                 self.node(w, doc, node);
             }
@@ -551,6 +554,17 @@ impl<'o> Enc<'o> {
         if let Some(k) = key {
             write_key(w, k);
         }
+        self.keyed_body(w, obj, shape, body);
+    }
+
+    /// [`Enc::keyed`] after its line's lead and key.
+    fn keyed_body<W: Sink + ?Sized>(
+        &mut self,
+        w: &mut W,
+        obj: Object<'_>,
+        shape: &Shape<'_>,
+        body: usize,
+    ) {
         self.bracket(w, obj.len(), true);
         self.fields(w, &shape.fields);
         w.write_byte(b':');
@@ -575,13 +589,25 @@ impl<'o> Enc<'o> {
         body: usize,
         anon: bool,
     ) {
-        let n = arr.len();
         self.lead(w, lead);
         if let Some(k) = key {
             write_key(w, k);
         }
+        self.array_body(w, key.is_some(), arr, body, anon);
+    }
+
+    /// [`Enc::array`] after its line's lead and key (`keyed`: there is one).
+    fn array_body<W: Sink + ?Sized>(
+        &mut self,
+        w: &mut W,
+        keyed: bool,
+        arr: Array<'_>,
+        body: usize,
+        anon: bool,
+    ) {
+        let n = arr.len();
         if n == 0 && !anon {
-            w.write(if key.is_some() { b": []" } else { b"[]" });
+            w.write(if keyed { b": []" } else { b"[]" });
             return;
         }
         if arr.iter().all(|v| v.is_primitive()) {
@@ -633,11 +659,12 @@ impl<'o> Enc<'o> {
             && n >= self.opts.parallel_threshold
             && rayon::current_num_threads() > 1;
         if !parallel {
+            let mut heads = ItemHeads::default();
             for (i, v) in items.enumerate() {
                 if i & 0x3FF == 0x3FF && w.cancelled() {
                     return;
                 }
-                self.list_item(w, v, depth);
+                self.list_item(w, v, depth, &mut heads);
             }
             return;
         }
@@ -658,37 +685,106 @@ impl<'o> Enc<'o> {
         self.parts_parallel(w, &parts);
     }
 
-    /// One `- …` item of a list-form array at depth `depth`.
-    pub(super) fn list_item<W: Sink + ?Sized>(&mut self, w: &mut W, v: Value<'_>, depth: usize) {
+    /// One `- …` item of a list-form array at depth `depth`; `heads` are those of the item
+    /// before it in the same run of items (empty for a run's first).
+    pub(super) fn list_item<W: Sink + ?Sized>(
+        &mut self,
+        w: &mut W,
+        v: Value<'_>,
+        depth: usize,
+        heads: &mut ItemHeads,
+    ) {
         let doc = v.doc();
         match doc.node(v.index()) {
             Node::Array { .. } => {
+                heads.forget();
                 if let Some(a) = v.as_array() {
                     self.array(w, None, a, Lead::Hyphen(depth + 1), depth + 1, true);
                 }
             }
-            Node::Object { .. } => {
+            Node::Object { same_keys, .. } => {
                 let Some(o) = v.as_object() else { return };
                 if o.is_empty() {
+                    heads.forget();
                     self.line(w, depth);
                     w.write_byte(b'-');
                     return;
                 }
+                // Heads are LF-led raw bytes: for a sink that escapes, or before the
+                // document's first line, the members are written one by one.
+                let copied = self.started && !w.escapes();
+                if copied && same_keys && heads.ends.len() == o.len() {
+                    for (i, (_, v)) in o.iter().enumerate() {
+                        w.write(heads.get(i));
+                        self.member_value(w, v, depth + 1);
+                    }
+                    return;
+                }
+                heads.forget();
                 for (i, (k, v)) in o.iter().enumerate() {
                     let lead = if i == 0 {
                         Lead::Hyphen(depth + 1)
                     } else {
                         Lead::Plain(depth + 1)
                     };
+                    if copied {
+                        heads.push(self.indent, lead, k.as_bytes());
+                    }
                     self.member(w, k.as_bytes(), v, lead, depth + 1);
                 }
             }
             node => {
+                heads.forget();
                 self.line(w, depth);
                 w.write(b"- ");
                 self.node(w, doc, node);
             }
         }
+    }
+}
+
+/// The heads of the members of the last object item written in a run of list items: each
+/// member's line start (LF, indentation, `- ` for the first) and key, as written. An item
+/// marked `same_keys` on the tape has the keys of the last object the builder closed at its
+/// depth, which, in one run of consecutive items, is the item before it when that one was an
+/// object (objects inside an item are deeper): its heads are those bytes again, one copy a
+/// member instead of a line start, a lead and a key's quoting rules. As the JSON writer's
+/// member prefixes (docs/DECISIONS.md, "TOON").
+#[derive(Default)]
+pub(super) struct ItemHeads {
+    bytes: Vec<u8>,
+    /// The end of each member's head in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl ItemHeads {
+    /// No heads: the next object item writes its own.
+    fn forget(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+
+    /// Records the head of the next member: its line start as `lead` says (`indent` spaces a
+    /// level) and `key` as [`write_key`] writes it.
+    fn push(&mut self, indent: usize, lead: Lead, key: &[u8]) {
+        let (spaces, hyphen) = match lead {
+            Lead::Plain(d) => (d * indent, false),
+            Lead::Hyphen(d) => ((d - 1) * indent, true),
+        };
+        self.bytes.push(b'\n');
+        self.bytes.resize(self.bytes.len() + spaces, b' ');
+        if hyphen {
+            self.bytes.extend_from_slice(b"- ");
+        }
+        write_key(&mut self.bytes, key);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// Member `i`'s head.
+    #[inline]
+    fn get(&self, i: usize) -> &[u8] {
+        let from = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.bytes[from..self.ends[i]]
     }
 }
 
