@@ -392,16 +392,8 @@ impl<'d> Iterator for Members<'d> {
             return None;
         }
         self.remaining -= 1;
-        let key = match (Value {
-            doc: self.doc,
-            idx: self.next,
-        })
-        .get()
-        {
-            ValueRef::String(s) => s,
-            // The builder only ever writes string keys.
-            _ => Str(b""),
-        };
+        // The builder only ever writes string keys (`key_at` reads no other node).
+        let key = Str(self.doc.key_at(self.next));
         let v = Value {
             doc: self.doc,
             idx: self.next + 1,

@@ -339,6 +339,17 @@ fn list_items_with_the_keys_of_the_item_before_copy_its_heads() {
         r#"{"my key":10,"1st":"j","tags":[{"a":1,"b":{"c":3}}]}"#,
         r#"{"id":11,"nom":"k","tags":[[1,2],[3]]}"#,
         r#"{"id":12,"nom":"l","tags":[[1,2],[3]]}"#,
+        // Nested tables of leaves: the same keys, other keys of the same count (one row:
+        // no mark to go by), reordered, quoted, a row with a nested value, an empty row.
+        r#"{"id":13,"nom":"m","tags":[{"a":1,"b":2},{"a":3,"b":4}]}"#,
+        r#"{"id":14,"nom":"n","tags":[{"a":5,"b":6},{"a":7,"b":8}]}"#,
+        r#"{"id":15,"nom":"o","tags":[{"a":9,"c":1}]}"#,
+        r#"{"id":16,"nom":"p","tags":[{"c":2,"a":3}]}"#,
+        r#"{"id":17,"nom":"q","tags":[{"c":4,"a":5},{"a":6,"c":7}]}"#,
+        r#"{"id":18,"nom":"r","tags":[{"x y":1,"z":2},{"x y":3,"z":4}]}"#,
+        r#"{"id":19,"nom":"s","tags":[{"x y":5,"z":6},{"x y":7,"z":[8]}]}"#,
+        r#"{"id":20,"nom":"t","tags":[{"x y":9,"z":1},{}]}"#,
+        r#"{"id":21,"nom":"u","tags":[{"x y":2,"z":3}],"more":[{"x y":4,"z":5}]}"#,
     ];
     let list = format!("[{}]", items.join(","));
     for src in [
@@ -357,6 +368,23 @@ fn list_items_with_the_keys_of_the_item_before_copy_its_heads() {
                 let text = String::from_utf8(x).unwrap();
                 assert!(text.contains("- \"my key\": 10"), "{text}");
                 assert!(text.contains("nom: l"), "{text}");
+                let d = opts.delimiter.as_byte() as char;
+                let tab = if d == ',' {
+                    String::new()
+                } else {
+                    d.to_string()
+                };
+                for header in [
+                    format!("tags[1{tab}]{{a{d}c}}:"),
+                    format!("tags[1{tab}]{{c{d}a}}:"),
+                    format!("more[1{tab}]{{\"x y\"{d}z}}:"),
+                ] {
+                    assert!(text.contains(&header), "{header} in {text}");
+                }
+                // Not tables: a row with a nested value, an empty row.
+                for line in ["- \"x y\": 7", "- \"x y\": 9"] {
+                    assert!(text.contains(line), "{line} in {text}");
+                }
             }
         }
     }

@@ -20,6 +20,8 @@ pub(super) struct Enc<'o> {
     pub(super) table: &'static [bool; 256],
     pub(super) indent: usize,
     pub(super) started: bool,
+    /// The last table of leaves written as an object's member: see [`LeafHeader`].
+    leaf_header: LeafHeader,
 }
 
 impl<'o> Enc<'o> {
@@ -36,6 +38,7 @@ impl<'o> Enc<'o> {
             table,
             indent: opts.indent,
             started,
+            leaf_header: LeafHeader::default(),
         }
     }
 
@@ -324,6 +327,69 @@ impl<'o> Enc<'o> {
         }
     }
 
+    /// Rows whose `columns` cells are all leaves, in header order ([`Enc::rows_flat`] for
+    /// this delimiter).
+    fn leaf_rows<'d, W: Sink + ?Sized, I: Iterator<Item = Value<'d>>>(
+        &mut self,
+        w: &mut W,
+        rows: I,
+        columns: usize,
+        depth: usize,
+    ) {
+        match self.delim {
+            b',' => self.rows_flat::<W, I, b','>(w, rows, columns, depth),
+            b'|' => self.rows_flat::<W, I, b'|'>(w, rows, columns, depth),
+            _ => self.rows_flat::<W, I, b'\t'>(w, rows, columns, depth),
+        }
+    }
+
+    /// Writes `arr`, an object member's array of `body`-deep rows, as a table with the
+    /// header of the last table of leaves written as a member ([`LeafHeader`]) when the
+    /// tape shows it is one with those keys: its first row has leaves under the same keys in
+    /// the same order and every later row is marked `same_keys` and `flat` (what
+    /// [`marked_leaf_table`] concludes, with the keys compared instead of collected, quoted
+    /// and written again). False, having written nothing, otherwise.
+    fn repeated_leaf_table<W: Sink + ?Sized>(
+        &mut self,
+        w: &mut W,
+        arr: Array<'_>,
+        body: usize,
+    ) -> bool {
+        let k = self.leaf_header.ends.len();
+        let (doc, at) = (arr.as_value().doc(), arr.as_value().index());
+        let nodes = doc.nodes();
+        let (Node::Array { end, .. }, Some(Node::Object { len, .. })) =
+            (nodes.at(at), nodes.get(at + 1))
+        else {
+            return false;
+        };
+        if k == 0 || len as usize != k {
+            return false;
+        }
+        let mut i = at + 2;
+        for f in 0..k {
+            if matches!(nodes.at(i + 1), Node::Array { .. } | Node::Object { .. })
+                || doc.key_at(i) != self.leaf_header.key(f)
+            {
+                return false;
+            }
+            i += 2;
+        }
+        for _ in 1..arr.len() {
+            match nodes.same_flat_end(i, k) {
+                Some(next) => i = next,
+                None => return false,
+            }
+        }
+        if i != end as usize {
+            return false;
+        }
+        self.bracket(w, arr.len(), false);
+        w.write(&self.leaf_header.header);
+        self.leaf_rows(w, arr.iter(), k, body);
+        true
+    }
+
     /// `count` rows from `rows`, one line each at `depth`.
     pub(super) fn rows<'d, W: Sink + ?Sized, I: Iterator<Item = Value<'d>>>(
         &mut self,
@@ -333,12 +399,7 @@ impl<'o> Enc<'o> {
         depth: usize,
     ) {
         if shape.ordered && shape.fields.iter().all(|f| f.span == 1) {
-            let columns = shape.fields.len();
-            return match self.delim {
-                b',' => self.rows_flat::<W, I, b','>(w, rows, columns, depth),
-                b'|' => self.rows_flat::<W, I, b'|'>(w, rows, columns, depth),
-                _ => self.rows_flat::<W, I, b'\t'>(w, rows, columns, depth),
-            };
+            return self.leaf_rows(w, rows, shape.fields.len(), depth);
         }
         if shape.ordered {
             return match self.delim {
@@ -610,6 +671,10 @@ impl<'o> Enc<'o> {
             w.write(if keyed { b": []" } else { b"[]" });
             return;
         }
+        let serial = !self.opts.parallel || n < self.opts.parallel_threshold;
+        if keyed && serial && self.repeated_leaf_table(w, arr, body) {
+            return;
+        }
         if arr.iter().all(|v| v.is_primitive()) {
             self.bracket(w, n, false);
             w.write_byte(b':');
@@ -631,6 +696,11 @@ impl<'o> Enc<'o> {
             let table = table(arr, parallel.then_some(self.opts.parallel_threshold));
             if let Some((shape, chunks)) = table {
                 self.bracket(w, n, false);
+                if keyed && serial && shape.ordered && shape.fields.iter().all(|f| f.span == 1) {
+                    let mut header = std::mem::take(&mut self.leaf_header);
+                    header.keep(self, &shape.fields);
+                    self.leaf_header = header;
+                }
                 self.fields(w, &shape.fields);
                 w.write_byte(b':');
                 match &chunks {
@@ -740,6 +810,40 @@ impl<'o> Enc<'o> {
                 self.node(w, doc, node);
             }
         }
+    }
+}
+
+/// The keys and header (`{…}:`, as [`Enc::fields`] writes it) of the last table of leaves
+/// written as an object's member: the nested tables of a collection (each row's `lines`)
+/// mostly have the same keys as the one before, whose header is then copied
+/// ([`Enc::repeated_leaf_table`]).
+#[derive(Default)]
+struct LeafHeader {
+    keys: Vec<u8>,
+    /// The end of each key in `keys`.
+    ends: Vec<usize>,
+    header: Vec<u8>,
+}
+
+impl LeafHeader {
+    /// Keeps `fields` (leaves, in order) and their header as `enc` writes it.
+    fn keep(&mut self, enc: &Enc<'_>, fields: &[Field<'_>]) {
+        self.keys.clear();
+        self.ends.clear();
+        for f in fields {
+            self.keys.extend_from_slice(f.key);
+            self.ends.push(self.keys.len());
+        }
+        self.header.clear();
+        enc.fields(&mut self.header, fields);
+        self.header.push(b':');
+    }
+
+    /// Key `i`.
+    #[inline]
+    fn key(&self, i: usize) -> &[u8] {
+        let from = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.keys[from..self.ends[i]]
     }
 }
 
