@@ -784,9 +784,22 @@ impl<'o> Enc<'o> {
                 // document's first line, the members are written one by one.
                 let copied = self.started && !w.escapes();
                 if copied && same_keys && heads.ends.len() == o.len() {
-                    for (i, (_, v)) in o.iter().enumerate() {
-                        w.write(heads.get(i));
-                        self.member_value(w, v, depth + 1);
+                    // The members' values straight off the tape: a key node, then its value.
+                    let mut key = v.index() + 1;
+                    for i in 0..o.len() {
+                        let head = heads.get(i);
+                        match doc.node(key + 1) {
+                            Node::Array { .. } | Node::Object { .. } => {
+                                w.write(&head[..head.len() - 2]);
+                                self.member_value(w, doc.value_at(key + 1), depth + 1);
+                            }
+                            // A primitive: the head with its `: `, then the value.
+                            node => {
+                                w.write(head);
+                                self.node(w, doc, node);
+                            }
+                        }
+                        key = doc.next_sibling(key + 1);
                     }
                     return;
                 }
@@ -848,7 +861,7 @@ impl LeafHeader {
 }
 
 /// The heads of the members of the last object item written in a run of list items: each
-/// member's line start (LF, indentation, `- ` for the first) and key, as written. An item
+/// member's line start (LF, indentation, `- ` for the first), key as written and `: `. An item
 /// marked `same_keys` on the tape has the keys of the last object the builder closed at its
 /// depth, which, in one run of consecutive items, is the item before it when that one was an
 /// object (objects inside an item are deeper): its heads are those bytes again, one copy a
@@ -869,7 +882,7 @@ impl ItemHeads {
     }
 
     /// Records the head of the next member: its line start as `lead` says (`indent` spaces a
-    /// level) and `key` as [`write_key`] writes it.
+    /// level), `key` as [`write_key`] writes it, and `: ` (dropped before a container).
     fn push(&mut self, indent: usize, lead: Lead, key: &[u8]) {
         let (spaces, hyphen) = match lead {
             Lead::Plain(d) => (d * indent, false),
@@ -881,6 +894,7 @@ impl ItemHeads {
             self.bytes.extend_from_slice(b"- ");
         }
         write_key(&mut self.bytes, key);
+        self.bytes.extend_from_slice(b": ");
         self.ends.push(self.bytes.len());
     }
 
