@@ -343,18 +343,12 @@ impl<'py> Walker<'py> {
                 self.b.copy_value(row);
                 k = 1;
             }
-            // As `list`: the length read again each time.
-            // SAFETY: `l` is a live `list` (held on the stack).
-            while k < per && (n as ffi::Py_ssize_t) < unsafe { ffi::PyList_Size(l.as_ptr()) } {
-                // SAFETY: as in `list`: `n` is below the list's current length.
-                let item =
-                    unsafe { Borrowed::from_ptr(self.py, ffi::PyList_GetItem(l.as_ptr(), n as _)) };
-                if let Err(e) = self.value(item) {
-                    return Err(self.failed(m, e));
-                }
-                n += 1;
-                k += 1;
-            }
+            let from = n;
+            n = match self.list_items(l, n, per - k, |_, _| {}) {
+                Ok(n) => n,
+                Err(e) => return Err(self.failed(m, e)),
+            };
+            k += n - from;
             self.b.end_array(m, k);
             let doc = std::mem::replace(&mut self.b, DocBuilder::new(b"")).finish();
             room = (doc.node_count(), doc.heap_len());
@@ -821,36 +815,53 @@ impl<'py> Walker<'py> {
 
     fn list(&mut self, l: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
         let m = self.b.begin_array();
-        let mut n = 0;
         // SAFETY: `l` is a live `list` (held on the stack).
         let len = unsafe { ffi::PyList_Size(l.as_ptr()) } as usize;
         let (nodes0, heap0) = (self.b.node_count(), self.b.heap_len());
-        // Index-based, the length read again each time: a list that shrinks while walked
-        // stops early, never reads past its end.
+        let walked = self.list_items(l, 0, usize::MAX, |w, n| {
+            if n == RESERVE_AFTER && len >= RESERVE_MIN && !w.reserved {
+                // The rest of a long list is likely to take what its first items took: room
+                // for it now, rather than the tape and heap growing (and copying) all along.
+                w.reserved = true;
+                let per = |used: usize| used / RESERVE_AFTER * len.saturating_sub(n) / 8 * 9;
+                let (nodes, heap) = (w.b.node_count() - nodes0, w.b.heap_len() - heap0);
+                w.b.reserve(per(nodes), per(heap));
+            }
+        });
+        match walked {
+            Ok(n) => {
+                self.b.end_array(m, n);
+                Ok(())
+            }
+            Err(e) => Err(self.failed(m, e)),
+        }
+    }
+
+    /// Walks the items of the exact `list` `l` from index `from` until `max` were walked or
+    /// the list ends, calling `each` with the index after each item walked; returns that
+    /// index after the last. Index-based, the length read again each time: a list that
+    /// shrinks while walked stops early, never reads past its end. The error is the item's,
+    /// the array left to the caller to close ([`Walker::failed`]).
+    fn list_items(
+        &mut self,
+        l: Borrowed<'_, 'py, PyAny>,
+        from: usize,
+        max: usize,
+        mut each: impl FnMut(&mut Self, usize),
+    ) -> PyResult<usize> {
+        let mut n = from;
         // SAFETY: `l` is a live `list` (held on the stack).
-        while (n as ffi::Py_ssize_t) < unsafe { ffi::PyList_Size(l.as_ptr()) } {
+        while n - from < max && (n as ffi::Py_ssize_t) < unsafe { ffi::PyList_Size(l.as_ptr()) } {
             // SAFETY: `n` is below the list's current length, so `PyList_GetItem` returns a
             // borrowed reference (never NULL); the list holds it until Python code runs, and
             // `other` holds it before running any.
             let item =
                 unsafe { Borrowed::from_ptr(self.py, ffi::PyList_GetItem(l.as_ptr(), n as _)) };
-            if let Err(e) = self.value(item) {
-                return Err(self.failed(m, e));
-            }
+            self.value(item)?;
             n += 1;
-            if n == RESERVE_AFTER && len >= RESERVE_MIN && !self.reserved {
-                // The rest of a long list is likely to take what its first items took: room
-                // for it now, rather than the tape and heap growing (and copying) all along.
-                self.reserved = true;
-                let per = |used: usize| used / RESERVE_AFTER * (len - n) / 8 * 9;
-                self.b.reserve(
-                    per(self.b.node_count() - nodes0),
-                    per(self.b.heap_len() - heap0),
-                );
-            }
+            each(self, n);
         }
-        self.b.end_array(m, n);
-        Ok(())
+        Ok(n)
     }
 
     fn tuple(&mut self, t: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
