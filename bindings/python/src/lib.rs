@@ -10,7 +10,7 @@
 //! Built by maturin (`pip install ./bindings/python`); the Python-facing API, its stubs and
 //! its tests live beside this crate in `python/` and `tests/`.
 
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
 use toolwire::call::{Framing, Input, ToolCall};
@@ -136,9 +136,12 @@ fn dumps<'py>(
     let mut walker = Walker::new(py, Mode::Toon, default, sort_keys);
     if let Ok(list) = obj.cast_exact::<PyList>() {
         let rows = list.len();
-        if rows >= WINDOWED_ROWS {
-            match dumps_windows(py, walker, list.as_any(), rows, &opts) {
-                Ok(text) => return text,
+        if rows >= windows::WINDOWED_ROWS {
+            match windows::dumps_windows(py, walker, list.as_any(), rows, &opts) {
+                Ok(done) => {
+                    let (out, lexemes, nonce) = done?;
+                    return toon_text(py, out, &lexemes, nonce);
+                }
                 // No thread to spare: walked whole below.
                 Err(w) => walker = *w,
             }
@@ -149,59 +152,6 @@ fn dumps<'py>(
         .detach(|| toolwire::toon::to_vec(doc.root(), &opts))
         .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;
     toon_text(py, out, &lexemes, nonce)
-}
-
-/// A list of at least this many rows is walked and encoded at once ([`dumps_windows`]).
-const WINDOWED_ROWS: usize = 2048;
-
-/// `dumps` of a long list: walked a window of rows at a time on this thread (the GIL held),
-/// each window encoded on another thread meanwhile ([`toolwire::toon::WindowedEncoder`]); the
-/// same text as walking it whole and then encoding it. Without a thread to spare, the walker
-/// comes back unused.
-fn dumps_windows<'py>(
-    py: Python<'py>,
-    walker: Walker<'py>,
-    list: &Bound<'py, PyAny>,
-    rows: usize,
-    opts: &toolwire::toon::EncodeOptions,
-) -> Result<PyResult<Bound<'py, PyString>>, Box<Walker<'py>>> {
-    // Windows of a sixteenth of the rows, 512 to 4096: the last one, encoded after the walk,
-    // is a small part of the work.
-    let per = (rows / 16).clamp(512, 4096);
-    let (tx, rx) = std::sync::mpsc::channel::<toolwire::Doc<'static>>();
-    let done = std::thread::scope(|s| {
-        // The thread owns every window it is sent (documents of copied bytes, no Python
-        // object), so the GIL is never needed there.
-        let encoder = std::thread::Builder::new()
-            .name("toolwire-dumps".into())
-            .spawn_scoped(s, move || {
-                // One thread beside the walk: a window's rows not cut for the pool, which
-                // would take the walking thread's core (100k flat rows: 17.6-18.2 ms against
-                // 19.3-20.3 with the pool, interleaved runs).
-                let serial = opts.clone().parallel(false);
-                let mut windows = toolwire::toon::WindowedEncoder::new(rows, &serial);
-                for w in rx {
-                    windows.push(w);
-                }
-                windows.finish()
-            });
-        let Ok(encoder) = encoder else {
-            return Err(Box::new(walker));
-        };
-        let walked = walker.walk_windows(list, per, &mut |doc| {
-            // The encoder only stops once every sender is gone.
-            let _ = tx.send(doc);
-        });
-        drop(tx);
-        Ok((walked, py.detach(|| encoder.join())))
-    });
-    let (walked, encoded) = done?;
-    Ok(walked.and_then(|(lexemes, nonce)| {
-        let out = encoded
-            .map_err(|_| PyRuntimeError::new_err("toolwire: the TOON encoder failed"))?
-            .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;
-        toon_text(py, out, &lexemes, nonce)
-    }))
 }
 
 /// JSON text given as `bytes`, `bytearray`, `memoryview` or `str`, borrowed when immutable.
