@@ -355,7 +355,10 @@ impl<'o> Enc<'o> {
         arr: Array<'_>,
         body: usize,
     ) -> bool {
-        let k = self.leaf_header.ends.len();
+        let k = self.leaf_header.keys.len();
+        if k == 0 {
+            return false;
+        }
         let (doc, at) = (arr.as_value().doc(), arr.as_value().index());
         let nodes = doc.nodes();
         let (Node::Array { end, .. }, Some(Node::Object { len, .. })) =
@@ -363,13 +366,13 @@ impl<'o> Enc<'o> {
         else {
             return false;
         };
-        if k == 0 || len as usize != k {
+        if len as usize != k {
             return false;
         }
         let mut i = at + 2;
         for f in 0..k {
             if matches!(nodes.at(i + 1), Node::Array { .. } | Node::Object { .. })
-                || doc.key_at(i) != self.leaf_header.key(f)
+                || doc.key_at(i) != self.leaf_header.keys.get(f)
             {
                 return false;
             }
@@ -783,11 +786,11 @@ impl<'o> Enc<'o> {
                 // Heads are LF-led raw bytes: for a sink that escapes, or before the
                 // document's first line, the members are written one by one.
                 let copied = self.started && !w.escapes();
-                if copied && same_keys && heads.ends.len() == o.len() {
+                if copied && same_keys && heads.0.len() == o.len() {
                     // The members' values straight off the tape: a key node, then its value.
                     let mut key = v.index() + 1;
                     for i in 0..o.len() {
-                        let head = heads.get(i);
+                        let head = heads.0.get(i);
                         match doc.node(key + 1) {
                             Node::Array { .. } | Node::Object { .. } => {
                                 w.write(&head[..head.len() - 2]);
@@ -832,9 +835,7 @@ impl<'o> Enc<'o> {
 /// ([`Enc::repeated_leaf_table`]).
 #[derive(Default)]
 struct LeafHeader {
-    keys: Vec<u8>,
-    /// The end of each key in `keys`.
-    ends: Vec<usize>,
+    keys: Pieces,
     header: Vec<u8>,
 }
 
@@ -842,21 +843,13 @@ impl LeafHeader {
     /// Keeps `fields` (leaves, in order) and their header as `enc` writes it.
     fn keep(&mut self, enc: &Enc<'_>, fields: &[Field<'_>]) {
         self.keys.clear();
-        self.ends.clear();
         for f in fields {
-            self.keys.extend_from_slice(f.key);
-            self.ends.push(self.keys.len());
+            self.keys.bytes.extend_from_slice(f.key);
+            self.keys.end_piece();
         }
         self.header.clear();
         enc.fields(&mut self.header, fields);
         self.header.push(b':');
-    }
-
-    /// Key `i`.
-    #[inline]
-    fn key(&self, i: usize) -> &[u8] {
-        let from = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.keys[from..self.ends[i]]
     }
 }
 
@@ -868,17 +861,12 @@ impl LeafHeader {
 /// member instead of a line start, a lead and a key's quoting rules. As the JSON writer's
 /// member prefixes (docs/DECISIONS.md, "TOON").
 #[derive(Default)]
-pub(super) struct ItemHeads {
-    bytes: Vec<u8>,
-    /// The end of each member's head in `bytes`.
-    ends: Vec<usize>,
-}
+pub(super) struct ItemHeads(Pieces);
 
 impl ItemHeads {
     /// No heads: the next object item writes its own.
     fn forget(&mut self) {
-        self.bytes.clear();
-        self.ends.clear();
+        self.0.clear();
     }
 
     /// Records the head of the next member: its line start as `lead` says (`indent` spaces a
@@ -888,17 +876,43 @@ impl ItemHeads {
             Lead::Plain(d) => (d * indent, false),
             Lead::Hyphen(d) => ((d - 1) * indent, true),
         };
-        self.bytes.push(b'\n');
-        self.bytes.resize(self.bytes.len() + spaces, b' ');
+        let bytes = &mut self.0.bytes;
+        bytes.push(b'\n');
+        bytes.resize(bytes.len() + spaces, b' ');
         if hyphen {
-            self.bytes.extend_from_slice(b"- ");
+            bytes.extend_from_slice(b"- ");
         }
-        write_key(&mut self.bytes, key);
-        self.bytes.extend_from_slice(b": ");
+        write_key(bytes, key);
+        bytes.extend_from_slice(b": ");
+        self.0.end_piece();
+    }
+}
+
+/// Byte strings kept end to end in one buffer.
+#[derive(Default)]
+struct Pieces {
+    bytes: Vec<u8>,
+    /// The end of each piece in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl Pieces {
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+
+    /// How many pieces there are.
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Ends the piece written into `bytes` since the last one.
+    fn end_piece(&mut self) {
         self.ends.push(self.bytes.len());
     }
 
-    /// Member `i`'s head.
+    /// Piece `i`.
     #[inline]
     fn get(&self, i: usize) -> &[u8] {
         let from = if i == 0 { 0 } else { self.ends[i - 1] };
