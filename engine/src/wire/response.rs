@@ -657,8 +657,8 @@ impl<'d> ToolResponse<'d> {
     }
 
     /// The UTF-8 bytes of block `i`, written into room made for what it most likely takes
-    /// (as `toon::to_vec` reserves; a binding hands them to its language, which checks them
-    /// as it decodes).
+    /// (a data document's as `toon::to_vec` reserves; a row view's or windows' buffer grows),
+    /// for a binding that hands them to its language, which checks them as it decodes.
     ///
     /// # Panics
     ///
