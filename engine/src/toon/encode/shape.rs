@@ -481,31 +481,48 @@ pub(super) fn tabular_shape<'d>(
 /// The nested arrays of a collection (each row's `lines`) are small tables met once a row:
 /// there the analysis's vectors and its key comparisons were most of the cost.
 pub(super) fn marked_leaf_table<'d>(arr: Array<'d>, first: Object<'d>) -> Option<Shape<'d>> {
-    let doc = arr.as_value().doc();
-    let nodes = doc.nodes();
-    let Node::Array { end, .. } = nodes.at(arr.as_value().index()) else {
-        return None;
-    };
     let k = first.len();
     let mut fields = Vec::with_capacity(k);
-    let mut i = first.as_value().index() + 1;
-    for _ in 0..k {
-        if matches!(nodes.at(i + 1), Node::Array { .. } | Node::Object { .. }) {
-            return None;
-        }
-        fields.push(Field {
-            key: doc.key_at(i),
-            span: 1,
-        });
-        i += 2;
-    }
-    for _ in 1..arr.len() {
-        i = nodes.same_flat_end(i, k)?;
-    }
-    (i == end as usize).then_some(Shape {
+    let marked = marked_leaf_rows(arr, first.as_value().index(), k, |_, key| {
+        fields.push(Field { key, span: 1 });
+        true
+    });
+    marked.then_some(Shape {
         fields,
         ordered: true,
     })
+}
+
+/// Whether the tape shows `arr` a table of `k` leaves a row as [`marked_leaf_table`] says,
+/// its first row's object at tape index `first`: `key` is called with each column's place and
+/// the first row's key there, and a key it refuses ends the check (false).
+pub(super) fn marked_leaf_rows<'d>(
+    arr: Array<'d>,
+    first: usize,
+    k: usize,
+    mut key: impl FnMut(usize, &'d [u8]) -> bool,
+) -> bool {
+    let doc = arr.as_value().doc();
+    let nodes = doc.nodes();
+    let Node::Array { end, .. } = nodes.at(arr.as_value().index()) else {
+        return false;
+    };
+    let mut i = first + 1;
+    for f in 0..k {
+        if matches!(nodes.at(i + 1), Node::Array { .. } | Node::Object { .. })
+            || !key(f, doc.key_at(i))
+        {
+            return false;
+        }
+        i += 2;
+    }
+    for _ in 1..arr.len() {
+        match nodes.same_flat_end(i, k) {
+            Some(next) => i = next,
+            None => return false,
+        }
+    }
+    i == end as usize
 }
 
 /// The shape of a root table as its document keeps it (`Doc::keep`); `None` when the root

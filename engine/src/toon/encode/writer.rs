@@ -345,10 +345,9 @@ impl<'o> Enc<'o> {
 
     /// Writes `arr`, an object member's array of `body`-deep rows, as a table with the
     /// header of the last table of leaves written as a member ([`LeafHeader`]) when the
-    /// tape shows it is one with those keys: its first row has leaves under the same keys in
-    /// the same order and every later row is marked `same_keys` and `flat` (what
-    /// [`marked_leaf_table`] concludes, with the keys compared instead of collected, quoted
-    /// and written again). False, having written nothing, otherwise.
+    /// tape shows it is one with those keys ([`marked_leaf_rows`], the check of
+    /// [`marked_leaf_table`], with the keys compared instead of collected, quoted and
+    /// written again). False, having written nothing, otherwise.
     fn repeated_leaf_table<W: Sink + ?Sized>(
         &mut self,
         w: &mut W,
@@ -359,32 +358,13 @@ impl<'o> Enc<'o> {
         if k == 0 {
             return false;
         }
-        let (doc, at) = (arr.as_value().doc(), arr.as_value().index());
-        let nodes = doc.nodes();
-        let (Node::Array { end, .. }, Some(Node::Object { len, .. })) =
-            (nodes.at(at), nodes.get(at + 1))
-        else {
-            return false;
-        };
-        if len as usize != k {
-            return false;
-        }
-        let mut i = at + 2;
-        for f in 0..k {
-            if matches!(nodes.at(i + 1), Node::Array { .. } | Node::Object { .. })
-                || doc.key_at(i) != self.leaf_header.keys.get(f)
-            {
-                return false;
-            }
-            i += 2;
-        }
-        for _ in 1..arr.len() {
-            match nodes.same_flat_end(i, k) {
-                Some(next) => i = next,
-                None => return false,
-            }
-        }
-        if i != end as usize {
+        let first = arr.as_value().index() + 1;
+        let keys = &self.leaf_header.keys;
+        let same = !arr.is_empty()
+            && matches!(arr.as_value().doc().nodes().get(first),
+                Some(Node::Object { len, .. }) if len as usize == k)
+            && marked_leaf_rows(arr, first, k, |f, key| key == keys.get(f));
+        if !same {
             return false;
         }
         self.bracket(w, arr.len(), false);
