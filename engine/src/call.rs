@@ -58,7 +58,7 @@ pub use crate::present::UNCOUNTED;
 use crate::doc::{Doc, Value};
 use crate::error::{Category, Error, Result};
 use crate::frame::{self, Id, Protocol};
-use crate::json::{ParseOptions, Selector};
+use crate::json::{JsonInput, ParseOptions, Selector};
 use crate::present::{Overrides, PresentError, Presenter};
 use crate::sink::Sink;
 use crate::wire::{self, Data, FieldProblem, Format, ToolResponse};
@@ -100,9 +100,9 @@ enum InputKind<'d> {
     Doc(Doc<'d>),
     /// A value of a document the caller holds.
     Value(Value<'d>),
-    /// JSON text handed to the response as it is (a plain root array), and whether it is
-    /// off the heap (a mapped file: see [`ToolCall::read_off_heap`]).
-    Json(&'d [u8], bool),
+    /// JSON text handed to the response as it is (a plain root array), and where it is
+    /// held (see [`ToolCall::read_held`]).
+    Json(&'d [u8], JsonInput),
     /// A page of a larger collection ([`Input::page`]): its rows, and the items it stands for.
     Page { doc: Doc<'d>, total: usize },
     /// "No value" (a handler returned nothing): the data block is `OK`.
@@ -467,7 +467,7 @@ impl ToolCall {
         if plain {
             // Needs no document up front: a large array is read window by window (the same
             // bytes out as through the parsed document).
-            return Ok(Input(InputKind::Json(bytes, false)));
+            return Ok(Input(InputKind::Json(bytes, JsonInput::Heap)));
         }
         let limit = match self.effective_presenter() {
             Some(p) => p.limit(),
@@ -495,8 +495,19 @@ impl ToolCall {
     ///
     /// See [`ToolCall::read`].
     pub fn read_off_heap<'d>(&self, bytes: &'d [u8]) -> Result<Input<'d>> {
+        self.read_held(bytes, JsonInput::OffHeap)
+    }
+
+    /// [`ToolCall::read`] for bytes held as `held` says: JSON text kept as it is may then be
+    /// read once within that holder's memory contract ([`JsonInput`]; a binding passes
+    /// [`JsonInput::Binding`]). The same reply whatever `held` is.
+    ///
+    /// # Errors
+    ///
+    /// See [`ToolCall::read`].
+    pub fn read_held<'d>(&self, bytes: &'d [u8], held: JsonInput) -> Result<Input<'d>> {
         Ok(match self.read(bytes)?.0 {
-            InputKind::Json(bytes, _) => Input(InputKind::Json(bytes, true)),
+            InputKind::Json(bytes, _) => Input(InputKind::Json(bytes, held)),
             other => Input(other),
         })
     }
@@ -561,11 +572,11 @@ impl ToolCall {
 
     fn respond_unfinished<'d>(&self, input: &'d Input<'_>, size_bound: bool) -> Result<Reply<'d>> {
         let (root, total) = match &input.0 {
-            InputKind::Json(bytes, off_heap) => {
+            InputKind::Json(bytes, held) => {
                 let format = self.overrides.format.unwrap_or_default();
                 let response = wire::response(Data::Json(bytes))
                     .format(format)
-                    .input_off_heap(*off_heap)
+                    .json_input(*held)
                     .size_bound(size_bound)
                     .build()?;
                 return Ok(self.reply(response, None));

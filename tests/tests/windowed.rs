@@ -774,3 +774,42 @@ fn an_empty_root_array_is_read_once() {
         }
     }
 }
+
+#[test]
+fn a_binding_reads_a_table_once_that_the_heap_budget_reads_twice() {
+    use toolwire::call::ToolCall;
+    use toolwire::present::Overrides;
+    use toolwire::toon::JsonInput;
+    // 150k flat rows of 6 fields: a tape of 15.6 MB (13 nodes a row), over the engine's
+    // 11 MiB budget; a binding's room (the input's size, at most 16 MiB more) keeps it all.
+    let json = toolwire_oracles::invoices::json(150_000, toolwire_oracles::invoices::Shape::Flat);
+    let whole = wire::response(Data::Doc(parse(&json, &ParseOptions::default()).unwrap()))
+        .format(Format::Pretty)
+        .build()
+        .unwrap()
+        .texts();
+    for format in [Format::Pretty, Format::Toon(Delimiter::Comma)] {
+        let call = ToolCall::new().overrides(Overrides {
+            format: Some(format),
+            limit: None,
+            token_budget: None,
+        });
+        let mut texts = Vec::new();
+        for (held, once) in [
+            (JsonInput::Heap, false),
+            (JsonInput::Binding, true),
+            (JsonInput::OffHeap, true),
+        ] {
+            let input = call.read_held(&json, held).unwrap();
+            let reply = call.respond(&input).unwrap();
+            let r = reply.response();
+            assert!(r.data_is_windowed(), "{format:?} {held:?}");
+            assert_eq!(r.data_is_read_once(), once, "{format:?} {held:?}");
+            texts.push(r.texts());
+        }
+        assert!(texts.iter().all(|t| *t == texts[0]), "{format:?}");
+        if format == Format::Pretty {
+            assert!(texts[0] == whole);
+        }
+    }
+}

@@ -662,6 +662,17 @@ fn call_of(presenter: Option<&Presenter>, args: &CallArgs) -> Result<ToolCall> {
     Ok(call)
 }
 
+/// A call's input: JSON text held by the binding, whose contract (a peak under twice the
+/// input, `toon::JsonInput::Binding`) lets a large array be read once; or nothing.
+fn read_input<'d>(call: &ToolCall, data: Option<&'d [u8]>) -> Result<Input<'d>> {
+    match data {
+        Some(bytes) => call
+            .read_held(bytes, toon::JsonInput::Binding)
+            .map_err(|e| engine_error(&e)),
+        None => Ok(Input::nothing()),
+    }
+}
+
 /// The whole call: the front door, nothing else.
 fn respond(
     presenter: Option<&Presenter>,
@@ -669,10 +680,7 @@ fn respond(
     args: &CallArgs,
 ) -> Result<NativeReply> {
     let call = call_of(presenter, args)?;
-    let input = match data {
-        Some(bytes) => call.read(bytes).map_err(|e| engine_error(&e))?,
-        None => Input::nothing(),
-    };
+    let input = read_input(&call, data)?;
     let reply = call.respond(&input).map_err(|e| engine_error(&e))?;
     let mut out = native_reply(reply.response(), args.want_data.unwrap_or(false))?;
     out.problem = reply.problem().map(|p| {
@@ -1016,10 +1024,7 @@ fn start_stream(job: StreamJob, on_event: Function<'_, StreamArgs, ()>) -> Resul
 /// through the flow gate.
 fn stream_frames(job: &StreamJob, gate: &FlowGate, send: &dyn Fn(StreamEvent)) -> Result<()> {
     let call = call_of(job.presenter.as_ref(), &job.args)?;
-    let input = match &job.data {
-        Some(bytes) => call.read(bytes).map_err(|e| engine_error(&e))?,
-        None => Input::nothing(),
-    };
+    let input = read_input(&call, job.data.as_deref().map(Vec::as_slice))?;
     let reply = call.respond(&input).map_err(|e| engine_error(&e))?;
     let protocol = job
         .protocol

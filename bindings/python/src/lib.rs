@@ -512,7 +512,9 @@ fn failed_response(
 impl Data<'_> {
     fn input<'s>(&'s self, call: &ToolCall) -> toolwire::Result<Input<'s>> {
         match self {
-            Data::Json(t) => call.read(t.bytes()),
+            // The bindings' contract (a peak under twice the input) lets a large array be
+            // read once.
+            Data::Json(t) => call.read_held(t.bytes(), toolwire::toon::JsonInput::Binding),
             Data::Doc(d) => Ok(Input::value(d.root())),
             Data::Nothing => Ok(Input::nothing()),
         }

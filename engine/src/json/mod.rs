@@ -20,6 +20,7 @@ mod write;
 pub use parse::{ParseOptions, parse};
 pub(crate) use parse::{scan, with_kernel};
 pub use select::{Selector, parse_head, parse_selected};
+pub use windows::JsonInput;
 pub(crate) use windows::{Facts, Kept, Reading, WindowPlan, first_reading, second_reading};
 pub use write::{
     CompactFormatter, Formatter, PrettyFormatter, to_string_compact, to_string_pretty,

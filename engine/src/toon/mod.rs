@@ -9,10 +9,12 @@ pub(crate) use encode::{
     string_cell, write_windows,
 };
 pub use encode::{
-    DEFAULT_MAX_DEPTH, DEFAULT_PARALLEL_THRESHOLD, EncodeOptions, JsonInput, MAX_DEPTH_LIMIT,
-    MAX_INDENT, WindowedEncoder, check, encode, prepare, to_string, to_vec,
+    DEFAULT_MAX_DEPTH, DEFAULT_PARALLEL_THRESHOLD, EncodeOptions, MAX_DEPTH_LIMIT, MAX_INDENT,
+    WindowedEncoder, check, encode, prepare, to_string, to_vec,
 };
 
+// Where `encode_json`'s input is held (`EncodeOptions::json_input`), the JSON reader's type.
+pub use crate::json::JsonInput;
 use crate::json::WindowPlan;
 
 /// Encodes JSON text as TOON into `out`: exactly what [`encode`](encode()) writes for the parsed

@@ -17,7 +17,7 @@ use super::rows::RowBlock;
 use super::windowed_block::{self, WindowedBlock};
 use crate::doc::{Doc, Value};
 use crate::error::Result;
-use crate::json::WindowPlan;
+use crate::json::{JsonInput, WindowPlan};
 use crate::sink::Sink;
 use crate::toon::Delimiter;
 
@@ -81,7 +81,7 @@ pub fn response<'d>(data: impl Into<Data<'d>>) -> ResponseBuilder<'d> {
         suggestions: Vec::new(),
         view: None,
         window_plan: WindowPlan::default(),
-        input_off_heap: false,
+        json_input: JsonInput::Heap,
         size_bound: true,
     }
 }
@@ -167,8 +167,8 @@ pub struct ResponseBuilder<'d> {
     view: Option<Box<RowBlock<'d>>>,
     /// How [`Data::Json`] is read: whole, or window by window keeping how much.
     window_plan: WindowPlan,
-    /// The bytes of [`Data::Json`] are not on the heap (a mapped file).
-    input_off_heap: bool,
+    /// Where the bytes of [`Data::Json`] are held: the tape room their reading may keep.
+    json_input: JsonInput,
     /// Something will ask for the data block's size bound ([`ResponseBuilder::size_bound`]).
     size_bound: bool,
 }
@@ -194,7 +194,21 @@ impl<'d> ResponseBuilder<'d> {
     /// 16 MiB) is then free for the parsed windows, so an input whose tape fits in its size
     /// plus 11 MiB is read once instead of twice. Bytes out are the same either way.
     pub fn input_off_heap(mut self, yes: bool) -> Self {
-        self.input_off_heap = yes;
+        self.json_input = if yes {
+            JsonInput::OffHeap
+        } else {
+            JsonInput::Heap
+        };
+        self
+    }
+
+    /// Says where the bytes of [`Data::Json`] are held, which decides how much more tape
+    /// than the engine's 11 MiB their reading may keep to read them once (see
+    /// [`JsonInput`]): [`JsonInput::OffHeap`] is [`Self::input_off_heap`],
+    /// [`JsonInput::Binding`] a binding's heap under its contract (a peak below twice the
+    /// input). Bytes out are the same either way.
+    pub fn json_input(mut self, input: JsonInput) -> Self {
+        self.json_input = input;
         self
     }
 
@@ -275,8 +289,7 @@ impl<'d> ResponseBuilder<'d> {
         }
         if let Data::Json(src) = self.data {
             if self.format != Format::Auto && self.window_plan.windowed(src.len()) {
-                let room = if self.input_off_heap { src.len() } else { 0 };
-                let plan = self.window_plan.with_room(room);
+                let plan = self.window_plan.with_room(self.json_input.room(src.len()));
                 if let Some(w) = windowed_block::analyse(src, self.format, &plan, self.size_bound)?
                 {
                     let format = w.format();

@@ -64,6 +64,7 @@
 
 use crate::doc::{Array, Doc, Elements, Members, Node, Object, Value, ValueRef, key_eq};
 use crate::error::{Category, Error, Result};
+use crate::json::JsonInput;
 use crate::sink::Sink;
 
 use super::Delimiter;
@@ -135,44 +136,6 @@ impl Default for EncodeOptions {
             parallel: true,
             parallel_threshold: DEFAULT_PARALLEL_THRESHOLD,
             json_input: JsonInput::Heap,
-        }
-    }
-}
-
-/// Where the JSON text of [`encode_json`](super::encode_json) is held, which sets how much of
-/// a large root array its reading may keep parsed (docs/DECISIONS.md, "Read once"). Above
-/// 8 MiB a root array is read window by window; the windows whose tapes fit in the budget
-/// are kept for the writing, and the rows of the others are parsed a second time. The bytes
-/// written are the same whatever the choice.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum JsonInput {
-    /// On the heap, inside the memory contract (ARCHITECTURE.md: peak heap ≤ input + output
-    /// + 16 MiB): up to 11 MiB of tape kept.
-    #[default]
-    Heap,
-    /// Not on the heap (a memory-mapped file): the input's share of the contract is free for
-    /// the tapes, so an input whose tape fits in its size plus 11 MiB is read once.
-    OffHeap,
-    /// On the heap of a caller whose contract is a peak below twice the input (the Node and
-    /// Python bindings): up to 16 MiB more than [`JsonInput::Heap`], at most the input's
-    /// size, so that about 30 MB of flat rows (a tape of 0.9× the text) are read once while
-    /// a 100 MB input stays under the contract (1.73× measured).
-    Binding,
-}
-
-/// The most extra tape [`JsonInput::Binding`] keeps (docs/DECISIONS.md, "Read once in
-/// parallel").
-const BINDING_ROOM: usize = 16 << 20;
-
-impl JsonInput {
-    /// The tape bytes a reading of `len` input bytes held so may keep beyond the engine's
-    /// own budget.
-    pub(crate) fn room(self, len: usize) -> usize {
-        match self {
-            JsonInput::Heap => 0,
-            JsonInput::OffHeap => len,
-            JsonInput::Binding => len.min(BINDING_ROOM),
         }
     }
 }
