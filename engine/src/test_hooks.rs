@@ -89,6 +89,8 @@ pub trait ResponseHooks {
     /// The input range of the rows of each window the first reading kept for the writing, in
     /// array order (the rows between and after them are parsed again).
     fn data_kept_ranges(&self) -> Vec<(usize, usize)>;
+    /// The room `block_bytes` makes for the data block: the bytes it most likely takes.
+    fn data_likely_len(&self) -> usize;
 }
 
 impl ResponseHooks for ToolResponse<'_> {
@@ -103,6 +105,9 @@ impl ResponseHooks for ToolResponse<'_> {
     }
     fn data_kept_ranges(&self) -> Vec<(usize, usize)> {
         self.kept_ranges()
+    }
+    fn data_likely_len(&self) -> usize {
+        self.likely_len(0)
     }
 }
 

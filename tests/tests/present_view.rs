@@ -712,3 +712,61 @@ fn enum_leaves_are_checked_by_the_view() {
         }
     }
 }
+
+/// Rows of the tests' schema: `kind` 0 ASCII, 1 non-ASCII names and notes (accents, CJK,
+/// emoji), 2 notes that are numbers with fractions or null, 3 strings that need escapes.
+fn corpus(rows: usize, kind: u8) -> String {
+    let rows: Vec<String> = (0..rows)
+        .map(|i| {
+            let (name, note) = match kind {
+                0 => (format!("\"Acme {i}\""), format!("\"net 30, batch {i}\"")),
+                1 => (
+                    format!("\"Société Générale 東京 {i}\""),
+                    format!("\"Café 🍰 Zoë {i}\""),
+                ),
+                2 => (
+                    format!("\"N{i}\""),
+                    if i % 5 == 0 {
+                        "null".to_owned()
+                    } else {
+                        format!("{}.{:03}", i * 7, i % 1000)
+                    },
+                ),
+                _ => (
+                    format!("\"say \\\"hi\\\" {i}\""),
+                    format!("\"line\\nbreak\\t{i} \\\\ <b>\""),
+                ),
+            };
+            format!(
+                "{{\"id\":\"INV-{i:07}\",\"name\":{name},\"amount\":{},\"paid\":{},\"note\":{note}}}",
+                i * 7919,
+                i % 3 == 0
+            )
+        })
+        .collect();
+    format!("[{}]", rows.join(","))
+}
+
+#[test]
+fn the_room_made_for_a_view_holds_its_text() {
+    // `block_bytes` writes a view into room it guesses from the first rows: enough for the
+    // whole text (no buffer grown while the rows are written, its copy and fresh pages),
+    // and not far more.
+    for kind in 0..4 {
+        let json = corpus(3000, kind);
+        let doc = parse(json.as_bytes(), &ParseOptions::new()).unwrap();
+        for format in FORMATS {
+            for (select, limit) in [(None, None), (Some(&["amount", "id"][..]), Some(500))] {
+                let p = presenter(format, "[REDACTED]", None, limit);
+                let r = p.present(doc.root(), select).unwrap();
+                assert!(r.data_is_view(), "{kind} {format:?}");
+                let len = r.texts()[0].len();
+                let likely = r.data_likely_len();
+                let at =
+                    format!("corpus {kind}, {format:?}, select {select:?}: {likely} for {len}");
+                assert!(likely >= len, "{at}");
+                assert!(likely <= 3 * len, "{at}");
+            }
+        }
+    }
+}

@@ -813,3 +813,27 @@ fn a_binding_reads_a_table_once_that_the_heap_budget_reads_twice() {
         }
     }
 }
+
+#[test]
+fn the_room_made_for_windows_holds_their_text() {
+    // `block_bytes` writes windows into room guessed from the input and its tape: enough for
+    // the whole text in every format, flat and nested rows, and not far more.
+    use toolwire_oracles::invoices::{Shape, json};
+    for shape in [Shape::Flat, Shape::Nested] {
+        let json = json(4000, shape);
+        for format in FORMATS {
+            let r = wire::response(Data::Json(&json))
+                .format(format)
+                .window_bytes(64 << 10)
+                .keep_tape(usize::MAX)
+                .build()
+                .unwrap();
+            assert!(r.data_is_read_once());
+            let len = r.texts()[0].len();
+            let likely = r.data_likely_len();
+            let at = format!("{shape:?} {format:?}: {likely} for {len}");
+            assert!(likely >= len, "{at}");
+            assert!(likely <= 3 * len, "{at}");
+        }
+    }
+}

@@ -670,25 +670,36 @@ impl<'d> ToolResponse<'d> {
     }
 
     /// The UTF-8 bytes of block `i`, written into room made for what it most likely takes
-    /// (a data document's as `toon::to_vec` reserves; a row view's or windows' buffer grows),
-    /// for a binding that hands them to its language, which checks them as it decodes.
+    /// ([`Self::likely_len`]), for a binding that hands them to its language, which checks
+    /// them as it decodes.
     ///
     /// # Panics
     ///
     /// When `i >= self.block_count()`.
     pub fn block_bytes(&self, i: usize) -> Vec<u8> {
-        let likely = match (i, &self.data) {
+        let mut v = crate::sink::output_with_capacity(self.likely_len(i));
+        self.write_block(i, &mut v);
+        v
+    }
+
+    /// The bytes block `i` most likely takes, without writing it: exact for text blocks; a
+    /// data document's as `toon::to_vec` reserves; a row view's and windows' guessed from
+    /// their first rows and their input. Never from `data()`, which derives a view's
+    /// document (a copy of the rows: Node's `present` of 100k flat rows took 59 ms instead
+    /// of 25). A guess, not a bound ([`Self::block_len_bound`] is one).
+    ///
+    /// # Panics
+    ///
+    /// When `i >= self.block_count()`.
+    pub(crate) fn likely_len(&self, i: usize) -> usize {
+        match (i, &self.data) {
             (0, DataBlock::Text(t)) => t.len(),
             (0, DataBlock::Encoded(v, _)) => crate::toon::likely_len(*v),
             (0, DataBlock::Owned(d, _)) => crate::toon::likely_len(d.root()),
-            // A view or windows would derive a document to be measured (`data()`: a copy of
-            // the rows, which made Node's `present` of 100k flat rows 25 -> 59 ms): grown.
-            (0, DataBlock::View(..) | DataBlock::Windowed(_)) => 0,
+            (0, DataBlock::View(v, format)) => v.likely_len(*format),
+            (0, DataBlock::Windowed(w)) => w.likely_len(),
             _ => self.blocks[i - 1].len(),
-        };
-        let mut v = crate::sink::output_with_capacity(likely);
-        self.write_block(i, &mut v);
-        v
+        }
     }
 
     /// All block texts in order.

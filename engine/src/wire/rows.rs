@@ -250,6 +250,51 @@ impl<'d> RowBlock<'d> {
         self.materialise(self.rows.min(1), &all)
     }
 
+    /// The bytes the block most likely takes in `format` (resolved): its first rows, up to
+    /// [`LIKELY_SAMPLE_ROWS`], measured cell by cell with the format's punctuation, a quarter
+    /// more, times the rows. The room `ToolResponse::block_bytes` makes, so that the buffer
+    /// is not grown (copied, its fresh pages faulted) while the rows are written; a guess,
+    /// never a bound.
+    pub(crate) fn likely_len(&self, format: Format) -> usize {
+        let sample = self.rows.min(LIKELY_SAMPLE_ROWS);
+        if sample == 0 {
+            return 64;
+        }
+        // Per cell, per row, and whether each row repeats the keys (a TOON table's header
+        // names them once).
+        let (per_cell, per_row, keyed) = match format {
+            Format::Pretty => (12, 8, true),
+            Format::Toon(_) if self.uniform => (2, 4, false),
+            Format::Toon(_) => (6, 6, true),
+            Format::Compact | Format::Auto => (6, 3, true),
+        };
+        let nodes = self.doc.nodes();
+        let mut bytes = 0usize;
+        let mut ri = self.first;
+        for r in 0..sample {
+            if r > 0 {
+                ri = self.next_row(ri);
+            }
+            bytes += per_row;
+            for &j in &self.order {
+                let Some(v) = self.value_at(ri, r, j) else {
+                    continue;
+                };
+                let value = if self.redacted[j] {
+                    self.censor().len()
+                } else {
+                    leaf_len(nodes.at(v))
+                };
+                bytes += per_cell + value + if keyed { self.keys[j].len() } else { 0 };
+            }
+        }
+        let header: usize = self.keys.iter().map(|k| k.len() + 1).sum();
+        (bytes + bytes / 4)
+            .div_ceil(sample)
+            .saturating_mul(self.rows)
+            .saturating_add(header + 64)
+    }
+
     /// `ToolResponse::block_len_bound` of the derived document, computed from the view: the
     /// same per-node bound over the nodes the derived tape would hold.
     pub(crate) fn len_bound(&self) -> usize {
@@ -288,6 +333,25 @@ impl<'d> RowBlock<'d> {
             }
         }
         bound
+    }
+}
+
+/// The rows [`RowBlock::likely_len`] measures.
+const LIKELY_SAMPLE_ROWS: usize = 64;
+
+/// About the length of a primitive node's text: its bytes and quotes (escapes not counted),
+/// a float's usual digits.
+fn leaf_len(node: Node) -> usize {
+    match node {
+        Node::Null | Node::Bool(_) => 5,
+        Node::Float(_) => 20,
+        Node::FloatSrc(s) | Node::IntSrc(s) | Node::IntHeap(s) => s.len as usize,
+        Node::StrSrc(s)
+        | Node::StrPlain(s)
+        | Node::StrBare(s)
+        | Node::StrQuoted(s)
+        | Node::StrHeap(s) => s.len as usize + 2,
+        Node::Array { .. } | Node::Object { .. } => 4,
     }
 }
 

@@ -39,6 +39,8 @@ pub(crate) struct WindowedBlock<'d> {
     /// The TOON form ([`RootForm::Empty`] for JSON).
     form: RootForm,
     rows: usize,
+    /// The tape nodes of all windows (for [`WindowedBlock::likely_len`]).
+    nodes: usize,
     len_bound: usize,
     /// How the input was read (the second reading reads it the same way).
     plan: WindowPlan,
@@ -74,6 +76,7 @@ pub(crate) fn analyse<'d>(
     let facts = |continuing| BlockFacts {
         tag: false,
         surrogate: false,
+        nodes: 0,
         len_bound: bound.then_some(2),
         toon: toon.as_ref().map(|o| ToonFacts::new(o, continuing)),
     };
@@ -94,6 +97,7 @@ pub(crate) fn analyse<'d>(
         toon: toon.clone().unwrap_or_default(),
         form,
         rows,
+        nodes: facts.nodes,
         len_bound: facts.len_bound.unwrap_or(usize::MAX),
         plan: *plan,
         kept,
@@ -105,6 +109,8 @@ pub(crate) fn analyse<'d>(
 struct BlockFacts<'o> {
     tag: bool,
     surrogate: bool,
+    /// Tape nodes so far.
+    nodes: usize,
     /// The data block's size bound so far, when it is asked for.
     len_bound: Option<usize>,
     /// The TOON facts, when the format is TOON.
@@ -115,6 +121,7 @@ impl Facts for BlockFacts<'_> {
     fn add(&mut self, doc: &Doc<'_>) {
         self.tag |= doc.has_reserved_tag();
         self.surrogate |= doc.has_lone_surrogate();
+        self.nodes += doc.nodes().len();
         if let Some(b) = &mut self.len_bound {
             *b += data_len_bound(doc.root());
         }
@@ -127,6 +134,7 @@ impl Facts for BlockFacts<'_> {
         BlockFacts {
             tag: self.tag || later.tag,
             surrogate: self.surrogate || later.surrogate,
+            nodes: self.nodes + later.nodes,
             len_bound: self.len_bound.zip(later.len_bound).map(|(a, b)| a + b),
             toon: match (self.toon, later.toon) {
                 (Some(a), Some(b)) => Some(a.then(b)),
@@ -140,6 +148,17 @@ impl<'d> WindowedBlock<'d> {
     /// The format the block is written in.
     pub(crate) fn format(&self) -> Format {
         self.format
+    }
+
+    /// The bytes the block most likely takes: the input and, per tape node, what pretty
+    /// JSON adds to compact (its line breaks, indentation and `": "`: 3 a node for flat
+    /// rows, 5 for rows nested four deep) or a byte. The room
+    /// `ToolResponse::block_bytes` makes; a guess, never a bound.
+    pub(crate) fn likely_len(&self) -> usize {
+        let per_node = if self.format == Format::Pretty { 6 } else { 1 };
+        self.src
+            .len()
+            .saturating_add(self.nodes.saturating_mul(per_node))
     }
 
     /// An upper bound of the block's framed length.
