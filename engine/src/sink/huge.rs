@@ -16,14 +16,15 @@ const HUGE_MIN: usize = 32 << 20;
 /// A huge page's size (x86-64; aarch64 with 4 KiB pages).
 const HUGE_PAGE: usize = 2 << 20;
 
-/// Reserves room for `additional` more bytes in `buf`, as `Vec::reserve` does; when that
+/// Reserves room for `additional` more elements in `buf`, as `Vec::reserve` does; when that
 /// makes a buffer of 32 MiB or more, asks the kernel to back its 2 MiB-aligned middle with
-/// huge pages.
-pub fn reserve_output(buf: &mut Vec<u8>, additional: usize) {
+/// huge pages. Output bytes, or any other plain elements (a binding's UTF-16 units).
+pub fn reserve_output<T: Copy>(buf: &mut Vec<T>, additional: usize) {
     let before = buf.capacity();
     buf.reserve(additional);
     if buf.capacity() != before {
-        advise_huge(buf.as_mut_ptr(), buf.capacity());
+        let bytes = buf.capacity().saturating_mul(std::mem::size_of::<T>());
+        advise_huge(buf.as_mut_ptr().cast::<u8>(), bytes);
     }
 }
 
@@ -99,9 +100,19 @@ mod tests {
         assert!(!flags_at(middle).split_whitespace().any(|f| f == "hg"));
 
         // Grown past the threshold: advised where it now lies.
-        let mut grown = Vec::with_capacity(16);
+        let mut grown = Vec::<u8>::with_capacity(16);
         reserve_output(&mut grown, HUGE_MIN * 2);
         let middle = grown.as_ptr() as usize + HUGE_MIN;
         assert!(flags_at(middle).split_whitespace().any(|f| f == "hg"));
+
+        // Elements of two bytes: the threshold is in bytes.
+        let mut units = Vec::<u16>::new();
+        reserve_output(&mut units, HUGE_MIN / 2);
+        let middle = units.as_ptr() as usize + HUGE_MIN / 2;
+        assert!(flags_at(middle).split_whitespace().any(|f| f == "hg"));
+        let mut units = Vec::<u16>::new();
+        reserve_output(&mut units, HUGE_MIN / 8);
+        let middle = units.as_ptr() as usize + HUGE_MIN / 8;
+        assert!(!flags_at(middle).split_whitespace().any(|f| f == "hg"));
     }
 }
