@@ -127,6 +127,12 @@ export declare function encodeJsonAsync(json: OwnedText, delimiter: string, inde
  */
 export declare function errorResponse(message: string, code: string | undefined | null, required: boolean): NativeReply
 
+/**
+ * Bytes of texts the addon holds for external strings V8 has not collected yet (at most
+ * 64 MiB; see `external`): for tests and a server's diagnostics.
+ */
+export declare function externalTextBytes(): number
+
 /** The `INTERNAL_ERROR` envelope of a failed handler (WIRE.md §8). */
 export declare function handlerError(action: string, message: string): NativeReply
 

@@ -503,14 +503,171 @@ pub struct NativeSuggestion {
 /// string, anything else decoded once here (`utf16_of`) and copied as UTF-16. napi's decodes
 /// twice (the length, then the text): on 100k rows, pretty, 16% of `present`'s time.
 ///
-/// A text over `ROPE_PART` bytes that is not ASCII is made as V8's `JSON.stringify` makes
-/// its own: parts of at most that many bytes, joined by `String.prototype.concat` into one
-/// rope string. Each part is a regular young-generation object, on pages V8 reuses; one
-/// string of the whole text is a large object on fresh pages of its own, written through the
-/// kernel's page faults first (100k pretty rows with non-ASCII names are 32 MB of UTF-16:
-/// that string and its UTF-16 copy here were 35% of `make(buf).build()`; as parts, 10 ms
-/// less CPU). ASCII stays one string: half the size, a plain copy, and measured faster so.
+/// A text of `EXTERNAL_FROM` bytes or more is an external string while the budget allows
+/// (module `external`): neither copied nor faulted by V8.
+///
+/// Otherwise a text over `ROPE_PART` bytes that is not ASCII is made as V8's
+/// `JSON.stringify` makes its own: parts of at most that many bytes, joined by
+/// `String.prototype.concat` into one rope string. Each part is a regular young-generation
+/// object, on pages V8 reuses; one string of the whole text is a large object on fresh pages
+/// of its own, written through the kernel's page faults first (100k pretty rows with
+/// non-ASCII names are 32 MB of UTF-16: that string and its UTF-16 copy here were 35% of
+/// `make(buf).build()`; as parts, 10 ms less CPU). ASCII stays one string: half the size, a
+/// plain copy, and measured faster so.
 pub struct JsText(pub(crate) String);
+
+/// Texts from this size on become external strings where Node has them ([`external`]).
+const EXTERNAL_FROM: usize = 1 << 20;
+
+/// Strings whose characters stay in the addon's memory (V8's external strings):
+/// `node_api_create_external_string_latin1` and `_utf16`, experimental in Node 20 and found
+/// at run time (an addon linked against them would not load on a Node without them). A
+/// text of 20 MB copied into a V8 string is a large object on fresh pages, each faulted as
+/// the copy writes it; an external string is neither copied nor faulted by V8, and the
+/// addon's buffer comes from the heap (or is advised for huge pages from 32 MiB on).
+///
+/// V8 frees an external string's characters when its collector finds the string dead, and
+/// does not count them as a reason to collect: a synchronous loop of 150 calls of 20 MB
+/// each held 2.9 GiB. So at most [`BUDGET`] bytes are external at once; past it a text is
+/// copied into V8's heap as before (the same loop: a peak of 519 MiB against 497).
+mod external {
+    use std::ffi::{CStr, c_void};
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use napi::sys::{napi_env, napi_status, napi_value};
+
+    /// The most bytes held by live external strings.
+    const BUDGET: usize = 64 << 20;
+
+    /// Bytes held by external strings V8 has not freed yet.
+    static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+    type Finalize = unsafe extern "C" fn(napi_env, *mut c_void, *mut c_void);
+    type Create<T> = unsafe extern "C" fn(
+        napi_env,
+        *const T,
+        isize,
+        Option<Finalize>,
+        *mut c_void,
+        *mut napi_value,
+        *mut bool,
+    ) -> napi_status;
+
+    /// A character unit of an external string: a Latin-1 byte or a UTF-16 unit.
+    pub(super) trait Unit: Copy + 'static {
+        /// Node's function that makes the string.
+        const CREATE: &'static CStr;
+        /// Where the function found at run time is kept.
+        fn cell() -> &'static OnceLock<Option<Create<Self>>>;
+    }
+
+    impl Unit for u8 {
+        const CREATE: &'static CStr = c"node_api_create_external_string_latin1";
+        fn cell() -> &'static OnceLock<Option<Create<u8>>> {
+            static CELL: OnceLock<Option<Create<u8>>> = OnceLock::new();
+            &CELL
+        }
+    }
+
+    impl Unit for u16 {
+        const CREATE: &'static CStr = c"node_api_create_external_string_utf16";
+        fn cell() -> &'static OnceLock<Option<Create<u16>>> {
+            static CELL: OnceLock<Option<Create<u16>>> = OnceLock::new();
+            &CELL
+        }
+    }
+
+    /// Elsewhere, no lookup: copied.
+    #[cfg(not(unix))]
+    fn create<T: Unit>() -> Option<Create<T>> {
+        None
+    }
+
+    #[cfg(unix)]
+    fn create<T: Unit>() -> Option<Create<T>> {
+        *T::cell().get_or_init(|| {
+            // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks a symbol
+            // up; the symbol, when Node exports it, has the signature `Create` declares
+            // (js_native_api.h: `const char*` or `const char16_t*` characters).
+            unsafe {
+                let f = libc::dlsym(libc::RTLD_DEFAULT, T::CREATE.as_ptr());
+                (!f.is_null()).then(|| std::mem::transmute::<*mut c_void, Create<T>>(f))
+            }
+        })
+    }
+
+    /// Bytes held by external strings V8 has not freed yet.
+    pub(super) fn live() -> usize {
+        LIVE.load(Ordering::Relaxed)
+    }
+
+    /// True when Node makes external strings of `T` and `units` more of them fit in the
+    /// budget now (a conversion made for one is then most likely not wasted).
+    pub(super) fn fits<T: Unit>(units: usize) -> bool {
+        create::<T>().is_some()
+            && LIVE
+                .load(Ordering::Relaxed)
+                .saturating_add(units.saturating_mul(size_of::<T>()))
+                <= BUDGET
+    }
+
+    /// Frees the characters of an external string V8 collected: `data` is the vector's
+    /// pointer, `hint` its capacity.
+    unsafe extern "C" fn free<T: Unit>(_env: napi_env, data: *mut c_void, hint: *mut c_void) {
+        // SAFETY: `make` forgot a `Vec<T>` of this pointer and capacity, and V8 calls this
+        // once, after the string is gone.
+        drop(unsafe { Vec::from_raw_parts(data.cast::<T>(), 0, hint as usize) });
+        LIVE.fetch_sub(hint as usize * size_of::<T>(), Ordering::Relaxed);
+    }
+
+    /// `units` (not empty; Latin-1 bytes or UTF-16) as an external string; the units back
+    /// when Node cannot make one or the budget is spent.
+    ///
+    /// # Safety
+    ///
+    /// `env` is the env of the running call.
+    pub(super) unsafe fn make<T: Unit>(
+        env: napi_env,
+        units: Vec<T>,
+    ) -> napi::Result<Result<napi_value, Vec<T>>> {
+        let Some(create) = create::<T>() else {
+            return Ok(Err(units));
+        };
+        let held = units.capacity() * size_of::<T>();
+        let taken = LIVE.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |live| {
+            live.checked_add(held).filter(|&after| after <= BUDGET)
+        });
+        if units.is_empty() || taken.is_err() {
+            return Ok(Err(units));
+        }
+        let mut units = std::mem::ManuallyDrop::new(units);
+        let (ptr, len, cap) = (units.as_mut_ptr(), units.len(), units.capacity());
+        let mut out = std::ptr::null_mut();
+        let mut copied = false;
+        // SAFETY: `ptr..ptr+len` is initialised and stays valid until `free` runs (the
+        // vector is forgotten here); `env` is live (the caller's contract).
+        let status = unsafe {
+            create(
+                env,
+                ptr,
+                len as isize,
+                Some(free::<T>),
+                cap as *mut c_void,
+                &mut out,
+                &mut copied,
+            )
+        };
+        if status != napi::sys::Status::napi_ok || copied {
+            // Not made, or V8 copied the text and will not call `free`.
+            LIVE.fetch_sub(held, Ordering::Relaxed);
+            // SAFETY: the vector forgotten above, still unfreed.
+            drop(unsafe { Vec::from_raw_parts(ptr, len, cap) });
+            napi::check_status!(status, "cannot make an external string")?;
+        }
+        Ok(Ok(out))
+    }
+}
 
 /// Bytes (ASCII) or UTF-16 units of one part of a long [`JsText`]: 64 KiB of two-byte text,
 /// under V8's largest regular object (128 KiB).
@@ -519,8 +676,30 @@ const ROPE_PART: usize = 32 << 10;
 impl ToNapiValue for JsText {
     unsafe fn to_napi_value(raw: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
         let env = Env::from_raw(raw);
-        let bytes = val.0.as_bytes();
-        let ascii = bytes.is_ascii();
+        let ascii = val.0.is_ascii();
+        let long = val.0.len() >= EXTERNAL_FROM;
+        let text = if long && ascii {
+            // SAFETY: `raw` is the env of this call (napi hands it to `to_napi_value`).
+            match unsafe { external::make(raw, val.0.into_bytes()) }? {
+                Ok(s) => return Ok(s),
+                Err(bytes) => bytes,
+            }
+        } else if long && external::fits::<u16>(val.0.len()) {
+            // At most one unit a byte, in a buffer advised for huge pages when large.
+            let mut units = Vec::new();
+            toolwire::sink::reserve_output(&mut units, val.0.len());
+            // A `String` is whole UTF-8 characters: all of it is read.
+            utf16_of(val.0.as_bytes(), &mut units)
+                .ok_or_else(|| mark("encode", "output is not UTF-8", None))?;
+            // SAFETY: as above.
+            match unsafe { external::make(raw, units) }? {
+                Ok(s) => return Ok(s),
+                Err(_) => val.0.into_bytes(),
+            }
+        } else {
+            val.0.into_bytes()
+        };
+        let bytes = &text[..];
         if ascii || bytes.len() <= ROPE_PART {
             let s = if ascii {
                 env.create_string_latin1(bytes)?
@@ -1070,6 +1249,13 @@ pub fn present_plain_stream(
         protocol,
     };
     start_stream(job, on_event)
+}
+
+/// Bytes of texts the addon holds for external strings V8 has not collected yet (at most
+/// 64 MiB; see `external`): for tests and a server's diagnostics.
+#[napi]
+pub fn external_text_bytes() -> f64 {
+    external::live() as f64
 }
 
 /// The number of threads the addon's pool runs at most (see `src/pool.rs`).

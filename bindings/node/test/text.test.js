@@ -60,3 +60,69 @@ test('a long non-ASCII text is the same string made in parts, whatever character
   }
   assert.equal(tw.present('é'.repeat(40000)).content[0].text, 'é'.repeat(40000));
 });
+
+// Texts of 1 MiB or more come back as V8 external strings (their characters in the addon's
+// memory, freed when V8 collects the string) where Node makes them (20.4 on), at most
+// 64 MiB of them alive at once; past that, copied into V8's heap as smaller texts are.
+const native = require('../lib/native');
+const [major, minor] = process.versions.node.split('.').map(Number);
+const externalStrings = major > 20 || (major === 20 && minor >= 4);
+require('node:v8').setFlagsFromString('--expose-gc');
+const gc = require('node:vm').runInNewContext('gc');
+
+test('a text of 1 MiB or more is the same string, external or copied, and freed with it', () => {
+  const ascii = Array.from({ length: 20000 }, (_, i) => ({ id: `INV-${i}`, n: i * 7.25, ok: i % 3 === 0 }));
+  const mixed = ascii.map((r, i) => ({ ...r, name: ['Zoë', '東京', '🍰 cake', 'plain'][i % 4] }));
+  gc();
+  const base = native.externalTextBytes();
+  // In a frame of its own: once it returns, nothing references its texts.
+  (() => {
+    const held = [];
+    for (const [name, rows, width] of [['ascii', ascii, 1], ['non-ASCII', mixed, 2]]) {
+      const want = JSON.stringify(rows, null, 2);
+      assert.ok(Buffer.byteLength(want) > 1 << 20, name);
+      const before = native.externalTextBytes();
+      const got = tw.present(rows, null, { format: 'pretty' }).content[0].text;
+      held.push(got);
+      if (externalStrings) {
+        // Held by the addon: a byte a char for ASCII, two for UTF-16.
+        assert.ok(native.externalTextBytes() - before >= width * want.length, name);
+      }
+      assert.ok(got === want, name);
+      assert.equal(got.length, want.length);
+      assert.equal(got.slice(-20), want.slice(-20));
+      assert.ok(Buffer.from(got).equals(Buffer.from(want)), name);
+      assert.equal(JSON.parse(got).length, rows.length);
+    }
+  })();
+  gc();
+  assert.equal(native.externalTextBytes(), base, 'collected strings free their texts');
+});
+
+test('external strings stay within their budget in a synchronous loop', () => {
+  // V8 does not collect for the addon's memory: 40 texts of ~4 MB made in a loop would hold
+  // 160 MB until a collection; the budget holds 64 MiB, the rest are copies.
+  const rows = Array.from({ length: 40000 }, (_, i) => ({ id: `INV-${String(i).padStart(7, '0')}`, amount: i, paid: i % 2 === 0, note: `batch ${i % 97}` }));
+  const buf = Buffer.from(JSON.stringify(rows));
+  const want = JSON.stringify(rows, null, 2);
+  assert.ok(want.length > 3.5e6);
+  gc();
+  (() => {
+    let peak = 0;
+    const kept = [];
+    for (let i = 0; i < 40; i++) {
+      const before = native.externalTextBytes();
+      const text = tw.present(buf, null, { format: 'pretty' }).content[0].text;
+      const now = native.externalTextBytes();
+      if (i === 0 && externalStrings) assert.ok(now - before >= want.length, 'the first is external');
+      peak = Math.max(peak, now);
+      if (i % 2 === 0) kept.push(text);
+    }
+    assert.ok(peak <= 64 << 20, `external text peak ${peak}`);
+    // Twenty kept texts of ~4 MB (80 MB): the budget was reached, and the texts made past
+    // it (copies) are the same.
+    for (const text of kept) assert.ok(text === want);
+  })();
+  gc();
+  assert.equal(native.externalTextBytes(), 0);
+});
