@@ -770,3 +770,66 @@ fn the_room_made_for_a_view_holds_its_text() {
         }
     }
 }
+
+#[test]
+fn field_names_that_need_escapes_are_written_as_the_general_path_writes_them() {
+    // The view writes each field's member prefix once and copies it into every row: names
+    // with quotes, backslashes, controls, a reserved tag and non-ASCII, plain and framed.
+    let names = [
+        "q\"uote",
+        "back\\slash",
+        "line\nbreak",
+        "<tool_error>",
+        "名前 é",
+        "plain",
+    ];
+    let mut schema = Schema::object();
+    for name in names {
+        schema = schema.property(
+            name,
+            Schema::types([Type::String, Type::Integer, Type::Null]),
+        );
+    }
+    let rows: Vec<String> = (0..300)
+        .map(|i| {
+            let cells: Vec<String> = names
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| i % 7 != 0 || k != 2)
+                .map(|(k, n)| {
+                    let key = toolwire::json::to_string_compact(
+                        parse(format!("{:?}", n).as_bytes(), &ParseOptions::new())
+                            .unwrap()
+                            .root(),
+                    );
+                    let value = if k % 2 == 0 {
+                        format!("{}", i * k)
+                    } else {
+                        format!("\"v{i}\"")
+                    };
+                    format!("{key}:{value}")
+                })
+                .collect();
+            format!("{{{}}}", cells.join(","))
+        })
+        .collect();
+    let json = format!("[{}]", rows.join(","));
+    for format in [Format::Pretty, Format::Compact] {
+        let p = Presenter::builder("Odd")
+            .schema(schema.clone())
+            .redact(["plain"], None)
+            .select(true)
+            .format(format)
+            .build()
+            .unwrap();
+        assert!(
+            same_both_ways(json.as_bytes(), &p, None),
+            "{format:?} took the view"
+        );
+        let select = ["<tool_error>", "q\"uote"];
+        assert!(
+            same_both_ways(json.as_bytes(), &p, Some(&select)),
+            "{format:?} select"
+        );
+    }
+}

@@ -565,8 +565,9 @@ fn write_prefix<W: Sink + ?Sized>(out: &mut W, bytes: &[u8], escaped: bool) {
 }
 
 /// What precedes a member's value: separator, key, `:` (with the formatter's line breaks).
+/// Shared by the tape walk and the presenter's row view.
 #[inline]
-fn member_prefix<F, W>(out: &mut W, fmt: &mut F, key: &[u8], first: bool)
+pub(crate) fn member_prefix<F, W>(out: &mut W, fmt: &mut F, key: &[u8], first: bool)
 where
     F: Formatter + ?Sized,
     W: Sink + ?Sized,

@@ -17,7 +17,7 @@ use super::bounds::node_len_bound;
 use super::estimate::{AUTO_SAMPLE_ROWS, choose_auto};
 use super::format::Format;
 use crate::doc::{Doc, DocBuilder, Node};
-use crate::json::{CompactFormatter, Formatter, PrettyFormatter, write_leaf};
+use crate::json::{CompactFormatter, Formatter, PrettyFormatter, member_prefix, write_leaf};
 use crate::sink::Sink;
 use crate::toon::{Cells, EncodeOptions, Item, TableRows, encode_list, encode_table, string_cell};
 
@@ -136,7 +136,10 @@ impl<'d> RowBlock<'d> {
     }
 
     /// The derived array as JSON through `fmt`: the calls `json::write_with` makes for it.
-    fn write_json<F: Formatter, W: Sink + ?Sized>(&self, out: &mut W, fmt: &mut F) {
+    /// What precedes each field's value (separator, line break and indentation, quoted key,
+    /// colon) is the same in every row of the crate's formatters, so it is made once per
+    /// field and copied.
+    fn write_json<F: Formatter + Clone, W: Sink + ?Sized>(&self, out: &mut W, fmt: &mut F) {
         if self.rows == 0 {
             fmt.write_empty_array(out);
             return;
@@ -146,6 +149,10 @@ impl<'d> RowBlock<'d> {
         let mut censor: Vec<u8> = Vec::new();
         fmt.write_string(&mut censor, self.censor());
         fmt.begin_array(out);
+        let escapes = out.escapes();
+        let prefixes = fmt
+            .member_prefixes_repeat()
+            .then(|| MemberPrefixes::new(&self.keys, &self.order, fmt, escapes));
         let mut ri = self.first;
         for r in 0..self.rows {
             // A dropped stream stops the work (checked every 1024 rows: cheap).
@@ -164,10 +171,12 @@ impl<'d> RowBlock<'d> {
                 if first {
                     fmt.begin_object(out);
                 }
-                fmt.begin_object_key(out, first);
+                match &prefixes {
+                    Some(p) if escapes => out.write_escaped(p.get(j, first)),
+                    Some(p) => out.write(p.get(j, first)),
+                    None => member_prefix(out, fmt, &self.keys[j], first),
+                }
                 first = false;
-                fmt.write_key(out, &self.keys[j]);
-                fmt.begin_object_value(out);
                 if self.redacted[j] {
                     out.write(&censor);
                 } else {
@@ -333,6 +342,59 @@ impl<'d> RowBlock<'d> {
             }
         }
         bound
+    }
+}
+
+/// Per field, the bytes a row's member calls write before its value (`begin_object_key`,
+/// `write_key`, `begin_object_value`), as the first member and as a later one, in the form
+/// the sink takes them (escaped for a framing sink).
+struct MemberPrefixes {
+    bytes: Vec<u8>,
+    /// Per field index: where its first form starts, where it ends and the later form
+    /// starts, and where that ends, in `bytes` (fields not shown are never asked for).
+    spans: Vec<[usize; 3]>,
+}
+
+impl MemberPrefixes {
+    /// The prefixes of the fields `order` of `keys` through a copy of `fmt` (which has
+    /// begun the rows' array) inside a row object.
+    fn new<F: Formatter + Clone>(
+        keys: &[Box<[u8]>],
+        order: &[usize],
+        fmt: &F,
+        escapes: bool,
+    ) -> Self {
+        let mut row = fmt.clone();
+        row.begin_object(&mut Vec::new());
+        let mut bytes = Vec::new();
+        let mut spans = vec![[0; 3]; keys.len()];
+        for &j in order {
+            let start = bytes.len();
+            for first in [true, false] {
+                if escapes {
+                    let mut esc = crate::escape::EscapingSink::new(&mut bytes);
+                    member_prefix(&mut esc, &mut row, &keys[j], first);
+                } else {
+                    member_prefix(&mut bytes, &mut row, &keys[j], first);
+                }
+                if first {
+                    spans[j] = [start, bytes.len(), 0];
+                }
+            }
+            spans[j][2] = bytes.len();
+        }
+        MemberPrefixes { bytes, spans }
+    }
+
+    /// Field `j`'s bytes, as the row's first member or a later one.
+    #[inline]
+    fn get(&self, j: usize, first: bool) -> &[u8] {
+        let [start, mid, end] = self.spans[j];
+        if first {
+            &self.bytes[start..mid]
+        } else {
+            &self.bytes[mid..end]
+        }
     }
 }
 
