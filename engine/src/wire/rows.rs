@@ -138,13 +138,17 @@ impl<'d> RowBlock<'d> {
     /// The derived array as JSON through `fmt`: the calls `json::write_with` makes for it.
     /// What precedes each field's value (separator, line break and indentation, quoted key,
     /// colon) is the same in every row of the crate's formatters, so it is made once per
-    /// field and copied.
-    fn write_json<F: Formatter + Clone, W: Sink + ?Sized>(&self, out: &mut W, fmt: &mut F) {
+    /// field and copied. From [`JSON_PARALLEL_ROWS`] rows on, parts of [`JSON_PART_ROWS`]
+    /// rows are written on the pool and handed over in order, as the TOON encoder's tables.
+    fn write_json<F, W>(&self, out: &mut W, fmt: &mut F)
+    where
+        F: Formatter + Clone + Sync,
+        W: Sink + ?Sized,
+    {
         if self.rows == 0 {
             fmt.write_empty_array(out);
             return;
         }
-        let nodes = self.doc.nodes();
         // The censor's literal, once (a formatter writes strings the same at any depth).
         let mut censor: Vec<u8> = Vec::new();
         fmt.write_string(&mut censor, self.censor());
@@ -153,41 +157,54 @@ impl<'d> RowBlock<'d> {
         let prefixes = fmt
             .member_prefixes_repeat()
             .then(|| MemberPrefixes::new(&self.keys, &self.order, fmt, escapes));
-        let mut ri = self.first;
-        for r in 0..self.rows {
-            // A dropped stream stops the work (checked every 1024 rows: cheap).
-            if r & 0x3FF == 0x3FF && out.cancelled() {
+        let rows = JsonRows {
+            view: self,
+            censor: &censor,
+            prefixes: prefixes.as_ref(),
+        };
+        let parallel = self.rows >= JSON_PARALLEL_ROWS
+            && rayon::current_thread_index().is_none()
+            && rayon::current_num_threads() > 1;
+        if parallel {
+            // Each part's first row (tape index, row number).
+            let mut starts = Vec::with_capacity(self.rows.div_ceil(JSON_PART_ROWS));
+            let mut ri = self.first;
+            for r in 0..self.rows {
+                if r > 0 {
+                    ri = self.next_row(ri);
+                }
+                if r % JSON_PART_ROWS == 0 {
+                    starts.push((ri, r));
+                }
+            }
+            let at_rows = fmt.clone();
+            crate::sink::write_ordered(
+                out,
+                starts.len(),
+                |i, buf| {
+                    let (ri, r) = starts[i];
+                    let n = JSON_PART_ROWS.min(self.rows - r);
+                    let mut fmt = at_rows.clone();
+                    if escapes {
+                        let mut esc = crate::escape::EscapingSink::new(buf);
+                        rows.write(&mut esc, &mut fmt, (ri, r), n, true);
+                    } else {
+                        rows.write(buf, &mut fmt, (ri, r), n, false);
+                    }
+                },
+                |w, buf| {
+                    if escapes {
+                        w.write_escaped_owned(buf);
+                    } else {
+                        w.write_owned(buf);
+                    }
+                },
+            );
+            if out.cancelled() {
                 return;
             }
-            if r > 0 {
-                ri = self.next_row(ri);
-            }
-            fmt.begin_array_value(out, r == 0);
-            let mut first = true;
-            for &j in &self.order {
-                let Some(v) = self.value_at(ri, r, j) else {
-                    continue;
-                };
-                if first {
-                    fmt.begin_object(out);
-                }
-                match &prefixes {
-                    Some(p) if escapes => out.write_escaped(p.get(j, first)),
-                    Some(p) => out.write(p.get(j, first)),
-                    None => member_prefix(out, fmt, &self.keys[j], first),
-                }
-                first = false;
-                if self.redacted[j] {
-                    out.write(&censor);
-                } else {
-                    write_leaf(out, fmt, self.doc, nodes.at(v));
-                }
-            }
-            if first {
-                fmt.write_empty_object(out);
-            } else {
-                fmt.end_object(out);
-            }
+        } else if !rows.write(out, fmt, (self.first, 0), self.rows, escapes) {
+            return;
         }
         fmt.end_array(out);
     }
@@ -342,6 +359,75 @@ impl<'d> RowBlock<'d> {
             }
         }
         bound
+    }
+}
+
+/// Rows from which a row view's JSON is written in parallel parts (the TOON encoder's
+/// default threshold).
+const JSON_PARALLEL_ROWS: usize = 4096;
+
+/// Rows per part of a row view's JSON written in parallel.
+const JSON_PART_ROWS: usize = 2048;
+
+/// What writing a row view's rows as JSON elements needs, shared by the parts.
+struct JsonRows<'a, 'd> {
+    view: &'a RowBlock<'d>,
+    /// The censor's JSON literal.
+    censor: &'a [u8],
+    /// The fields' member prefixes, in the sink's form (`None`: the formatter's calls).
+    prefixes: Option<&'a MemberPrefixes>,
+}
+
+impl JsonRows<'_, '_> {
+    /// Writes `n` rows from `(ri, r)` (the first row's tape index and number) as elements of
+    /// the open array through `fmt` (at the array's depth); `escaped`: `out` takes the
+    /// prefixes as they were made for an escaping sink. False when the sink was cancelled.
+    fn write<F: Formatter, W: Sink + ?Sized>(
+        &self,
+        out: &mut W,
+        fmt: &mut F,
+        (mut ri, first_row): (usize, usize),
+        n: usize,
+        escaped: bool,
+    ) -> bool {
+        let view = self.view;
+        let nodes = view.doc.nodes();
+        for r in first_row..first_row + n {
+            // A dropped stream stops the work (checked every 1024 rows: cheap).
+            if r & 0x3FF == 0x3FF && out.cancelled() {
+                return false;
+            }
+            if r > first_row {
+                ri = view.next_row(ri);
+            }
+            fmt.begin_array_value(out, r == 0);
+            let mut first = true;
+            for &j in &view.order {
+                let Some(v) = view.value_at(ri, r, j) else {
+                    continue;
+                };
+                if first {
+                    fmt.begin_object(out);
+                }
+                match self.prefixes {
+                    Some(p) if escaped => out.write_escaped(p.get(j, first)),
+                    Some(p) => out.write(p.get(j, first)),
+                    None => member_prefix(out, fmt, &view.keys[j], first),
+                }
+                first = false;
+                if view.redacted[j] {
+                    out.write(self.censor);
+                } else {
+                    write_leaf(out, fmt, view.doc, nodes.at(v));
+                }
+            }
+            if first {
+                fmt.write_empty_object(out);
+            } else {
+                fmt.end_object(out);
+            }
+        }
+        true
     }
 }
 
