@@ -4,18 +4,12 @@
 // `node --expose-gc bench/presenter.mjs` (npm run bench:presenter). BENCH_SIZES as bench.mjs;
 // BENCH_TEXT=mixed for the non-ASCII corpus. bench.mjs runs the same pairs (imported from here).
 //
-// Where the time went (100k flat rows, release addon, 2-core VM, best of 5): the baseline
-// 74 ms; make(rows).build() 218 ms = JSON.stringify(rows) 50 ms + the engine's present 58 ms
-// (present(rows, file) 130 ms, present(buf, file) 50 ms) + an item callback 23 ms + the
-// collection callback 85 ms, of which JSON.parse of the kept rows was most. A collection of
-// 1024 rows or more now reaches a callback as an array parsed on first use (its length known
-// without parsing): 97 ms from rows (0.60×), 59 ms from JSON bytes (1.00×). Then rows were
-// stringified in slices and texts made without napi's UTF-8 strings (DECISIONS.md, "Where the
-// time went"): 86 ms from rows, 48 from bytes against 59 (2026-12-05). Then a collection
-// callback's rows were sent only when read, canonical rows kept the row view and long
-// non-ASCII texts became ropes: make(buf).build() is the engine's validated present, the
-// same as present(buf) with the presenter file. What is left: the stringify (34 ms) and
-// that present. `node --expose-gc bench/profile.mjs flat mixed` has the splits.
+// Where the time goes (100k flat rows): make(rows).build() is JSON.stringify of the rows in
+// slices (about JSON.stringify(rows) itself) and then make(buf).build(); make(buf).build() is
+// the engine's validated present of the presenter file (the bytes read once, the row view
+// written in parallel parts into a sized buffer, the text an external string) and the
+// callbacks, a collection callback's rows parsed only when it reads them (DECISIONS.md, "Node
+// binding"). `node --expose-gc bench/profile.mjs flat ascii|mixed` has the splits.
 
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
