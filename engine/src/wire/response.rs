@@ -670,8 +670,9 @@ impl<'d> ToolResponse<'d> {
     }
 
     /// The UTF-8 bytes of block `i`, written into room made for what it most likely takes
-    /// ([`Self::likely_len`]), for a binding that hands them to its language, which checks
-    /// them as it decodes.
+    /// (guessed without writing it: a data document's as `toon::to_vec` reserves, a row
+    /// view's and windows' from their first rows and their input), for a binding that hands
+    /// them to its language, which checks them as it decodes.
     ///
     /// # Panics
     ///
