@@ -26,7 +26,7 @@ pub use write::{
     CompactFormatter, Formatter, PrettyFormatter, to_string_compact, to_string_pretty,
     to_vec_compact, to_vec_pretty, write_compact, write_pretty, write_with,
 };
-pub(crate) use write::{member_prefix, write_elements, write_leaf};
+pub(crate) use write::{member_prefix, write_elements, write_leaf, write_prefix};
 
 pub use crate::escape::write_json_string;
 pub use crate::num::{format_f64, is_int_lexeme};

@@ -58,7 +58,7 @@
 //! ```
 
 use crate::doc::{Node, Value};
-use crate::sink::Sink;
+use crate::sink::{Pieces, Sink};
 
 /// The bytes of JSON output, separated from the walk over the document (the shape of
 /// `serde_json::ser::Formatter`).
@@ -335,16 +335,9 @@ struct Open {
 /// the one before in the tape), so its prefixes are those bytes again.
 #[derive(Default)]
 struct Prefixes {
-    /// Per depth: each member's bytes and the end offset of each in `bytes`.
-    levels: Vec<Level>,
-}
-
-/// The member prefixes of the last object begun at one depth (closed by the time the next
-/// object at that depth begins: objects at one depth never nest).
-#[derive(Default)]
-struct Level {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
+    /// Per depth, the member prefixes of the last object begun there (closed by the time the
+    /// next object at that depth begins: objects at one depth never nest).
+    levels: Vec<Pieces>,
 }
 
 /// Writes `value` through `fmt` into `out`. Iterative: any depth, no recursion.
@@ -446,12 +439,6 @@ fn walk<F, W>(
                     {
                         // The copy is what the calls would have written (the builder's mark
                         // is right and the walk's last object at this depth is its reference).
-                        let level = &prefixes.levels[depth];
-                        let from = if member == 0 {
-                            0
-                        } else {
-                            level.ends[member - 1]
-                        };
                         let mut fresh = Vec::new();
                         if escapes {
                             let mut esc = crate::escape::EscapingSink::new(&mut fresh);
@@ -459,7 +446,7 @@ fn walk<F, W>(
                         } else {
                             member_prefix(&mut fresh, fmt, key, first);
                         }
-                        let copy = &level.bytes[from..level.ends[member]];
+                        let copy = prefixes.levels[depth].get(member);
                         debug_assert_eq!(copy, &fresh[..], "a repeated member prefix differs");
                     }
                 } else if repeat && !top.replay {
@@ -471,7 +458,7 @@ fn walk<F, W>(
                     } else {
                         member_prefix(&mut level.bytes, fmt, key, first);
                     }
-                    level.ends.push(level.bytes.len());
+                    level.end_piece();
                     write_prefix(out, &level.bytes[from..], escapes);
                 } else {
                     // No repeats, or more members than the object copied from (a hand-made
@@ -510,15 +497,13 @@ fn walk<F, W>(
                 fmt.begin_object(out);
                 let replay = repeat && same_keys && {
                     let level = prefixes.levels.get(depth + 1);
-                    level.is_some_and(|l| l.ends.len() == len as usize)
+                    level.is_some_and(|l| l.len() == len as usize)
                 };
                 if repeat && !replay {
                     if prefixes.levels.len() <= depth + 1 {
-                        prefixes.levels.resize_with(depth + 2, Level::default);
+                        prefixes.levels.resize_with(depth + 2, Pieces::default);
                     }
-                    let level = &mut prefixes.levels[depth + 1];
-                    level.bytes.clear();
-                    level.ends.clear();
+                    prefixes.levels[depth + 1].clear();
                 }
                 stack.push(Open {
                     end: end as usize,
@@ -540,23 +525,18 @@ fn walk<F, W>(
 
 /// Copies member `member`'s prefix of `level` into `out`; false when it has none.
 #[inline]
-fn replay_prefix<W: Sink + ?Sized>(level: &Level, member: usize, out: &mut W) -> bool {
-    let Some(&to) = level.ends.get(member) else {
+fn replay_prefix<W: Sink + ?Sized>(level: &Pieces, member: usize, out: &mut W) -> bool {
+    let Some(prefix) = level.try_get(member) else {
         return false;
     };
-    let from = if member == 0 {
-        0
-    } else {
-        level.ends[member - 1]
-    };
-    write_prefix(out, &level.bytes[from..to], out.escapes());
+    write_prefix(out, prefix, out.escapes());
     true
 }
 
 /// Writes prefix bytes as the sink received them when they were made: already escaped into
-/// a framing sink.
+/// a framing sink. Shared by the tape walk and the presenter's row view.
 #[inline]
-fn write_prefix<W: Sink + ?Sized>(out: &mut W, bytes: &[u8], escaped: bool) {
+pub(crate) fn write_prefix<W: Sink + ?Sized>(out: &mut W, bytes: &[u8], escaped: bool) {
     if escaped {
         out.write_escaped(bytes);
     } else {

@@ -15,10 +15,12 @@ use bytes::BytesMut;
 mod chunked;
 mod huge;
 mod ordered;
+mod pieces;
 
 pub use chunked::{ChunkedSink, CountingSink};
 pub use huge::{output_with_capacity, reserve_output};
 pub(crate) use ordered::write_ordered;
+pub(crate) use pieces::Pieces;
 
 /// An infallible append-only byte buffer.
 ///

@@ -17,8 +17,10 @@ use super::bounds::node_len_bound;
 use super::estimate::{AUTO_SAMPLE_ROWS, choose_auto};
 use super::format::Format;
 use crate::doc::{Doc, DocBuilder, Node};
-use crate::json::{CompactFormatter, Formatter, PrettyFormatter, member_prefix, write_leaf};
-use crate::sink::Sink;
+use crate::json::{
+    CompactFormatter, Formatter, PrettyFormatter, member_prefix, write_leaf, write_prefix,
+};
+use crate::sink::{Pieces, Sink};
 use crate::toon::{Cells, EncodeOptions, Item, TableRows, encode_list, encode_table, string_cell};
 
 /// The rows of a data block read through a field list (see the module docs).
@@ -156,7 +158,7 @@ impl<'d> RowBlock<'d> {
         let escapes = out.escapes();
         let prefixes = fmt
             .member_prefixes_repeat()
-            .then(|| MemberPrefixes::new(&self.keys, &self.order, fmt, escapes));
+            .then(|| member_prefixes(&self.keys, &self.order, fmt, escapes));
         let rows = JsonRows {
             view: self,
             censor: &censor,
@@ -374,8 +376,9 @@ struct JsonRows<'a, 'd> {
     view: &'a RowBlock<'d>,
     /// The censor's JSON literal.
     censor: &'a [u8],
-    /// The fields' member prefixes, in the sink's form (`None`: the formatter's calls).
-    prefixes: Option<&'a MemberPrefixes>,
+    /// The fields' member prefixes, in the sink's form (`member_prefixes`; `None`: the
+    /// formatter's calls).
+    prefixes: Option<&'a Pieces>,
 }
 
 impl JsonRows<'_, '_> {
@@ -402,7 +405,7 @@ impl JsonRows<'_, '_> {
             }
             fmt.begin_array_value(out, r == 0);
             let mut first = true;
-            for &j in &view.order {
+            for (k, &j) in view.order.iter().enumerate() {
                 let Some(v) = view.value_at(ri, r, j) else {
                     continue;
                 };
@@ -410,8 +413,7 @@ impl JsonRows<'_, '_> {
                     fmt.begin_object(out);
                 }
                 match self.prefixes {
-                    Some(p) if escaped => out.write_escaped(p.get(j, first)),
-                    Some(p) => out.write(p.get(j, first)),
+                    Some(p) => write_prefix(out, p.get(2 * k + usize::from(!first)), escaped),
                     None => member_prefix(out, fmt, &view.keys[j], first),
                 }
                 first = false;
@@ -431,57 +433,32 @@ impl JsonRows<'_, '_> {
     }
 }
 
-/// Per field, the bytes a row's member calls write before its value (`begin_object_key`,
-/// `write_key`, `begin_object_value`), as the first member and as a later one, in the form
-/// the sink takes them (escaped for a framing sink).
-struct MemberPrefixes {
-    bytes: Vec<u8>,
-    /// Per field index: where its first form starts, where it ends and the later form
-    /// starts, and where that ends, in `bytes` (fields not shown are never asked for).
-    spans: Vec<[usize; 3]>,
-}
-
-impl MemberPrefixes {
-    /// The prefixes of the fields `order` of `keys` through a copy of `fmt` (which has
-    /// begun the rows' array) inside a row object.
-    fn new<F: Formatter + Clone>(
-        keys: &[Box<[u8]>],
-        order: &[usize],
-        fmt: &F,
-        escapes: bool,
-    ) -> Self {
-        let mut row = fmt.clone();
-        row.begin_object(&mut Vec::new());
-        let mut bytes = Vec::new();
-        let mut spans = vec![[0; 3]; keys.len()];
-        for &j in order {
-            let start = bytes.len();
-            for first in [true, false] {
-                if escapes {
-                    let mut esc = crate::escape::EscapingSink::new(&mut bytes);
-                    member_prefix(&mut esc, &mut row, &keys[j], first);
-                } else {
-                    member_prefix(&mut bytes, &mut row, &keys[j], first);
-                }
-                if first {
-                    spans[j] = [start, bytes.len(), 0];
-                }
+/// The bytes a row's member calls write before each shown field's value
+/// (`begin_object_key`, `write_key`, `begin_object_value`) through a copy of `fmt` (which has
+/// begun the rows' array) inside a row object, in the form the sink takes them (escaped for a
+/// framing sink): for the field at place `k` of `order`, piece `2k` as the row's first
+/// member, `2k + 1` as a later one.
+fn member_prefixes<F: Formatter + Clone>(
+    keys: &[Box<[u8]>],
+    order: &[usize],
+    fmt: &F,
+    escapes: bool,
+) -> Pieces {
+    let mut row = fmt.clone();
+    row.begin_object(&mut Vec::new());
+    let mut pieces = Pieces::default();
+    for &j in order {
+        for first in [true, false] {
+            if escapes {
+                let mut esc = crate::escape::EscapingSink::new(&mut pieces.bytes);
+                member_prefix(&mut esc, &mut row, &keys[j], first);
+            } else {
+                member_prefix(&mut pieces.bytes, &mut row, &keys[j], first);
             }
-            spans[j][2] = bytes.len();
-        }
-        MemberPrefixes { bytes, spans }
-    }
-
-    /// Field `j`'s bytes, as the row's first member or a later one.
-    #[inline]
-    fn get(&self, j: usize, first: bool) -> &[u8] {
-        let [start, mid, end] = self.spans[j];
-        if first {
-            &self.bytes[start..mid]
-        } else {
-            &self.bytes[mid..end]
+            pieces.end_piece();
         }
     }
+    pieces
 }
 
 /// The rows [`RowBlock::likely_len`] measures.

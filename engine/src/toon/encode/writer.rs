@@ -3,6 +3,7 @@
 use rayon::prelude::*;
 
 use super::*;
+use crate::sink::Pieces;
 
 /// How a line that opens a value starts.
 #[derive(Clone, Copy)]
@@ -865,38 +866,6 @@ impl ItemHeads {
         write_key(bytes, key);
         bytes.extend_from_slice(b": ");
         self.0.end_piece();
-    }
-}
-
-/// Byte strings kept end to end in one buffer.
-#[derive(Default)]
-struct Pieces {
-    bytes: Vec<u8>,
-    /// The end of each piece in `bytes`.
-    ends: Vec<usize>,
-}
-
-impl Pieces {
-    fn clear(&mut self) {
-        self.bytes.clear();
-        self.ends.clear();
-    }
-
-    /// How many pieces there are.
-    fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// Ends the piece written into `bytes` since the last one.
-    fn end_piece(&mut self) {
-        self.ends.push(self.bytes.len());
-    }
-
-    /// Piece `i`.
-    #[inline]
-    fn get(&self, i: usize) -> &[u8] {
-        let from = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.bytes[from..self.ends[i]]
     }
 }
 
