@@ -28,5 +28,5 @@ pub use write::{
 };
 pub(crate) use write::{member_prefix, write_elements, write_leaf, write_prefix};
 
-pub use crate::escape::write_json_string;
-pub use crate::num::{format_f64, is_int_lexeme};
+pub use crate::escape::{write_json_string, write_json_string_body_plain};
+pub use crate::num::{format_f64, is_int_lexeme, write_f64};
