@@ -218,6 +218,17 @@ export declare function presentPlainAsync(data: OwnedText | undefined | null, ar
  */
 export declare function presentPlainStream(data: OwnedText | undefined | null, args: CallArgs, id: string | undefined | null, idNumber: boolean, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
 
+/**
+ * Writes `JSON.stringify(rows)` of the rows the cells hold into `out`, and returns its
+ * length; or, when `out` is too short, nothing and the length `out` must have.
+ *
+ * `prefixes` as [`Cells::prefixes`]; `kinds` one byte per cell (0 null, 1 string, 2 number,
+ * 3 true, 4 false), row after row; `nums` the numbers (at the cell's index); `text`, `lens`,
+ * `starts` and `chunk` the strings ([`Cells`]). Cells that do not fit together are an
+ * internal error, never a read out of bounds.
+ */
+export declare function rowsJson(out: Uint8Array, prefixes: Array<string>, rows: number, kinds: Uint8Array, nums: Float64Array, text: Uint8Array, lens: Uint32Array, starts: Array<number>, chunk: number, ascii: boolean): number
+
 /** `toolError(code, options)`: `details` is key, value pairs. */
 export declare function toolErrorResponse(code: string, message: string, severity: string, recovery: string | undefined | null, actions: Array<string>, details: Array<string>, retryAfter?: number | undefined | null): NativeReply
 

@@ -1,5 +1,6 @@
 'use strict';
 const { fastText, jsonText } = require('./text');
+const { rowsText } = require('./rows');
 
 // JavaScript values into the JSON text @toon-format/toon 4.4 would encode: its normalisation,
 // its replacer, and raw strings (held as placeholders while JSON.stringify runs, so the
@@ -206,6 +207,10 @@ function visitChildren(v, replacer, path) {
  * (lib/text.js), and the raw strings in it (null when there are none).
  */
 function jsonOf(input, replacer) {
+  if (!replacer && Array.isArray(input) && input.toJSON === undefined) {
+    const cells = rowsText(input, true);
+    if (cells !== undefined) return { json: cells, raws: null };
+  }
   if (!replacer && stringifiable(input)) return { json: jsonText(input), raws: null };
   sawRaw = false;
   let v = normalize(input);

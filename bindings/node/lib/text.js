@@ -3,6 +3,7 @@
 
 const native = require('./native');
 const { encodeError, wellFormed } = require('./errors');
+const { rowsText } = require('./rows');
 
 // A large string goes to the addon as UTF-8 bytes made by `encodeInto`, which both copies
 // and checks: ASCII (its own UTF-8) fills exactly `s.length` bytes, ~20% faster on 100k rows
@@ -22,7 +23,8 @@ function fastText(s) {
   return all.subarray(0, head.written + tail.written);
 }
 
-// A large array is stringified STRINGIFY_ROWS elements at a time, each text encoded into one
+// A large array is read as cells when it is a table of scalars (lib/rows.js); else it is
+// stringified STRINGIFY_ROWS elements at a time, each text encoded into one
 // buffer as it comes (each slice's `[` after the first made a `,`, each `]` but the last
 // written over): the same bytes as JSON.stringify of the whole, whose text V8 builds as a
 // rope of parts that the copy into bytes must first flatten (twice the size when any char
@@ -39,6 +41,8 @@ function jsonText(value) {
     const json = JSON.stringify(value);
     return json === undefined ? undefined : fastText(json);
   }
+  const cells = rowsText(value, false);
+  if (cells !== undefined) return cells;
   let bytes = Buffer.allocUnsafe(1 << 20);
   let at = 0;
   for (let i = 0; i < value.length; i += STRINGIFY_ROWS) {

@@ -37,6 +37,8 @@ use toolwire::wire::Format;
 const ERROR_MARK: &str = "\u{0}toolwire:";
 
 mod pool;
+mod rows;
+pub use rows::rows_json;
 
 /// JSON text given as a JS string or as bytes (`Buffer`, `Uint8Array`).
 type Text = Either<String, Uint8Array>;

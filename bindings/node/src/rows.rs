@@ -1,0 +1,258 @@
+//! JSON text of a table of JavaScript rows, written from its cells (`lib/rows.js`).
+//!
+//! `JSON.stringify` of 100k flat rows costs V8 about as much as the engine's whole pretty
+//! response of them, and every path from JavaScript objects (`present`, `encode`, `make`)
+//! began with it. The JS layer reads a table whose rows are objects with the same keys in
+//! the same order and only strings, numbers, booleans and `null` in their cells into flat
+//! arrays instead (a property read per cell, strings joined into UTF-8 a chunk at a time), and
+//! [`rows_json`] writes the bytes `JSON.stringify(rows)` gives (docs/DECISIONS.md, "Node
+//! binding: rows read as cells").
+
+use napi::bindgen_prelude::{Float64Array, Uint8Array, Uint32Array};
+use napi_derive::napi;
+use toolwire::Sink;
+use toolwire::json::{write_f64, write_json_string_body_plain};
+
+use crate::{Result, mark};
+
+/// A cell's kind, one byte per cell in `kinds`, row by row.
+const NULL: u8 = 0;
+const STRING: u8 = 1;
+const NUMBER: u8 = 2;
+const TRUE: u8 = 3;
+const FALSE: u8 = 4;
+
+/// Rows from this many are written in two halves on two threads.
+const PARALLEL_ROWS: usize = 4096;
+
+/// The cells of a table read by `lib/rows.js`.
+struct Cells<'a> {
+    /// Per column, what precedes its value: `{"key":` for the first, `,"key":` after (each
+    /// key as `JSON.stringify` writes it).
+    prefixes: &'a [String],
+    kinds: &'a [u8],
+    nums: &'a [f64],
+    /// The strings' UTF-8, one after another in cell order.
+    text: &'a [u8],
+    /// Each string's length in UTF-16 units (`String#length`).
+    lens: &'a [u32],
+    /// Where in `text` each run of `chunk` strings starts (the JS layer encodes them so).
+    starts: &'a [f64],
+    chunk: usize,
+    /// True when every byte of `text` is ASCII: a length is then its byte length.
+    ascii: bool,
+}
+
+/// Writes `JSON.stringify(rows)` of the rows the cells hold into `out`, and returns its
+/// length; or, when `out` is too short, nothing and the length `out` must have.
+///
+/// `prefixes` as [`Cells::prefixes`]; `kinds` one byte per cell (0 null, 1 string, 2 number,
+/// 3 true, 4 false), row after row; `nums` the numbers (at the cell's index); `text`, `lens`,
+/// `starts` and `chunk` the strings ([`Cells`]). Cells that do not fit together are an
+/// internal error, never a read out of bounds.
+#[napi(catch_unwind)]
+#[allow(clippy::too_many_arguments)]
+pub fn rows_json(
+    mut out: Uint8Array,
+    prefixes: Vec<String>,
+    rows: u32,
+    kinds: Uint8Array,
+    nums: Float64Array,
+    text: Uint8Array,
+    lens: Uint32Array,
+    starts: Vec<f64>,
+    chunk: u32,
+    ascii: bool,
+) -> Result<i64> {
+    let cells = Cells {
+        prefixes: &prefixes,
+        kinds: &kinds,
+        nums: &nums,
+        text: &text,
+        lens: &lens,
+        starts: &starts,
+        chunk: (chunk as usize).max(1),
+        ascii,
+    };
+    let rows = rows as usize;
+    let m = prefixes.len();
+    if m == 0 || rows.checked_mul(m) != Some(kinds.len()) || kinds.len() > nums.len() {
+        return Err(bad("the cells do not match the rows"));
+    }
+    let halves = rows >= PARALLEL_ROWS
+        && rayon::current_num_threads() > 1
+        && rayon::current_thread_index().is_none();
+    let parts = if halves {
+        let mid = rows / 2;
+        let (a, b) = rayon::join(
+            || cells.part(0..mid, Strings::new(&cells, 0, 0)?),
+            || cells.part(mid..rows, cells.strings_at(mid)?),
+        );
+        let (a, b) = (a?, b?);
+        if a.1 != cells.string_of(mid)? {
+            return Err(bad("the halves' strings do not meet"));
+        }
+        vec![a.0, b.0]
+    } else {
+        vec![cells.part(0..rows, Strings::new(&cells, 0, 0)?)?.0]
+    };
+    let len = 1 + parts.iter().map(|p| p.len() + 1).sum::<usize>();
+    // SAFETY: a synchronous call on the JS thread: no JavaScript runs until it returns, so
+    // nothing else reads, writes, detaches or transfers the memory of `out` or of the cells
+    // (which a pool thread read above) meanwhile.
+    let dst = unsafe { out.as_mut() };
+    let Some(dst) = dst.get_mut(..len) else {
+        return Ok(-(len as i64));
+    };
+    dst[0] = b'[';
+    let mut at = 1;
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            dst[at] = b',';
+            at += 1;
+        }
+        dst[at..at + part.len()].copy_from_slice(part);
+        at += part.len();
+    }
+    dst[at] = b']';
+    Ok(len as i64)
+}
+
+impl Cells<'_> {
+    /// The rows of `rows` as JSON objects separated by commas, their strings read from
+    /// `strings`; and where the strings read end (the next one's index and byte).
+    fn part(
+        &self,
+        rows: std::ops::Range<usize>,
+        mut strings: Strings<'_>,
+    ) -> Result<(Vec<u8>, (usize, usize))> {
+        let m = self.prefixes.len();
+        let kinds = &self.kinds[rows.start * m..rows.end * m];
+        let nums = &self.nums[rows.start * m..rows.end * m];
+        let prefix_bytes = self.prefixes.iter().map(String::len).sum::<usize>();
+        let mut out = Vec::with_capacity(rows.len() * (prefix_bytes + 1 + m * 8));
+        for (row, kinds) in kinds.chunks_exact(m).enumerate() {
+            if row > 0 {
+                out.write_byte(b',');
+            }
+            for (j, (&kind, prefix)) in kinds.iter().zip(self.prefixes).enumerate() {
+                out.write(prefix.as_bytes());
+                match kind {
+                    NULL => out.write(b"null"),
+                    STRING => {
+                        let s = strings.next().ok_or_else(|| bad("a string is missing"))?;
+                        out.write_byte(b'"');
+                        write_json_string_body_plain(&mut out, s);
+                        out.write_byte(b'"');
+                    }
+                    NUMBER => write_f64(&mut out, nums[row * m + j]),
+                    TRUE => out.write(b"true"),
+                    FALSE => out.write(b"false"),
+                    _ => return Err(bad("a cell of no kind")),
+                }
+            }
+            out.write_byte(b'}');
+        }
+        if rows.end * m == self.kinds.len() && !strings.done() {
+            return Err(bad("strings are left over"));
+        }
+        Ok((out, (strings.index, self.text.len() - strings.text.len())))
+    }
+
+    /// The index of the first string in row `row` or after, and where its bytes start.
+    fn string_of(&self, row: usize) -> Result<(usize, usize)> {
+        let m = self.prefixes.len();
+        let index = self.kinds[..row * m]
+            .iter()
+            .filter(|&&k| k == STRING)
+            .count();
+        let run = index / self.chunk;
+        let start = match self.starts.get(run) {
+            Some(&s) if s >= 0.0 && s.fract() == 0.0 => s as usize,
+            None if index == 0 => 0,
+            _ => return Err(bad("a run of strings has no start")),
+        };
+        let mut strings = Strings::new(self, run * self.chunk, start)?;
+        while strings.index < index {
+            strings.next().ok_or_else(|| bad("a string is missing"))?;
+        }
+        Ok((index, self.text.len() - strings.text.len()))
+    }
+
+    /// The strings from row `row` on.
+    fn strings_at(&self, row: usize) -> Result<Strings<'_>> {
+        let (index, byte) = self.string_of(row)?;
+        Strings::new(self, index, byte)
+    }
+}
+
+/// The strings of [`Cells`] one at a time.
+struct Strings<'a> {
+    text: &'a [u8],
+    lens: std::slice::Iter<'a, u32>,
+    /// The index of the next string.
+    index: usize,
+    ascii: bool,
+}
+
+impl<'a> Strings<'a> {
+    /// The strings from the `index`th, whose bytes start at `byte`.
+    fn new(cells: &Cells<'a>, index: usize, byte: usize) -> Result<Strings<'a>> {
+        match (cells.text.get(byte..), cells.lens.get(index..)) {
+            (Some(text), Some(lens)) => Ok(Strings {
+                text,
+                lens: lens.iter(),
+                index,
+                ascii: cells.ascii,
+            }),
+            _ => Err(bad("strings start past their end")),
+        }
+    }
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let units = *self.lens.next()? as usize;
+        let bytes = if self.ascii {
+            units
+        } else {
+            utf8_len(self.text, units)?
+        };
+        let (s, rest) = self.text.split_at_checked(bytes)?;
+        self.text = rest;
+        self.index += 1;
+        Some(s)
+    }
+
+    fn done(&self) -> bool {
+        self.text.is_empty() && self.lens.len() == 0
+    }
+}
+
+/// The bytes of the first `units` UTF-16 units of UTF-8 `text` (a 4-byte sequence is two
+/// units); `None` when `text` is shorter or a unit would be cut.
+fn utf8_len(text: &[u8], units: usize) -> Option<usize> {
+    // An ASCII string (most, even in text with accents) is its units.
+    if text.get(..units).is_some_and(<[u8]>::is_ascii) {
+        return Some(units);
+    }
+    let mut i = 0;
+    let mut left = units;
+    while left > 0 {
+        let (bytes, n) = match *text.get(i)? {
+            0..=0x7F => (1, 1),
+            0xC0..=0xDF => (2, 1),
+            0xE0..=0xEF => (3, 1),
+            0xF0..=0xF7 => (4, 2),
+            _ => return None,
+        };
+        if n > left {
+            return None;
+        }
+        i += bytes;
+        left -= n;
+    }
+    (i <= text.len()).then_some(i)
+}
+
+fn bad(what: &str) -> napi::Error {
+    mark("internal", &format!("rows as cells: {what}"), None)
+}
