@@ -19,7 +19,7 @@ use napi::bindgen_prelude::{FnArgs, FromNapiValue, Function, ToNapiValue};
 use napi::{Env, Result, sys};
 use napi_derive::napi;
 use toolwire::Value;
-use toolwire::json::{ParseOptions, to_string_compact};
+use toolwire::json::{ParseOptions, to_vec_compact};
 use toolwire::present::{Callback, Presenter};
 use toolwire::wire::{self, Format, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, ui};
 
@@ -66,7 +66,7 @@ pub fn dispatched_json(id: u32) -> Option<JsText> {
     // frame below this one. The value borrows the engine's document of that call, alive for
     // as long as the call.
     let v = unsafe { *at.cast::<Value<'_>>() };
-    Some(JsText(to_string_compact(v)))
+    Some(JsText(to_vec_compact(v)))
 }
 
 /// Calls the dispatcher of this thread with callback `n` and `v`.
@@ -85,7 +85,7 @@ fn dispatch(n: u32, v: Value<'_>) -> Vec<String> {
     let items = len.map_or(-1, |n| n as i64);
     let json = match len {
         Some(n) if n >= LAZY_ITEMS => None,
-        _ => Some(JsText(to_string_compact(v))),
+        _ => Some(JsText(to_vec_compact(v))),
     };
     let id = CALLS.with(|c| {
         c.set(c.get().wrapping_add(1).max(1));
