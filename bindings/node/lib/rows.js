@@ -160,7 +160,7 @@ function rowsText(rows, plain) {
   const n = rows.length;
   if (n < MIN_ROWS) return undefined;
   const first = rows[0];
-  if (typeof first !== 'object' || first === null) return undefined;
+  if (typeof first !== 'object' || first === null || Array.isArray(first)) return undefined;
   const keys = Object.keys(first);
   const m = keys.length;
   if (m === 0 || m > MAX_KEYS || n * m > MAX_CELLS || !canCompile) return undefined;
