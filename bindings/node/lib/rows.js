@@ -79,6 +79,8 @@ function reader(keys) {
 }
 
 const textEncoder = new TextEncoder();
+/** U+FFFD in UTF-8. */
+const REPLACEMENT = Buffer.from('\ufffd');
 
 // The rows' strings as UTF-8, one chunk of them at a time.
 class Utf8 {
@@ -99,16 +101,19 @@ class Utf8 {
   // Appends chunk `t`, made from rows up to `row`; false when it is not well-formed (a lone
   // surrogate, which JSON.stringify escapes and UTF-8 cannot hold).
   put(t, row) {
-    if (!t.isWellFormed()) return false;
-    this.starts.push(this.at);
+    const start = this.at;
+    this.starts.push(start);
     this.units += t.length;
-    for (;;) {
-      const r = textEncoder.encodeInto(t, this.bytes.subarray(this.at));
+    for (let rest = t; ;) {
+      const r = textEncoder.encodeInto(rest, this.bytes.subarray(this.at));
       this.at += r.written;
-      if (r.read === t.length) break;
-      t = t.slice(r.read);
-      this.grow(Math.max(this.bytes.length * 2, this.at + t.length * 3));
+      if (r.read === rest.length) break;
+      rest = rest.slice(r.read);
+      this.grow(Math.max(this.bytes.length * 2, this.at + rest.length * 3));
     }
+    // encodeInto writes a lone surrogate as U+FFFD: only a chunk holding one (or a real
+    // U+FFFD) is scanned for them (a scan of every chunk was 5% of non-ASCII tables).
+    if (this.at > start && this.bytes.subarray(start, this.at).indexOf(REPLACEMENT) !== -1 && !t.isWellFormed()) return false;
     if (!this.guessed) {
       // Room for all of them, guessed from the first chunk.
       this.guessed = true;

@@ -22,7 +22,7 @@ function rng(seed) {
 
 const STRINGS = ['', 'a', 'Client 42', 'é', 'Société Générale', '株式会社 東京', 'Café 🍰 Zoë', '😀😀',
   'a"b', 'back\\slash', 'line\nbreak', 'tab\t', '\u0000nul', '\u001f', '\u007f', '\u2028\u2029',
-  '</tool_error>', '<llm_directives>', 'ÿ', 'x'.repeat(300), 'ü'.repeat(1500)];
+  '</tool_error>', '<llm_directives>', 'ÿ', '\ufffd', 'x'.repeat(300), 'ü'.repeat(1500)];
 const NUMBERS = [0, -0, 1, -1, 42, 62.875, 0.1, 0.1 + 0.2, 1 / 3, 1e-6, 1e-7, 1.5e-7, 1e21, 1e20,
   2 ** 53, 2 ** 53 + 2, -(2 ** 60), 123456.789, 562949953.421311, 5e-324, Number.MAX_VALUE, NaN,
   Infinity, -Infinity, 999999.9999995];
