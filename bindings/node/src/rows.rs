@@ -84,12 +84,13 @@ pub fn rows_json(
         && rayon::current_thread_index().is_none();
     let parts = if halves {
         let mid = rows / 2;
+        let (index, byte) = cells.string_of(mid)?;
         let (a, b) = rayon::join(
             || cells.part(0..mid, Strings::new(&cells, 0, 0)?),
-            || cells.part(mid..rows, cells.strings_at(mid)?),
+            || cells.part(mid..rows, Strings::new(&cells, index, byte)?),
         );
         let (a, b) = (a?, b?);
-        if a.1 != cells.string_of(mid)? {
+        if a.1 != (index, byte) {
             return Err(bad("the halves' strings do not meet"));
         }
         vec![a.0, b.0]
@@ -177,12 +178,6 @@ impl Cells<'_> {
             strings.next().ok_or_else(|| bad("a string is missing"))?;
         }
         Ok((index, self.text.len() - strings.text.len()))
-    }
-
-    /// The strings from row `row` on.
-    fn strings_at(&self, row: usize) -> Result<Strings<'_>> {
-        let (index, byte) = self.string_of(row)?;
-        Strings::new(self, index, byte)
     }
 }
 
