@@ -222,9 +222,11 @@ export declare function presentPlainStream(data: OwnedText | undefined | null, a
  * Writes `JSON.stringify(rows)` of the rows the cells hold into `out`, and returns its
  * length; or, when `out` is too short, nothing and the length `out` must have.
  *
- * `prefixes` as [`Cells::prefixes`]; `kinds` one byte per cell (0 null, 1 string, 2 number,
- * 3 true, 4 false), row after row; `nums` the numbers (at the cell's index); `text`, `lens`,
- * `starts` and `chunk` the strings ([`Cells`]). Cells that do not fit together are an
+ * `prefixes`: per column, what precedes its value (`{"key":` for the first, `,"key":`
+ * after); `kinds` one byte per cell (0 null, 1 string, 2 number, 3 true, 4 false), row after
+ * row; `nums` the numbers (at the cell's index); `text` the strings' UTF-8 one after
+ * another, `lens` their lengths in UTF-16 units, `starts` where each run of `chunk` of them
+ * starts in `text`; `ascii` when `text` is ASCII. Cells that do not fit together are an
  * internal error, never a read out of bounds.
  */
 export declare function rowsJson(out: Uint8Array, prefixes: Array<string>, rows: number, kinds: Uint8Array, nums: Float64Array, text: Uint8Array, lens: Uint32Array, starts: Array<number>, chunk: number, ascii: boolean): number
