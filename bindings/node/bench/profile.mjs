@@ -10,6 +10,7 @@ const require = createRequire(import.meta.url);
 const native = require('../lib/native.js');
 const { fastText } = require('../lib/text.js');
 const { jsonOf } = require('../lib/normalize.js');
+const { rowsText } = require('../lib/rows.js');
 
 const [kind = 'flat', text = 'ascii', n = '100000'] = process.argv.slice(2);
 const RUNS = Number(process.env.RUNS ?? 7);
@@ -22,7 +23,8 @@ const buf = Buffer.from(json);
 const out = {};
 out['JSON.stringify(rows)'] = await best(() => JSON.stringify(rows));
 out['JSON.stringify(rows,null,2)'] = await best(() => JSON.stringify(rows, null, 2));
-out['jsonOf(rows) (walk + stringify)'] = await best(() => jsonOf(rows));
+out['jsonOf(rows) (cells, else walk + stringify)'] = await best(() => jsonOf(rows));
+out['rowsText(rows) (cells)'] = await best(() => rowsText(rows, false) ?? 'not a table of scalars');
 out['fastText(json)'] = await best(() => fastText(json));
 out['Buffer.from(json)'] = await best(() => Buffer.from(json));
 out['native.encodeJson(fastText)'] = await best(() => native.encodeJson(fast, ',', 2));

@@ -570,9 +570,11 @@ mod external {
 
     /// A character unit of an external string: a Latin-1 byte or a UTF-16 unit.
     pub(super) trait Unit: Copy + 'static {
-        /// Node's function that makes the string.
+        /// Node's function that makes the string (looked up on unix only).
+        #[cfg_attr(not(unix), allow(dead_code))]
         const CREATE: &'static CStr;
         /// Where the function found at run time is kept.
+        #[cfg_attr(not(unix), allow(dead_code))]
         fn cell() -> &'static OnceLock<Option<Create<Self>>>;
     }
 
