@@ -108,12 +108,13 @@ export declare function decodeToJson(text: string, indent: number, strict: boole
 export declare function dispatchedJson(id: number): string | null
 
 /**
- * TOON of JSON text (`toon::encode_json`): no JavaScript value is built. The TOON text comes
- * back as parts of 64 KiB (`OUT_CHUNK`), each made a JS string as soon as the encoder fills it (the
- * JS layer joins them into one rope string), so the whole text never exists twice: once in
- * Rust and once in V8. ASCII parts become one-byte strings by a plain copy.
+ * TOON of JSON text (`toon::encode_json`): no JavaScript value is built. A TOON text up to
+ * `WHOLE_TOON` comes back as one string ([`JsText`]); a longer one as parts of 64 KiB
+ * (`OUT_CHUNK`), each made a JS string as soon as the encoder fills it (the JS layer joins
+ * them into one rope string), so the whole text never exists twice: once in Rust and once
+ * in V8. ASCII parts become one-byte strings by a plain copy.
  */
-export declare function encodeJson(json: Text, delimiter: string, indent: number): Array<string>
+export declare function encodeJson(json: Text, delimiter: string, indent: number): string | Array<string>
 
 /**
  * [`encode_json`] on the addon's pool: a promise of the TOON text. The JSON text is an

@@ -33,6 +33,7 @@ function reindent(text, indentSize) {
 // The addon hands TOON back in parts of about 1 MiB (made JS strings while encoding); `+`
 // joins them into a rope without copying, so a large text never exists twice.
 function joinParts(parts) {
+  if (typeof parts === 'string') return parts;
   let s = parts.length ? parts[0] : '';
   for (let i = 1; i < parts.length; i++) s += parts[i];
   return s;

@@ -138,33 +138,57 @@ fn encode_json_bytes(json: &[u8], opts: &EncodeOptions) -> Result<String> {
 /// TOON), 300 calls: 2,050 → 415 page faults a call and about 10% less CPU than 1 MiB parts.
 const OUT_CHUNK: usize = 64 << 10;
 
-/// TOON of JSON text (`toon::encode_json`): no JavaScript value is built. The TOON text comes
-/// back as parts of 64 KiB (`OUT_CHUNK`), each made a JS string as soon as the encoder fills it (the
-/// JS layer joins them into one rope string), so the whole text never exists twice: once in
-/// Rust and once in V8. ASCII parts become one-byte strings by a plain copy.
-#[napi(catch_unwind)]
+/// TOON texts up to this size are gathered whole and handed over as one [`JsText`]: an
+/// external string where Node has them (neither copied nor faulted by V8), as a response's
+/// texts are. Past it, at most this much exists twice (Rust and V8) before it becomes parts.
+const WHOLE_TOON: usize = 8 << 20;
+
+/// TOON of JSON text (`toon::encode_json`): no JavaScript value is built. A TOON text up to
+/// `WHOLE_TOON` comes back as one string ([`JsText`]); a longer one as parts of 64 KiB
+/// (`OUT_CHUNK`), each made a JS string as soon as the encoder fills it (the JS layer joins
+/// them into one rope string), so the whole text never exists twice: once in Rust and once
+/// in V8. ASCII parts become one-byte strings by a plain copy.
+#[napi(catch_unwind, ts_return_type = "string | Array<string>")]
 pub fn encode_json<'e>(
     env: &'e Env,
     json: Text,
     delimiter: String,
     indent: u32,
-) -> Result<Vec<JsString<'e>>> {
+) -> Result<Either<JsText, Vec<JsString<'e>>>> {
     let opts = encode_options(&delimiter, indent)?;
+    let input = bytes_of(&json);
+    let mut whole = Some(toolwire::sink::output_with_capacity(
+        (input.len() / 2 + 16).min(WHOLE_TOON),
+    ));
     let mut parts = Vec::new();
     let mut carry = Vec::new();
     let mut units = Vec::new();
     let mut failed = None;
     let sink = {
-        let mut sink = toolwire::sink::ChunkedSink::new(OUT_CHUNK, |chunk| {
-            match push_part(env, &mut carry, &mut units, &chunk, &mut parts) {
+        let mut part =
+            |piece: &[u8]| match push_part(env, &mut carry, &mut units, piece, &mut parts) {
                 Ok(()) => true,
                 Err(e) => {
                     failed.get_or_insert(e);
                     false
                 }
+            };
+        let mut sink = toolwire::sink::ChunkedSink::new(OUT_CHUNK, |chunk| {
+            if let Some(w) = &mut whole {
+                if w.len() + chunk.len() <= WHOLE_TOON {
+                    w.extend_from_slice(&chunk);
+                    return true;
+                }
+                // Too long to gather: what was gathered becomes parts, then the rest does.
+                let gathered = std::mem::take(w);
+                whole = None;
+                if !gathered.chunks(OUT_CHUNK).all(&mut part) {
+                    return false;
+                }
             }
+            part(&chunk)
         });
-        let res = encode_json_into(bytes_of(&json), &opts, &mut sink);
+        let res = encode_json_into(input, &opts, &mut sink);
         sink.finish();
         res
     };
@@ -172,11 +196,14 @@ pub fn encode_json<'e>(
     if let Some(e) = failed {
         return Err(e);
     }
+    if let Some(w) = whole {
+        return Ok(Either::A(JsText(w)));
+    }
     if !carry.is_empty() {
         return Err(mark("encode", "output is not UTF-8", None));
     }
     flush_units(env, &mut units, &mut parts)?;
-    Ok(parts)
+    Ok(Either::B(parts))
 }
 
 /// Makes the complete UTF-8 characters of `carry` + `chunk` a JS string in `parts`, keeping

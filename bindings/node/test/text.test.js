@@ -126,3 +126,17 @@ test('external strings stay within their budget in a synchronous loop', () => {
   gc();
   assert.equal(native.externalTextBytes(), 0);
 });
+
+test('encodeJson gives one string up to 8 MiB of TOON, parts past it, the same text either way', async () => {
+  // Non-ASCII in every row, so that the gathered text is cut into parts inside characters.
+  const rows = (n) => Array.from({ length: n }, (_, i) => ({ id: i, name: `株式会社 ${i} 🍰`, note: 'é'.repeat(i % 5) }));
+  for (const [n, whole] of [[20000, true], [400000, false]]) {
+    const buf = Buffer.from(JSON.stringify(rows(n)));
+    const native_ = native.encodeJson(buf, ',', 2);
+    assert.equal(typeof native_ === 'string', whole, `${n} rows`);
+    const text = tw.encodeJson(buf);
+    assert.ok(text.length > 0);
+    // The async path writes the whole text at once: an independent reading of the same bytes.
+    assert.equal(text, await tw.encodeJsonAsync(buf), `${n} rows`);
+  }
+});
