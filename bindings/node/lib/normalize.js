@@ -207,11 +207,13 @@ function visitChildren(v, replacer, path) {
  * (lib/text.js), and the raw strings in it (null when there are none).
  */
 function jsonOf(input, replacer) {
-  if (!replacer && Array.isArray(input) && input.toJSON === undefined) {
-    const cells = rowsText(input, true);
+  if (!replacer) {
+    const cells = Array.isArray(input) && input.toJSON === undefined ? rowsText(input, true) : undefined;
     if (cells !== undefined) return { json: cells, raws: null };
+    // Rows the cells could not take as plain objects they cannot take as any objects either
+    // when all are plain (stringifiable): not read a second time.
+    if (stringifiable(input)) return { json: jsonText(input, false), raws: null };
   }
-  if (!replacer && stringifiable(input)) return { json: jsonText(input), raws: null };
   sawRaw = false;
   let v = normalize(input);
   if (replacer) v = replaceAll(v, replacer);

@@ -176,7 +176,8 @@ function rowsText(rows, plain) {
   const own = cells === scratch;
   if (own) busy = true;
   try {
-    kinds.fill(0, 0, n * m);
+    // Kept kinds from an earlier table are cleared (a null cell writes none).
+    if (own) kinds.fill(0, 0, n * m);
     const strings = read(rows, n, plain, kinds, nums, lens, utf8);
     if (strings === false) return undefined;
     const prefixes = keys.map((k, j) => `${j === 0 ? '{' : ','}${JSON.stringify(k)}:`);

@@ -34,15 +34,16 @@ const STRINGIFY_ROWS = 128;
 
 /**
  * The text of JSON.stringify(value) as the addon takes it (fastText), or undefined when
- * JSON.stringify gives undefined.
+ * JSON.stringify gives undefined. `cells`: a table of scalars is read as cells (false when
+ * the caller has already tried).
  */
-function jsonText(value) {
+function jsonText(value, cells = true) {
   if (!Array.isArray(value) || value.length < 8 * STRINGIFY_ROWS || value.toJSON !== undefined) {
     const json = JSON.stringify(value);
     return json === undefined ? undefined : fastText(json);
   }
-  const cells = rowsText(value, false);
-  if (cells !== undefined) return cells;
+  const table = cells ? rowsText(value, false) : undefined;
+  if (table !== undefined) return table;
   let bytes = Buffer.allocUnsafe(1 << 20);
   let at = 0;
   for (let i = 0; i < value.length; i += STRINGIFY_ROWS) {
