@@ -232,6 +232,17 @@ export declare function presentPlainStream(data: OwnedText | undefined | null, a
  */
 export declare function rowsJson(out: Uint8Array, prefixes: Array<string>, rows: number, kinds: Uint8Array, nums: Float64Array, text: Uint8Array, lens: Uint32Array, starts: Array<number>, chunk: number, ascii: boolean): number
 
+/**
+ * The pretty data block `present(rows)` gives without a presenter or options, written
+ * from the cells: the bytes of the engine's response text (`JSON.stringify(rows, null, 2)`
+ * with WIRE.md §2's tag rule), without first writing `JSON.stringify(rows)` for the engine
+ * to read again. The arguments are [`rows_json`]'s but for `out`; `prefixes` are
+ * `{
+"key": ` for the first column and `,
+"key": ` after (keys without `<`).
+ */
+export declare function rowsPretty(prefixes: Array<string>, rows: number, kinds: Uint8Array, nums: Float64Array, text: Uint8Array, lens: Uint32Array, starts: Array<number>, chunk: number, ascii: boolean): string
+
 /** `toolError(code, options)`: `details` is key, value pairs. */
 export declare function toolErrorResponse(code: string, message: string, severity: string, recovery: string | undefined | null, actions: Array<string>, details: Array<string>, retryAfter?: number | undefined | null): NativeReply
 

@@ -5,6 +5,7 @@
 const native = require('./native');
 const { encodeError, loneSurrogateError, wellFormed, wellFormedDeep } = require('./errors');
 const { jsonText, ownText } = require('./text');
+const { rowsPretty } = require('./rows');
 
 const META = Symbol.for('toolwire.meta');
 const byObject = new WeakMap();
@@ -102,6 +103,22 @@ function callNative(p, data, args) {
   }
 }
 
+/**
+ * The reply to present(rows) without a presenter or options when `rows` is a table of
+ * scalars (lib/rows.js): the pretty data block the engine writes for them, made from their
+ * cells without JSON text in between; undefined for any other value.
+ */
+function prettyTable(rows) {
+  let text;
+  try {
+    text = rowsPretty(rows);
+  } catch (e) {
+    throw encodeError(e);
+  }
+  if (text === undefined) return undefined;
+  return { texts: [text], format: 'pretty', rules: [], hints: [], uiBlocks: [], suggestions: [], selectIgnored: false };
+}
+
 /** A plain CallToolResult with the side door attached (non-enumerable). */
 function toResult(reply, redo) {
   const result = { content: reply.texts.map((text) => ({ type: 'text', text })) };
@@ -149,8 +166,13 @@ function uiBlock(b) {
 function present(data, presenter, opts) {
   if (isJsPresenter(presenter)) return viaMake(data, presenter, opts);
   const p = compilePresenter(presenter);
-  const text = dataText(data, 'present');
   const args = callArgs(opts, false);
+  if (p === null && Array.isArray(data) && data.toJSON === undefined && Object.keys(args).length === 0) {
+    // A table of scalars with nothing to apply: its data block written from its cells.
+    const reply = prettyTable(data);
+    if (reply !== undefined) return toResult(reply, () => ({ parsed: JSON.parse(reply.texts[0]) }));
+  }
+  const text = dataText(data, 'present');
   const reply = callNative(p, text, args);
   return toResult(reply, () => callNative(p, text, { ...args, wantData: true }));
 }

@@ -156,12 +156,11 @@ function fresh(n, cells) {
   };
 }
 
-/**
- * The bytes of JSON.stringify(rows) read as cells, or undefined when `rows` is not such a
- * table (the caller stringifies it). `plain`: rows must also be plain objects (the encoders'
- * normalisation turns other objects into null).
- */
-function rowsText(rows, plain) {
+// Reads `rows` as cells when they are such a table, and returns what `write(keys, cells,
+// bytes)` makes of them (`cells`: the arguments of the addon's writers after the prefixes;
+// `bytes`: the strings' UTF-8 length); else undefined. `plain`: rows must also be plain
+// objects. `keysOk`: whether a writer takes the first row's keys.
+function withCells(rows, plain, write, keysOk) {
   const n = rows.length;
   if (n < MIN_ROWS) return undefined;
   const first = rows[0];
@@ -169,6 +168,7 @@ function rowsText(rows, plain) {
   const keys = Object.keys(first);
   const m = keys.length;
   if (m === 0 || m > MAX_KEYS || n * m > MAX_CELLS || !canCompile) return undefined;
+  if (keysOk !== undefined && !keysOk(keys)) return undefined;
   const read = reader(keys);
   if (read === null) return undefined;
   const cells = cellsFor(n, m);
@@ -180,17 +180,9 @@ function rowsText(rows, plain) {
     if (own) kinds.fill(0, 0, n * m);
     const strings = read(rows, n, plain, kinds, nums, lens, utf8);
     if (strings === false) return undefined;
-    const prefixes = keys.map((k, j) => `${j === 0 ? '{' : ','}${JSON.stringify(k)}:`);
     const text = utf8.bytes.subarray(0, utf8.at);
     const ascii = utf8.at === utf8.units;
-    const used = [n, kinds.subarray(0, n * m), nums.subarray(0, n * m), text, lens.subarray(0, strings), utf8.starts, CHUNK, ascii];
-    let out = Buffer.allocUnsafe(utf8.at + n * m * 12 + n * (2 + prefixes.reduce((a, p) => a + p.length, 0)));
-    let len = native.rowsJson(out, prefixes, ...used);
-    if (len < 0) {
-      out = Buffer.allocUnsafe(-len);
-      len = native.rowsJson(out, prefixes, ...used);
-    }
-    return out.subarray(0, len);
+    return write(keys, [n, kinds.subarray(0, n * m), nums.subarray(0, n * m), text, lens.subarray(0, strings), utf8.starts, CHUNK, ascii], utf8.at);
   } finally {
     if (own) {
       busy = false;
@@ -199,4 +191,37 @@ function rowsText(rows, plain) {
   }
 }
 
-module.exports = { rowsText };
+/**
+ * The bytes of JSON.stringify(rows) read as cells, or undefined when `rows` is not such a
+ * table (the caller stringifies it). `plain`: rows must also be plain objects (the encoders'
+ * normalisation turns other objects into null).
+ */
+function rowsText(rows, plain) {
+  return withCells(rows, plain, (keys, cells, bytes) => {
+    const prefixes = keys.map((k, j) => `${j === 0 ? '{' : ','}${JSON.stringify(k)}:`);
+    const [n] = cells;
+    let out = Buffer.allocUnsafe(bytes + cells[1].length * 12 + n * (2 + prefixes.reduce((a, p) => a + p.length, 0)));
+    let len = native.rowsJson(out, prefixes, ...cells);
+    if (len < 0) {
+      out = Buffer.allocUnsafe(-len);
+      len = native.rowsJson(out, prefixes, ...cells);
+    }
+    return out.subarray(0, len);
+  });
+}
+
+/**
+ * The pretty data block of present(rows) without a presenter or options (the engine's text:
+ * JSON.stringify(rows, null, 2) with WIRE.md §2's tag rule), written from the cells; or
+ * undefined when `rows` is not such a table, or a key holds `<` (the engine's path then).
+ */
+function rowsPretty(rows) {
+  return withCells(
+    rows,
+    false,
+    (keys, cells) => native.rowsPretty(keys.map((k, j) => `${j === 0 ? '{' : ','}\n    ${JSON.stringify(k)}: `), ...cells),
+    (keys) => keys.every((k) => !k.includes('<')),
+  );
+}
+
+module.exports = { rowsText, rowsPretty };

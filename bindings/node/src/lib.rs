@@ -38,7 +38,7 @@ const ERROR_MARK: &str = "\u{0}toolwire:";
 
 mod pool;
 mod rows;
-pub use rows::rows_json;
+pub use rows::{rows_json, rows_pretty};
 
 /// JSON text given as a JS string or as bytes (`Buffer`, `Uint8Array`).
 type Text = Either<String, Uint8Array>;

@@ -6,14 +6,16 @@
 //! the same order and only strings, numbers, booleans and `null` in their cells into flat
 //! arrays instead (a property read per cell, strings joined into UTF-8 a chunk at a time), and
 //! [`rows_json`] writes the bytes `JSON.stringify(rows)` gives (docs/DECISIONS.md, "Node
-//! binding: rows read as cells").
+//! binding: rows read as cells"). When the engine would only lay those bytes out again —
+//! `present(rows)` with no presenter and no options, whose response is the pretty data block
+//! alone — [`rows_pretty`] writes that block itself.
 
 use napi::bindgen_prelude::{Float64Array, Uint8Array, Uint32Array};
 use napi_derive::napi;
 use toolwire::Sink;
-use toolwire::json::{write_f64, write_json_string_body_plain};
+use toolwire::json::{write_f64, write_json_string, write_json_string_body_plain};
 
-use crate::{Result, mark};
+use crate::{JsText, Result, mark};
 
 /// A cell's kind, one byte per cell in `kinds`, row by row.
 const NULL: u8 = 0;
@@ -42,6 +44,41 @@ struct Cells<'a> {
     /// True when every byte of `text` is ASCII: a length is then its byte length.
     ascii: bool,
 }
+
+/// How [`Cells::write`] lays rows out.
+#[derive(Clone, Copy)]
+struct Layout {
+    /// Between the array's `[` and its first row.
+    open: &'static [u8],
+    /// Between two rows.
+    between: &'static [u8],
+    /// After a row's last value.
+    row_close: &'static [u8],
+    /// Between the last row and the array's `]`.
+    close: &'static [u8],
+    /// Strings with WIRE.md §2's tag rule (`\u003c`), as the engine's data block writes them;
+    /// else as `JSON.stringify` does.
+    tag_safe: bool,
+}
+
+/// `JSON.stringify(rows)`.
+const COMPACT: Layout = Layout {
+    open: b"",
+    between: b",",
+    row_close: b"}",
+    close: b"",
+    tag_safe: false,
+};
+
+/// The engine's pretty data block of the rows: `JSON.stringify(rows, null, 2)` with the tag
+/// rule (the prefixes carry each key's line: `{\n    "key": `, `,\n    "key": `).
+const PRETTY: Layout = Layout {
+    open: b"\n  ",
+    between: b",\n  ",
+    row_close: b"\n  }",
+    close: b"\n",
+    tag_safe: true,
+};
 
 /// Writes `JSON.stringify(rows)` of the rows the cells hold into `out`, and returns its
 /// length; or, when `out` is too short, nothing and the length `out` must have.
@@ -76,67 +113,128 @@ pub fn rows_json(
         chunk: (chunk as usize).max(1),
         ascii,
     };
-    let rows = rows as usize;
-    let m = prefixes.len();
-    if m == 0 || rows.checked_mul(m) != Some(kinds.len()) || kinds.len() > nums.len() {
-        return Err(bad("the cells do not match the rows"));
-    }
-    let halves = rows >= PARALLEL_ROWS
-        && rayon::current_num_threads() > 1
-        && rayon::current_thread_index().is_none();
-    let parts = if halves {
-        let mid = rows / 2;
-        let (index, byte) = cells.string_of(mid)?;
-        let (a, b) = rayon::join(
-            || cells.part(0..mid, Strings::new(&cells, 0, 0)?),
-            || cells.part(mid..rows, Strings::new(&cells, index, byte)?),
-        );
-        let (a, b) = (a?, b?);
-        if a.1 != (index, byte) {
-            return Err(bad("the halves' strings do not meet"));
-        }
-        vec![a.0, b.0]
-    } else {
-        vec![cells.part(0..rows, Strings::new(&cells, 0, 0)?)?.0]
-    };
-    let len = 1 + parts.iter().map(|p| p.len() + 1).sum::<usize>();
+    let json = cells.write(rows as usize, COMPACT)?;
+    let len = json.len();
     // SAFETY: a synchronous call on the JS thread: no JavaScript runs until it returns, so
     // nothing else reads, writes, detaches or transfers the memory of `out` or of the cells
-    // (which a pool thread read above) meanwhile.
+    // (which a pool thread read in `write`) meanwhile.
     let dst = unsafe { out.as_mut() };
     let Some(dst) = dst.get_mut(..len) else {
         return Ok(-(len as i64));
     };
-    dst[0] = b'[';
-    let mut at = 1;
-    for (i, part) in parts.iter().enumerate() {
-        if i > 0 {
-            dst[at] = b',';
-            at += 1;
-        }
-        dst[at..at + part.len()].copy_from_slice(part);
-        at += part.len();
-    }
-    dst[at] = b']';
+    dst.copy_from_slice(&json);
     Ok(len as i64)
 }
 
+/// The pretty data block `present(rows)` gives without a presenter or options, written
+/// from the cells: the bytes of the engine's response text (`JSON.stringify(rows, null, 2)`
+/// with WIRE.md §2's tag rule), without first writing `JSON.stringify(rows)` for the engine
+/// to read again. The arguments are [`rows_json`]'s but for `out`; `prefixes` are
+/// `{\n    "key": ` for the first column and `,\n    "key": ` after (keys without `<`).
+#[napi(catch_unwind, ts_return_type = "string")]
+#[allow(clippy::too_many_arguments)]
+pub fn rows_pretty(
+    prefixes: Vec<String>,
+    rows: u32,
+    kinds: Uint8Array,
+    nums: Float64Array,
+    text: Uint8Array,
+    lens: Uint32Array,
+    starts: Vec<f64>,
+    chunk: u32,
+    ascii: bool,
+) -> Result<JsText> {
+    if prefixes.iter().any(|p| p.contains('<')) {
+        return Err(bad("a key holds `<`"));
+    }
+    let cells = Cells {
+        prefixes: &prefixes,
+        kinds: &kinds,
+        nums: &nums,
+        text: &text,
+        lens: &lens,
+        starts: &starts,
+        chunk: (chunk as usize).max(1),
+        ascii,
+    };
+    // The cells' memory, read on a pool thread in `write`, is safe as in `rows_json`: a
+    // synchronous call on the JS thread.
+    Ok(JsText(cells.write(rows as usize, PRETTY)?))
+}
+
 impl Cells<'_> {
-    /// The rows of `rows` as JSON objects separated by commas, their strings read from
-    /// `strings`; and where the strings read end (the next one's index and byte).
+    /// The array of the `rows` rows as `layout` lays it out: written on this thread, or from
+    /// [`PARALLEL_ROWS`] rows in two halves on two threads, the second appended to the first
+    /// (whose buffer has room for the whole guessed from the cells).
+    fn write(&self, rows: usize, layout: Layout) -> Result<Vec<u8>> {
+        let m = self.prefixes.len();
+        if m == 0
+            || rows.checked_mul(m) != Some(self.kinds.len())
+            || self.kinds.len() > self.nums.len()
+        {
+            return Err(bad("the cells do not match the rows"));
+        }
+        let per_row = self.prefixes.iter().map(String::len).sum::<usize>()
+            + layout.between.len()
+            + layout.row_close.len()
+            + m * 8;
+        let mut out = Vec::new();
+        toolwire::sink::reserve_output(
+            &mut out,
+            rows * per_row + self.text.len() + layout.open.len() + layout.close.len() + 2,
+        );
+        out.write_byte(b'[');
+        out.write(layout.open);
+        let halves = rows >= PARALLEL_ROWS
+            && rayon::current_num_threads() > 1
+            && rayon::current_thread_index().is_none();
+        if halves {
+            let mid = rows / 2;
+            let (index, byte) = self.string_of(mid)?;
+            let (a, b) = rayon::join(
+                || self.part(0..mid, Strings::new(self, 0, 0)?, layout, out),
+                || {
+                    self.part(
+                        mid..rows,
+                        Strings::new(self, index, byte)?,
+                        layout,
+                        Vec::new(),
+                    )
+                },
+            );
+            let ((first, end), (second, _)) = (a?, b?);
+            if end != (index, byte) {
+                return Err(bad("the halves' strings do not meet"));
+            }
+            out = first;
+            out.write(layout.between);
+            out.write(&second);
+        } else {
+            out = self
+                .part(0..rows, Strings::new(self, 0, 0)?, layout, out)?
+                .0;
+        }
+        out.write(layout.close);
+        out.write_byte(b']');
+        Ok(out)
+    }
+
+    /// The rows of `rows` as JSON objects separated as `layout` says, appended to `out`,
+    /// their strings read from `strings`; and where the strings read end (the next one's
+    /// index and byte).
     fn part(
         &self,
         rows: std::ops::Range<usize>,
         mut strings: Strings<'_>,
+        layout: Layout,
+        mut out: Vec<u8>,
     ) -> Result<(Vec<u8>, (usize, usize))> {
         let m = self.prefixes.len();
         let kinds = &self.kinds[rows.start * m..rows.end * m];
         let nums = &self.nums[rows.start * m..rows.end * m];
-        let prefix_bytes = self.prefixes.iter().map(String::len).sum::<usize>();
-        let mut out = Vec::with_capacity(rows.len() * (prefix_bytes + 1 + m * 8));
         for (row, kinds) in kinds.chunks_exact(m).enumerate() {
             if row > 0 {
-                out.write_byte(b',');
+                out.write(layout.between);
             }
             for (j, (&kind, prefix)) in kinds.iter().zip(self.prefixes).enumerate() {
                 out.write(prefix.as_bytes());
@@ -144,9 +242,13 @@ impl Cells<'_> {
                     NULL => out.write(b"null"),
                     STRING => {
                         let s = strings.next().ok_or_else(|| bad("a string is missing"))?;
-                        out.write_byte(b'"');
-                        write_json_string_body_plain(&mut out, s);
-                        out.write_byte(b'"');
+                        if layout.tag_safe {
+                            write_json_string(&mut out, s);
+                        } else {
+                            out.write_byte(b'"');
+                            write_json_string_body_plain(&mut out, s);
+                            out.write_byte(b'"');
+                        }
                     }
                     NUMBER => write_f64(&mut out, nums[row * m + j]),
                     TRUE => out.write(b"true"),
@@ -154,7 +256,7 @@ impl Cells<'_> {
                     _ => return Err(bad("a cell of no kind")),
                 }
             }
-            out.write_byte(b'}');
+            out.write(layout.row_close);
         }
         if rows.end * m == self.kinds.len() && !strings.done() {
             return Err(bad("strings are left over"));
