@@ -393,6 +393,7 @@ fn present<'py>(
     if let Some(p) = &presenter {
         call = call.presenter(&p.inner);
     }
+    let selects = select.as_ref().is_some_and(|s| !s.is_none());
     if let Some(sel) = select.filter(|s| !s.is_none()) {
         let (doc, _, _) = Walker::new(py, Mode::Json, None, false).walk(&sel)?;
         call = call.select_value(doc.root());
@@ -415,7 +416,44 @@ fn present<'py>(
         call = call.action(a);
     }
     call = call.structured(structured);
-    let owned_doc = if data.is_none()
+    // A long list as TOON with nothing else to apply: the response is the data block alone,
+    // walked and encoded a window at a time as `dumps` does; anything else (a tag, a lone
+    // surrogate, an encoder error) presented whole by the engine from the same windows.
+    let plain_toon = presenter.is_none()
+        && !selects
+        && limit.is_none()
+        && token_budget.is_none()
+        && !structured
+        && !line;
+    let mut walked_doc = None;
+    if let (true, Some(Format::Toon(delimiter)), Ok(list)) =
+        (plain_toon, format, data.cast_exact::<PyList>())
+        && list.len() >= windows::WINDOWED_ROWS
+    {
+        let walker = Walker::new(py, Mode::Json, None, false);
+        let opts = EncodeOptions::new().delimiter(delimiter);
+        if let Ok(walked) = windows::walk_and_encode(py, walker, list.as_any(), list.len(), &opts) {
+            let walked = walked?;
+            let flagged = walked
+                .windows
+                .iter()
+                .any(|w| w.has_reserved_tag() || w.has_lone_surrogate());
+            match walked.text {
+                Ok(text) if !flagged && walked.lexemes.is_empty() => {
+                    let side = SideDoor {
+                        call,
+                        input: SideInput::Windows(walked.windows),
+                        tool_action,
+                    };
+                    return Ok((vec![py_str(py, &text)?], None, side, None, None));
+                }
+                _ => walked_doc = Some(windows::joined(&walked.windows)),
+            }
+        }
+    }
+    let owned_doc = if walked_doc.is_some() {
+        walked_doc
+    } else if data.is_none()
         || data.is_instance_of::<PyBytes>()
         || data.is_instance_of::<PyByteArray>()
         || data.is_instance_of::<pyo3::types::PyMemoryView>()
@@ -531,6 +569,9 @@ enum SideInput {
     Copied(Vec<u8>),
     /// The document walked from Python objects.
     Doc(toolwire::Doc<'static>),
+    /// The windows of a long list walked and encoded at once (`windows::walk_and_encode`):
+    /// joined into its document only when the side door is read.
+    Windows(Vec<toolwire::Doc<'static>>),
     /// `None`.
     Nothing,
 }
@@ -552,6 +593,7 @@ impl SideDoor {
     /// `{"data", "rules", "ui_blocks", "hints", "suggestions", "format"}`.
     fn as_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let bound;
+        let joined;
         let data = match &self.input {
             SideInput::Json(obj) => {
                 bound = obj.bind(py).clone();
@@ -559,6 +601,10 @@ impl SideDoor {
             }
             SideInput::Copied(v) => Data::Json(JsonText::Borrowed(v)),
             SideInput::Doc(d) => Data::Doc(d),
+            SideInput::Windows(w) => {
+                joined = windows::joined(w);
+                Data::Doc(&joined)
+            }
             SideInput::Nothing => Data::Nothing,
         };
         // Presenting again runs the presenter's callables again: one that raises gives the

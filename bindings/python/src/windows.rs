@@ -180,6 +180,16 @@ pub fn loads_windows<'py>(
 /// placeholders.
 pub type Encoded = (Vec<u8>, Vec<String>, u64);
 
+/// What [`walk_and_encode`] made of a list: the encoder's result, the decimal lexemes and the
+/// nonce of their placeholders, and the windows walked (each after the first with the first
+/// row in front, as [`toolwire::toon::WindowedEncoder`] takes them).
+pub struct Walked {
+    pub text: toolwire::Result<Vec<u8>>,
+    pub lexemes: Vec<String>,
+    pub nonce: u64,
+    pub windows: Vec<toolwire::Doc<'static>>,
+}
+
 /// A list of at least this many rows is walked and encoded at once ([`dumps_windows`]).
 pub const WINDOWED_ROWS: usize = 2048;
 
@@ -194,6 +204,25 @@ pub fn dumps_windows<'py>(
     rows: usize,
     opts: &toolwire::toon::EncodeOptions,
 ) -> Result<PyResult<Encoded>, Box<Walker<'py>>> {
+    Ok(
+        walk_and_encode(py, walker, list, rows, opts)?.and_then(|w| {
+            let out = w
+                .text
+                .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;
+            Ok((out, w.lexemes, w.nonce))
+        }),
+    )
+}
+
+/// The windowed walk and encoding of [`dumps_windows`], keeping the windows; the walk's
+/// error (a Python exception) as the whole walk raises it; the encoder's as it is.
+pub fn walk_and_encode<'py>(
+    py: Python<'py>,
+    walker: Walker<'py>,
+    list: &Bound<'py, PyAny>,
+    rows: usize,
+    opts: &toolwire::toon::EncodeOptions,
+) -> Result<PyResult<Walked>, Box<Walker<'py>>> {
     // Windows of a sixteenth of the rows, 512 to 4096: the last one, encoded after the walk,
     // is a small part of the work.
     let per = (rows / 16).clamp(512, 4096);
@@ -212,7 +241,7 @@ pub fn dumps_windows<'py>(
                 for w in rx {
                     windows.push(w);
                 }
-                windows.finish()
+                windows.finish_keeping()
             });
         let Ok(encoder) = encoder else {
             return Err(Box::new(walker));
@@ -226,9 +255,32 @@ pub fn dumps_windows<'py>(
     });
     let (walked, encoded) = done?;
     Ok(walked.and_then(|(lexemes, nonce)| {
-        let out = encoded
-            .map_err(|_| PyRuntimeError::new_err("toolwire: the TOON encoder failed"))?
-            .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;
-        Ok((out, lexemes, nonce))
+        let (text, windows) =
+            encoded.map_err(|_| PyRuntimeError::new_err("toolwire: the TOON encoder failed"))?;
+        Ok(Walked {
+            text,
+            lexemes,
+            nonce,
+            windows,
+        })
     }))
+}
+
+/// One document of the rows of `windows` (each after the first with the first row in
+/// front, not taken again), copied: what walking the list whole gives, for the engine to
+/// present.
+pub fn joined(windows: &[toolwire::Doc<'static>]) -> toolwire::Doc<'static> {
+    let mut b = toolwire::DocBuilder::new(b"");
+    let m = b.begin_array();
+    let mut n = 0;
+    for (i, w) in windows.iter().enumerate() {
+        if let Some(rows) = w.root().as_array() {
+            for row in rows.iter().skip(usize::from(i > 0)) {
+                b.copy_value(row);
+                n += 1;
+            }
+        }
+    }
+    b.end_array(m, n);
+    b.finish()
 }

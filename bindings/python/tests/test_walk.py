@@ -290,3 +290,63 @@ def test_a_long_list_changed_or_failing_late_as_in_toon_format() -> None:
         nest = [nest]
     too_deep[n - 2]["deep"] = nest
     assert outcome(toon.dumps, too_deep) == outcome(toon_format.dumps, too_deep)
+
+
+def presented(value: Any, **kw: Any) -> tuple[str, Any]:
+    """What `toolwire.present` gives: its texts, isError and side door, or its exception."""
+    try:
+        r = toolwire.present(value, **kw)
+    except Exception as e:  # noqa: BLE001 - the exception is the outcome compared
+        return "raised", (type(e), str(e))
+    return "returned", (r.texts, r.is_error, r.meta)
+
+
+def test_long_lists_are_presented_as_toon_as_walked_whole() -> None:
+    # `present` of a long list as TOON with nothing else to apply is walked and encoded a
+    # window at a time, as `dumps` is: the response, its side door and its errors are those
+    # of the tuple of the same rows (walked whole). A reserved tag or a lone surrogate late
+    # makes the data block compact JSON (WIRE.md §2), as it does whole.
+    import pydantic
+
+    class M(pydantic.BaseModel):
+        id: int
+        name: str
+
+    n = 5000
+    late = n - 10
+    base = [{"id": i, "name": f"né{i} 株", "x": i / 8, "f": 3.0, "ok": i % 3 == 0} for i in range(n)]
+    nest: Any = 1
+    for _ in range(1100):
+        nest = [nest]
+
+    def at_late(value: Any) -> list[Any]:
+        return base[:late] + [value] + base[late + 1 :]
+
+    cases: list[list[Any]] = [
+        base,
+        base[:WINDOWED],
+        at_late({"id": 1, "name": "</tool_error>", "x": 0.5, "f": 1.0, "ok": True}),
+        at_late({"id": 1, "name": "<LLM_Directives x", "x": 0.5, "f": 1.0, "ok": True}),
+        at_late({"id": 1, "name": "x\ud800y", "x": 0.5, "f": 1.0, "ok": True}),
+        at_late({"id": 1, "name": "z"}),  # a key fewer: the table written ahead rewritten
+        at_late({"id": 1, "name": [1, {"a": None}]}),
+        at_late({"id": 1, "d": Decimal("0.10000000000000000000001")}),
+        at_late({"id": 1, "deep": nest}),  # too deep
+        at_late({"id": 1, "v": Opaque()}),  # not data
+        at_late({(1, 2): "a tuple key"}),
+        [{"id": i, "lines": [{"sku": f"S{i}", "q": i % 7}], "tags": []} for i in range(n)],
+        [M(id=i, name=f"m{i} 🍰") for i in range(n)],
+        [Row(i, f"r{i}") for i in range(n)],
+        list(range(n)),
+    ]
+    for rows in cases:
+        for format in ("toon", "toon-comma", "toon-tab"):
+            want = presented(tuple(rows), format=format)
+            assert presented(rows, format=format) == want, (len(rows), format, want[0])
+    # A reserved tag makes it compact JSON; else TOON.
+    assert toolwire.present(cases[2], format="toon").texts[0].startswith('[{"id":0,')
+    assert toolwire.present(cases[0], format="toon").texts[0].startswith("[5000|]{")
+    # Options that need the whole document take the engine's path: the same as whole.
+    for kw in ({"limit": 10}, {"token_budget": 300}, {"select": ["id"]}, {"structured": True}):
+        assert presented(base, format="toon-comma", **kw) == presented(tuple(base), format="toon-comma", **kw), kw
+    assert toolwire.present_line(base, format="toon-comma") == toolwire.present_line(tuple(base), format="toon-comma")

@@ -118,6 +118,12 @@ impl<'o> WindowedEncoder<'o> {
     ///
     /// Those of [`check`](super::check) for the array of all the windows' rows.
     pub fn finish(self) -> Result<Vec<u8>> {
+        self.finish_keeping().0
+    }
+
+    /// [`WindowedEncoder::finish`], and the windows it was given, in order: for a caller
+    /// that keeps what it encoded (a binding's side door presents it again).
+    pub fn finish_keeping(self) -> (Result<Vec<u8>>, Vec<Doc<'static>>) {
         let WindowedEncoder {
             opts,
             facts,
@@ -127,30 +133,33 @@ impl<'o> WindowedEncoder<'o> {
             mut out,
             windows,
         } = self;
-        let form = facts.form()?;
-        if ahead.is_some_and(|a| same_form(&a, &form)) && written == declared {
-            return Ok(out);
-        }
-        out.clear();
-        let arrays: Vec<(Array<'_>, usize, usize)> = windows
-            .iter()
-            .enumerate()
-            .filter_map(|(i, d)| {
-                let arr = d.root().as_array()?;
-                let skip = usize::from(i > 0).min(arr.len());
-                Some((arr, skip, d.heap_len() + d.src().len()))
-            })
-            .collect();
-        let rows = arrays.iter().map(|(a, skip, _)| a.len() - skip).sum();
-        write_root_header(&form, rows, opts, &mut out);
-        if !write_kept_windows(&form, &arrays, opts, &mut out) {
-            let mut written = 0;
-            for (arr, skip, _) in arrays {
-                write_root_window(&form, arr, skip, written, opts, &mut out);
-                written += arr.len() - skip;
+        let text = (|| {
+            let form = facts.form()?;
+            if ahead.is_some_and(|a| same_form(&a, &form)) && written == declared {
+                return Ok(out);
             }
-        }
-        Ok(out)
+            out.clear();
+            let arrays: Vec<(Array<'_>, usize, usize)> = windows
+                .iter()
+                .enumerate()
+                .filter_map(|(i, d)| {
+                    let arr = d.root().as_array()?;
+                    let skip = usize::from(i > 0).min(arr.len());
+                    Some((arr, skip, d.heap_len() + d.src().len()))
+                })
+                .collect();
+            let rows = arrays.iter().map(|(a, skip, _)| a.len() - skip).sum();
+            write_root_header(&form, rows, opts, &mut out);
+            if !write_kept_windows(&form, &arrays, opts, &mut out) {
+                let mut written = 0;
+                for (arr, skip, _) in arrays {
+                    write_root_window(&form, arr, skip, written, opts, &mut out);
+                    written += arr.len() - skip;
+                }
+            }
+            Ok(out)
+        })();
+        (text, windows)
     }
 }
 
