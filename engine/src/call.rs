@@ -432,6 +432,25 @@ impl ToolCall {
         self
     }
 
+    /// The format of the data block when a successful response to this call is that block
+    /// alone, as [`wire::response`] writes a value: no presenter, `_select`, limit, token
+    /// budget, paging or structured content. A binding that writes such a block from its own
+    /// objects (rows read as cells, a list encoded as it is walked) asks here instead of
+    /// deciding the format itself. `None` for any other call, and for `auto` (decided from
+    /// the data).
+    pub fn plain_format(&self) -> Option<Format> {
+        let plain = self.presenter.is_none()
+            && self.select.is_none()
+            && self.overrides.limit.is_none()
+            && self.overrides.token_budget.is_none()
+            && self.paging.is_none()
+            && !self.structured;
+        match self.overrides.format.unwrap_or_default() {
+            Format::Auto => None,
+            f => plain.then_some(f),
+        }
+    }
+
     /// The presenter with this call's overrides.
     fn effective_presenter(&self) -> Option<Presenter> {
         self.presenter

@@ -276,3 +276,42 @@ fn nothing_is_ok_with_or_without_presenter() {
         assert!(reply.problem().is_none());
     }
 }
+
+#[test]
+fn a_plain_format_is_named_only_when_the_response_is_the_data_block_alone() {
+    let rows: &[u8] = br#"[{"id":"A","n":1.5},{"id":"<ui_passthrough>","n":2}]"#;
+    let p = Presenter::from_json(PRESENTER).unwrap();
+    let plain = [
+        (ToolCall::new(), Format::Pretty),
+        (ToolCall::new().format(Format::Compact), Format::Compact),
+        (
+            ToolCall::new().format(Format::Toon(Delimiter::Tab)),
+            Format::Toon(Delimiter::Tab),
+        ),
+    ];
+    for (call, format) in plain {
+        assert_eq!(call.plain_format(), Some(format));
+        // What the binding would write: the one block is the value in that format.
+        let doc = parse(ROWS, &ParseOptions::default()).unwrap();
+        let want = toolwire::wire::response(toolwire::wire::Data::Value(doc.root()))
+            .format(format)
+            .build()
+            .unwrap()
+            .texts();
+        assert_eq!(texts(&call, ROWS), want);
+        assert_eq!(want.len(), 1);
+        assert_eq!(texts(&call, rows).len(), 1);
+    }
+    let not_plain = [
+        ToolCall::new().presenter(&p),
+        ToolCall::new().select(["id"]),
+        ToolCall::new().limit(1),
+        ToolCall::new().token_budget(100),
+        ToolCall::new().structured(true),
+        ToolCall::new().paging(|offset, _| format!("next {offset}")),
+        ToolCall::new().format(Format::Auto),
+    ];
+    for call in not_plain {
+        assert_eq!(call.plain_format(), None, "{call:?}");
+    }
+}

@@ -60,6 +60,14 @@ const ALIASES: [(&str, Format); 2] = [
 ];
 
 impl Format {
+    /// The TOON encoder's options of a data block in this format; `None` when it is not TOON.
+    pub fn toon_options(self) -> Option<crate::toon::EncodeOptions> {
+        match self {
+            Format::Toon(d) => Some(crate::toon::EncodeOptions::new().delimiter(d)),
+            _ => None,
+        }
+    }
+
     /// Every format, in the order interfaces list them: pretty, compact, toon (pipe),
     /// toon-comma, toon-tab, auto.
     pub const ALL: [Format; 6] = [

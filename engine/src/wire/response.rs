@@ -436,8 +436,9 @@ fn toon_or_fallback(v: Value<'_>, delimiter: Delimiter) -> Result<Format> {
     if doc.has_reserved_tag() || doc.has_lone_surrogate() {
         return Ok(Format::Compact);
     }
-    crate::toon::check(v, &crate::toon::EncodeOptions::new().delimiter(delimiter))?;
-    Ok(Format::Toon(delimiter))
+    let format = Format::Toon(delimiter);
+    crate::toon::check(v, &format.toon_options().unwrap_or_default())?;
+    Ok(format)
 }
 
 /// The data block: verbatim text, or a value encoded on demand.
@@ -716,8 +717,8 @@ fn write_data<W: Sink + ?Sized>(v: Value<'_>, format: Format, out: &mut W) {
         Format::Pretty => crate::json::write_pretty(v, out),
         // `Auto` is resolved in `build`; never seen here.
         Format::Compact | Format::Auto => crate::json::write_compact(v, out),
-        Format::Toon(delimiter) => {
-            let opts = crate::toon::EncodeOptions::new().delimiter(delimiter);
+        Format::Toon(_) => {
+            let opts = format.toon_options().unwrap_or_default();
             // `build` ran `toon::check` with these options, so encoding cannot fail here.
             if crate::toon::encode(v, &opts, out).is_err() {
                 debug_assert!(false, "toon::encode failed after toon::check succeeded");

@@ -69,10 +69,7 @@ pub(crate) fn analyse<'d>(
     plan: &WindowPlan,
     bound: bool,
 ) -> Result<Option<WindowedBlock<'d>>> {
-    let toon = match format {
-        Format::Toon(d) => Some(EncodeOptions::new().delimiter(d)),
-        _ => None,
-    };
+    let toon = format.toon_options();
     let facts = |continuing| BlockFacts {
         tag: false,
         surrogate: false,
