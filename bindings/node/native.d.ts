@@ -201,6 +201,13 @@ export interface NativeUiBlock {
  */
 export declare function ownText(text: Text): OwnedText
 
+/**
+ * True when `present` with `args` and no presenter responds with the pretty data block
+ * alone (the engine's [`ToolCall::plain_format`]): a table read as cells is then written
+ * as that block by `rowsPretty`.
+ */
+export declare function plainPretty(args: CallArgs): boolean
+
 /** The number of threads the addon's pool runs at most (see `src/pool.rs`). */
 export declare function poolThreads(): number
 

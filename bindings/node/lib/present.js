@@ -5,7 +5,7 @@
 const native = require('./native');
 const { encodeError, loneSurrogateError, wellFormed, wellFormedDeep } = require('./errors');
 const { jsonText, ownText } = require('./text');
-const { rowsPretty } = require('./rows');
+const { MIN_ROWS, rowsPretty } = require('./rows');
 
 const META = Symbol.for('toolwire.meta');
 const byObject = new WeakMap();
@@ -104,7 +104,19 @@ function callNative(p, data, args) {
 }
 
 /**
- * The reply to present(rows) without a presenter or options when `rows` is a table of
+ * Whether the engine answers present() with `args` and no presenter with the pretty data
+ * block alone. Arguments it refuses are refused by the call itself, as without this.
+ */
+function plainPretty(args) {
+  try {
+    return native.plainPretty(args);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The reply to present(rows) answered by the pretty data block alone when `rows` is a table of
  * scalars (lib/rows.js): the pretty data block the engine writes for them, made from their
  * cells without JSON text in between; undefined for any other value.
  */
@@ -167,8 +179,9 @@ function present(data, presenter, opts) {
   if (isJsPresenter(presenter)) return viaMake(data, presenter, opts);
   const p = compilePresenter(presenter);
   const args = callArgs(opts, false);
-  if (p === null && Array.isArray(data) && data.toJSON === undefined && Object.keys(args).length === 0) {
-    // A table of scalars with nothing to apply: its data block written from its cells.
+  if (p === null && Array.isArray(data) && data.length >= MIN_ROWS && data.toJSON === undefined && plainPretty(args)) {
+    // A table of scalars whose response is its pretty data block alone: written from its
+    // cells.
     const reply = prettyTable(data);
     if (reply !== undefined) return toResult(reply, () => ({ parsed: JSON.parse(reply.texts[0]) }));
   }

@@ -211,7 +211,7 @@ function rowsText(rows, plain) {
 }
 
 /**
- * The pretty data block of present(rows) without a presenter or options (the engine's text:
+ * The pretty data block of present(rows) when that is the whole response (the engine's text:
  * JSON.stringify(rows, null, 2) with WIRE.md §2's tag rule), written from the cells; or
  * undefined when `rows` is not such a table, or a key holds `<` (the engine's path then).
  */
@@ -224,4 +224,4 @@ function rowsPretty(rows) {
   );
 }
 
-module.exports = { rowsText, rowsPretty };
+module.exports = { MIN_ROWS, rowsText, rowsPretty };

@@ -880,6 +880,14 @@ fn call_of(presenter: Option<&Presenter>, args: &CallArgs) -> Result<ToolCall> {
     Ok(call)
 }
 
+/// True when `present` with `args` and no presenter responds with the pretty data block
+/// alone (the engine's [`ToolCall::plain_format`]): a table read as cells is then written
+/// as that block by `rowsPretty`.
+#[napi(catch_unwind)]
+pub fn plain_pretty(args: CallArgs) -> Result<bool> {
+    Ok(call_of(None, &args)?.plain_format() == Some(Format::Pretty))
+}
+
 /// A call's input: JSON text held by the binding, whose contract (a peak under twice the
 /// input, `toon::JsonInput::Binding`) lets a large array be read once; or nothing.
 fn read_input<'d>(call: &ToolCall, data: Option<&'d [u8]>) -> Result<Input<'d>> {

@@ -7,8 +7,9 @@
 //! arrays instead (a property read per cell, strings joined into UTF-8 a chunk at a time), and
 //! [`rows_json`] writes the bytes `JSON.stringify(rows)` gives (docs/DECISIONS.md, "Node
 //! binding: rows read as cells"). When the engine would only lay those bytes out again —
-//! `present(rows)` with no presenter and no options, whose response is the pretty data block
-//! alone — [`rows_pretty`] writes that block itself.
+//! `present(rows)` whose response the engine says is the pretty data block alone (no
+//! presenter, no option that changes it: `plainPretty`) — [`rows_pretty`] writes that block
+//! itself.
 
 use napi::bindgen_prelude::{Float64Array, Uint8Array, Uint32Array};
 use napi_derive::napi;
@@ -126,7 +127,7 @@ pub fn rows_json(
     Ok(len as i64)
 }
 
-/// The pretty data block `present(rows)` gives without a presenter or options, written
+/// The pretty data block `present(rows)` gives when it is the whole response, written
 /// from the cells: the bytes of the engine's response text (`JSON.stringify(rows, null, 2)`
 /// with WIRE.md §2's tag rule), without first writing `JSON.stringify(rows)` for the engine
 /// to read again. The arguments are [`rows_json`]'s but for `out`; `prefixes` are

@@ -158,12 +158,22 @@ test('present(rows) with nothing to apply is the engine\'s response, written fro
   assert.equal(rowsPretty(tagKey), undefined);
   assert.deepEqual(texts(tw.present(tagKey)), texts(tw.present(Buffer.from(JSON.stringify(tagKey)))));
   assert.throws(() => native.rowsPretty(['{\n    "<a": '], 1, new Uint8Array([0]), new Float64Array(1), Buffer.alloc(0), new Uint32Array(0), [], 1024, true), /rows as cells/);
-  // Options, or a presenter, go through the engine.
+  // The engine decides whether the response is the pretty block alone: options that keep it
+  // so are written from the cells, any other goes through the engine; the same bytes.
   const rows = table(3, 3000, false);
   const bytes = Buffer.from(JSON.stringify(rows));
-  for (const opts of [{ limit: 10 }, { select: ['id'] }, { tokenBudget: 500 }, { format: 'pretty' }]) {
+  assert.equal(native.plainPretty({ format: 'pretty', action: 'list' }), true);
+  for (const opts of [{ limit: 10 }, { select: '["id"]' }, { tokenBudget: 500 }, { format: 'toon' }, { format: 'auto' }]) {
+    assert.equal(native.plainPretty(opts), false, JSON.stringify(opts));
+  }
+  for (const opts of [{ format: 'pretty' }, { action: 'list' }, { limit: 10 }, { select: ['id'] }, { tokenBudget: 500 }, { format: 'compact' }]) {
     assert.deepEqual(texts(tw.present(rows, null, opts)), texts(tw.present(bytes, null, opts)), JSON.stringify(opts));
   }
+  // Arguments the engine refuses are refused as without cells.
+  assert.throws(() => tw.present(rows, null, { format: 'yaml' }), (e) => {
+    assert.throws(() => tw.present(bytes, null, { format: 'yaml' }), { message: e.message });
+    return true;
+  });
 });
 
 test('a getter that presents rows of its own while the rows are read', () => {

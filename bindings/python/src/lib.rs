@@ -393,7 +393,6 @@ fn present<'py>(
     if let Some(p) = &presenter {
         call = call.presenter(&p.inner);
     }
-    let selects = select.as_ref().is_some_and(|s| !s.is_none());
     if let Some(sel) = select.filter(|s| !s.is_none()) {
         let (doc, _, _) = Walker::new(py, Mode::Json, None, false).walk(&sel)?;
         call = call.select_value(doc.root());
@@ -416,22 +415,18 @@ fn present<'py>(
         call = call.action(a);
     }
     call = call.structured(structured);
-    // A long list as TOON with nothing else to apply: the response is the data block alone,
+    // A long list whose response the engine says is its TOON data block alone (no
+    // presenter, `select`, limit, budget or structured content; and no line asked for):
     // walked and encoded a window at a time as `dumps` does; anything else (a tag, a lone
     // surrogate, an encoder error) presented whole by the engine from the same windows.
-    let plain_toon = presenter.is_none()
-        && !selects
-        && limit.is_none()
-        && token_budget.is_none()
-        && !structured
-        && !line;
     let mut walked_doc = None;
-    if let (true, Some(Format::Toon(delimiter)), Ok(list)) =
-        (plain_toon, format, data.cast_exact::<PyList>())
-        && list.len() >= windows::WINDOWED_ROWS
+    if let (false, Some(opts), Ok(list)) = (
+        line,
+        call.plain_format().and_then(Format::toon_options),
+        data.cast_exact::<PyList>(),
+    ) && list.len() >= windows::WINDOWED_ROWS
     {
         let walker = Walker::new(py, Mode::Json, None, false);
-        let opts = EncodeOptions::new().delimiter(delimiter);
         if let Ok(walked) = windows::walk_and_encode(py, walker, list.as_any(), list.len(), &opts) {
             let walked = walked?;
             let flagged = walked
