@@ -150,6 +150,9 @@ struct Plan<'py> {
     /// A pydantic model (its fields read from `__dict__`, values plain only), else a
     /// dataclass or attrs class (its fields read with `getattr`).
     model: bool,
+    /// A dataclass or attrs class whose fields are read from the instance `__dict__` when
+    /// they are all there (`getattr` would find them there: `_convert.plan`).
+    in_dict: bool,
     /// The fields, in order.
     names: Vec<CachedKey<'py>>,
     /// The [`KeysToken`] number of its objects.
@@ -158,6 +161,10 @@ struct Plan<'py> {
 
 /// What `_convert.plan` answers for a pydantic model (`FIELDS` is 0).
 const PLAN_MODEL: u8 = 1;
+
+/// What `_convert.plan` answers for a dataclass or attrs class whose fields `getattr` finds
+/// in the instance `__dict__` whenever they are there.
+const PLAN_DICT_FIELDS: u8 = 2;
 
 /// The minter of the walk's [`KeysToken`]s: an address no other minter has.
 static TOKEN_OWNER: u8 = 0;
@@ -949,6 +956,7 @@ impl<'py> Walker<'py> {
             self.tokens += 1;
             (!keys.is_empty()).then_some(Plan {
                 model: kind == PLAN_MODEL,
+                in_dict: kind == PLAN_DICT_FIELDS,
                 names: keys,
                 token: self.tokens,
             })
@@ -960,6 +968,73 @@ impl<'py> Walker<'py> {
     /// A dataclass or attrs object of plan `i`: every field read with `getattr` first (as
     /// `toon_format` builds its dict before it looks at a value), then walked as an object.
     fn fields(&mut self, obj: Borrowed<'_, 'py, PyAny>, i: usize) -> PyResult<()> {
+        let values = match self.fields_in_dict(obj, i) {
+            Some(values) => values,
+            None => self.fields_by_getattr(obj, i)?,
+        };
+        self.enter(obj, |w| {
+            let m = w.b.begin_object();
+            match w.planned_members(i, &values) {
+                Ok(flat) => Ok(flat),
+                Err(e) => Err(w.failed(m, e)),
+            }
+            .map(|flat| {
+                let token = w.plans[i].1.as_ref().map_or(0, |p| p.token);
+                let token = KeysToken::new(&raw const TOKEN_OWNER as usize, token);
+                w.b.end_object_keyed_as(m, values.len(), token, flat);
+            })
+        })
+    }
+
+    /// The fields of an object of plan `i` read from its `__dict__` without running Python
+    /// code, when the plan allows it and every field is there (the values `getattr` gives:
+    /// `_convert.plan`); else `None`.
+    fn fields_in_dict(
+        &mut self,
+        obj: Borrowed<'_, 'py, PyAny>,
+        i: usize,
+    ) -> Option<Vec<Bound<'py, PyAny>>> {
+        let plan = self.plans[i].1.as_ref()?;
+        if !plan.in_dict {
+            return None;
+        }
+        // SAFETY: `obj` is live; `PyObject_GenericGetDict` returns a new reference to its
+        // `__dict__` or NULL with an error set (no Python code runs for an instance dict).
+        let dict = unsafe {
+            Bound::from_owned_ptr_or_err(
+                self.py,
+                ffi::PyObject_GenericGetDict(obj.as_ptr(), std::ptr::null_mut()),
+            )
+        };
+        let Ok(dict) = dict else {
+            // No `__dict__`: `getattr` decides (and raises what it raises).
+            return None;
+        };
+        let mut values = Vec::with_capacity(plan.names.len());
+        for name in &plan.names {
+            // SAFETY: `dict` is a live dict, `name` an exact `str` (its hash and equality run
+            // no Python code); the result is borrowed from the dict, and a reference of its
+            // own is taken at once (walking an earlier value may run Python code that changes
+            // the dict).
+            let v = unsafe { ffi::PyDict_GetItemWithError(dict.as_ptr(), name.obj.as_ptr()) };
+            if v.is_null() {
+                // SAFETY: the GIL is held; a missing field leaves no error, and a failing
+                // lookup's is `getattr`'s to meet again.
+                unsafe { ffi::PyErr_Clear() };
+                return None;
+            }
+            // SAFETY: `v` is a live object borrowed from the dict (see above).
+            values.push(unsafe { Bound::from_borrowed_ptr(self.py, v) });
+        }
+        Some(values)
+    }
+
+    /// The fields of an object of plan `i`, each read with `getattr` (Python code may run).
+    fn fields_by_getattr(
+        &mut self,
+        obj: Borrowed<'_, 'py, PyAny>,
+        i: usize,
+    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
         self.before_python()?;
         let n = self.plans[i].1.as_ref().map_or(0, |p| p.names.len());
         let mut values = Vec::with_capacity(n);
@@ -974,18 +1049,7 @@ impl<'py> Walker<'py> {
                 )?
             });
         }
-        self.enter(obj, |w| {
-            let m = w.b.begin_object();
-            match w.planned_members(i, &values) {
-                Ok(flat) => Ok(flat),
-                Err(e) => Err(w.failed(m, e)),
-            }
-            .map(|flat| {
-                let token = w.plans[i].1.as_ref().map_or(0, |p| p.token);
-                let token = KeysToken::new(&raw const TOKEN_OWNER as usize, token);
-                w.b.end_object_keyed_as(m, values.len(), token, flat);
-            })
-        })
+        Ok(values)
     }
 
     /// The members of an object of plan `i` whose values (in field order) are `values`;

@@ -350,3 +350,84 @@ def test_long_lists_are_presented_as_toon_as_walked_whole() -> None:
     for kw in ({"limit": 10}, {"token_budget": 300}, {"select": ["id"]}, {"structured": True}):
         assert presented(base, format="toon-comma", **kw) == presented(tuple(base), format="toon-comma", **kw), kw
     assert toolwire.present_line(base, format="toon-comma") == toolwire.present_line(tuple(base), format="toon-comma")
+
+
+def test_dataclass_fields_read_from_the_instance_dict_are_what_getattr_gives() -> None:
+    # A dataclass whose fields getattr finds in the instance __dict__ is read from it
+    # (`_convert.plan`: DICT_FIELDS); anything that makes getattr answer otherwise is read
+    # with getattr: the text is toon_format's either way.
+    from toolwire import _convert
+
+    @dataclasses.dataclass
+    class Plain:
+        a: int
+        b: str = "default"
+
+    @dataclasses.dataclass
+    class Shadowed(Plain):
+        # A data descriptor on a subclass wins over the instance dict.
+        @property  # type: ignore[override]
+        def a(self) -> int:
+            return 42
+
+        @a.setter
+        def a(self, v: int) -> None:
+            self.__dict__["a"] = v
+
+    @dataclasses.dataclass
+    class Looked:
+        a: int
+
+        def __getattribute__(self, name: str) -> Any:
+            return "seen" if name == "a" else object.__getattribute__(name)
+
+    @dataclasses.dataclass(slots=True)
+    class Slotted:
+        a: int
+        b: str
+
+    @dataclasses.dataclass(frozen=True)
+    class Frozen:
+        a: int
+        b: list[int]
+
+    assert _convert.plan(Plain)[0] == _convert.DICT_FIELDS
+    assert _convert.plan(Frozen)[0] == _convert.DICT_FIELDS
+    for cls in (Shadowed, Looked, Slotted):
+        assert _convert.plan(cls)[0] == _convert.FIELDS, cls
+
+    deleted = Plain(1, "x")
+    del deleted.b  # getattr finds the class default
+    extra = Plain(2, "y")
+    extra.__dict__["c"] = "not a field"
+    values: list[Any] = [
+        [Plain(i, f"é{i}") for i in range(3)],
+        [deleted, Plain(3)],
+        [extra],
+        [Shadowed(5, "s")],
+        [Slotted(6, "t")],
+        [Frozen(7, [1, 2])],
+        [Plain(Plain(8, "inner"), "outer")],  # type: ignore[arg-type]
+    ]
+    for rows in values:
+        assert toon.dumps(rows) == toon_format.dumps(rows), rows
+    # Long lists (windows) and present: as the tuple walked whole.
+    long = [Plain(i, f"r{i}") if i % 7 else deleted for i in range(5000)]
+    assert toon.dumps(long) == toon_format.dumps(long)
+    assert presented(long, format="toon-comma") == presented(tuple(long), format="toon-comma")
+    # A value whose conversion empties a later object's dict before it is reached: read
+    # with getattr then, which raises as toon_format's does.
+    def emptied(f: Any) -> tuple[Any, ...]:
+        later = Plain(9, "kept")
+
+        def default(o: Any) -> Any:
+            later.__dict__.clear()
+            return "converted"
+
+        try:
+            return ("returned", f([Plain(Opaque(), "first"), later], default=default))  # type: ignore[arg-type]
+        except Exception as e:  # noqa: BLE001 - the exception is the outcome compared
+            return ("raised", type(e), str(e))
+
+    assert emptied(toon.dumps) == emptied(toon_format.dumps)
+    assert emptied(toon.dumps)[0] == "raised"

@@ -29,7 +29,7 @@ from uuid import UUID
 VALUE, DECIMAL, MAPPING, SEQUENCE, CONVERTED = range(5)
 
 # What :func:`plan` answers for a type (besides ``None``).
-FIELDS, MODEL = range(2)
+FIELDS, MODEL, DICT_FIELDS = range(3)
 
 # The types :func:`convert` looks at before dataclasses, attrs classes and pydantic models.
 _EARLIER = (str, int, float, Decimal, Mapping, set, frozenset, list, tuple, datetime, date,
@@ -115,6 +115,11 @@ def plan(cls: type) -> tuple[int, tuple[str, ...]] | None:
 
     * ``(FIELDS, names)``: a dataclass or attrs class: the object stands for
       ``{name: getattr(obj, name) for name in names}``, as :func:`convert` says.
+    * ``(DICT_FIELDS, names)``: the same, where ``getattr`` of each name finds it in the
+      instance ``__dict__`` whenever it is there (the class keeps the default attribute
+      lookup, and no class on its MRO holds a data descriptor of that name): the walker
+      reads such a field from ``obj.__dict__`` without running Python code, and with
+      ``getattr`` when it is not there.
     * ``(MODEL, names)``: a pydantic model whose ``model_dump(mode="json")`` is the dict of
       those fields of ``obj.__dict__`` whenever every value is a plain ``str``, ``int``,
       ``float``, ``bool``, ``None``, list, tuple, dict of ``str`` keys or such a model (the
@@ -128,16 +133,36 @@ def plan(cls: type) -> tuple[int, tuple[str, ...]] | None:
     if issubclass(cls, _EARLIER) or any("__class__" in vars(c) for c in cls.__mro__[:-1]):
         return None
     if dataclasses.is_dataclass(cls):
-        return FIELDS, tuple(f.name for f in dataclasses.fields(cls))
+        return _fields(cls, tuple(f.name for f in dataclasses.fields(cls)))
     attributes = getattr(cls, "__attrs_attrs__", None)
     if attributes is not None:
-        return FIELDS, tuple(a.name for a in attributes)
+        return _fields(cls, tuple(a.name for a in attributes))
     pydantic = sys.modules.get("pydantic")
     if pydantic is not None and issubclass(cls, pydantic.BaseModel):
         names = _plain_model_fields(cls)
         if names is not None:
             return MODEL, names
     return None
+
+
+def _fields(cls: type, names: tuple[str, ...]) -> tuple[int, tuple[str, ...]]:
+    """``(DICT_FIELDS, names)`` when ``getattr`` finds every name in the instance
+    ``__dict__`` first (see :func:`plan`), else ``(FIELDS, names)``."""
+    if cls.__getattribute__ is not object.__getattribute__:
+        return FIELDS, names
+    for name in names:
+        for klass in cls.__mro__:
+            attr = vars(klass).get(name, _MISSING)
+            if attr is _MISSING:
+                continue
+            kind = type(attr)
+            if hasattr(kind, "__set__") or hasattr(kind, "__delete__"):
+                return FIELDS, names
+            break
+    return DICT_FIELDS, names
+
+
+_MISSING = object()
 
 
 def _plain_model_fields(cls: Any) -> tuple[str, ...] | None:
