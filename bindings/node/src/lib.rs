@@ -144,49 +144,66 @@ const OUT_CHUNK: usize = 64 << 10;
 const WHOLE_TOON: usize = 8 << 20;
 
 /// TOON of JSON text (`toon::encode_json`): no JavaScript value is built. A TOON text up to
-/// `WHOLE_TOON` comes back as one string ([`JsText`]); a longer one as parts of 64 KiB
-/// (`OUT_CHUNK`), each made a JS string as soon as the encoder fills it (the JS layer joins
-/// them into one rope string), so the whole text never exists twice: once in Rust and once
-/// in V8. ASCII parts become one-byte strings by a plain copy.
+/// `WHOLE_TOON` comes back as one string: gathered as bytes while it is ASCII ([`JsText`]),
+/// and from its first other character as UTF-16 ([`JsUnits`]), each chunk converted as the
+/// encoder hands it over (on this thread while the pool still parses: 100k flat rows with
+/// non-ASCII names, a conversion of the whole at the end cost ~5.5 ms, chunk by chunk ~2.7
+/// more). A longer one comes back as parts of 64 KiB (`OUT_CHUNK`), each made a JS string as
+/// soon as the encoder fills it (the JS layer joins them into one rope string), so the whole
+/// text never exists twice: once in Rust and once in V8. ASCII parts become one-byte strings
+/// by a plain copy.
 #[napi(catch_unwind, ts_return_type = "string | Array<string>")]
 pub fn encode_json<'e>(
     env: &'e Env,
     json: Text,
     delimiter: String,
     indent: u32,
-) -> Result<Either<JsText, Vec<JsString<'e>>>> {
+) -> Result<Either3<JsText, JsUnits, Vec<JsString<'e>>>> {
     let opts = encode_options(&delimiter, indent)?;
     let input = bytes_of(&json);
-    let mut whole = Some(toolwire::sink::output_with_capacity(
-        (input.len() / 2 + 16).min(WHOLE_TOON),
-    ));
+    let room = (input.len() / 2 + 16).min(WHOLE_TOON);
+    let mut whole = Some(Gathered::Ascii(toolwire::sink::output_with_capacity(room)));
+    let mut gathered = 0;
     let mut parts = Vec::new();
     let mut carry = Vec::new();
     let mut units = Vec::new();
     let mut failed = None;
     let sink = {
-        let mut part =
-            |piece: &[u8]| match push_part(env, &mut carry, &mut units, piece, &mut parts) {
-                Ok(()) => true,
-                Err(e) => {
-                    failed.get_or_insert(e);
-                    false
-                }
-            };
+        let mut fail = |e| {
+            failed.get_or_insert(e);
+            false
+        };
         let mut sink = toolwire::sink::ChunkedSink::new(OUT_CHUNK, |chunk| {
             if let Some(w) = &mut whole {
-                if w.len() + chunk.len() <= WHOLE_TOON {
-                    w.extend_from_slice(&chunk);
-                    return true;
+                if gathered + chunk.len() <= WHOLE_TOON {
+                    gathered += chunk.len();
+                    return match w.push(&chunk, room) {
+                        Ok(()) => true,
+                        Err(e) => fail(e),
+                    };
                 }
                 // Too long to gather: what was gathered becomes parts, then the rest does.
-                let gathered = std::mem::take(w);
-                whole = None;
-                if !gathered.chunks(OUT_CHUNK).all(&mut part) {
-                    return false;
+                let done = match whole.take() {
+                    Some(Gathered::Ascii(bytes)) => bytes
+                        .chunks(OUT_CHUNK)
+                        .try_for_each(|b| push_part(env, &mut carry, &mut units, b, &mut parts)),
+                    Some(Gathered::Wide(wide, rest)) => {
+                        carry = rest;
+                        wide.chunks(UNITS_PART).try_for_each(|u| {
+                            parts.push(env.create_string_utf16(u)?);
+                            Ok(())
+                        })
+                    }
+                    None => Ok(()),
+                };
+                if let Err(e) = done {
+                    return fail(e);
                 }
             }
-            part(&chunk)
+            match push_part(env, &mut carry, &mut units, &chunk, &mut parts) {
+                Ok(()) => true,
+                Err(e) => fail(e),
+            }
         });
         let res = encode_json_into(input, &opts, &mut sink);
         sink.finish();
@@ -196,14 +213,61 @@ pub fn encode_json<'e>(
     if let Some(e) = failed {
         return Err(e);
     }
-    if let Some(w) = whole {
-        return Ok(Either::A(JsText(w)));
+    match whole {
+        Some(Gathered::Ascii(bytes)) => return Ok(Either3::A(JsText(bytes))),
+        Some(Gathered::Wide(wide, rest)) if rest.is_empty() => {
+            return Ok(Either3::B(JsUnits(wide)));
+        }
+        Some(Gathered::Wide(..)) => return Err(mark("encode", "output is not UTF-8", None)),
+        None => {}
     }
     if !carry.is_empty() {
         return Err(mark("encode", "output is not UTF-8", None));
     }
     flush_units(env, &mut units, &mut parts)?;
-    Ok(Either::B(parts))
+    Ok(Either3::C(parts))
+}
+
+/// A text gathered whole as an encoder hands it over: its bytes while they are ASCII, then
+/// its UTF-16 units and the bytes of a character the last chunk cut.
+enum Gathered {
+    Ascii(Vec<u8>),
+    Wide(Vec<u16>, Vec<u8>),
+}
+
+impl Gathered {
+    /// Adds `chunk`; `room`: the bytes the whole is expected to take.
+    fn push(&mut self, chunk: &[u8], room: usize) -> Result<()> {
+        match self {
+            Gathered::Ascii(bytes) if chunk.is_ascii() => bytes.extend_from_slice(chunk),
+            Gathered::Ascii(bytes) => {
+                let mut wide = Vec::new();
+                toolwire::sink::reserve_output(&mut wide, room.max(bytes.len() + chunk.len()));
+                wide.extend(bytes.iter().map(|&b| u16::from(b)));
+                let mut rest = Vec::new();
+                utf16_more(&mut rest, &mut wide, chunk)?;
+                *self = Gathered::Wide(wide, rest);
+            }
+            Gathered::Wide(wide, rest) => utf16_more(rest, wide, chunk)?,
+        }
+        Ok(())
+    }
+}
+
+/// Decodes the complete UTF-8 characters of `carry` + `chunk` onto `units`, keeping an
+/// incomplete character at the end in `carry` for the next chunk.
+fn utf16_more(carry: &mut Vec<u8>, units: &mut Vec<u16>, chunk: &[u8]) -> Result<()> {
+    let joined;
+    let bytes: &[u8] = if carry.is_empty() {
+        chunk
+    } else {
+        carry.extend_from_slice(chunk);
+        joined = std::mem::take(carry);
+        &joined
+    };
+    let read = utf16_of(bytes, units).ok_or_else(|| mark("encode", "output is not UTF-8", None))?;
+    carry.extend_from_slice(&bytes[read..]);
+    Ok(())
 }
 
 /// Makes the complete UTF-8 characters of `carry` + `chunk` a JS string in `parts`, keeping
@@ -223,19 +287,10 @@ fn push_part<'e>(
         }
         return Ok(());
     }
-    let joined;
-    let bytes: &[u8] = if carry.is_empty() {
-        chunk
-    } else {
-        carry.extend_from_slice(chunk);
-        joined = std::mem::take(carry);
-        &joined
-    };
     // Decoded here in one pass and handed over as UTF-16 (a copy): napi's UTF-8 string
     // decodes twice (its length, then the text) after a validation of our own, which was
     // 20% of encodeJson on 100k rows with non-ASCII names (DECISIONS.md, "Node binding").
-    let read = utf16_of(bytes, units).ok_or_else(|| mark("encode", "output is not UTF-8", None))?;
-    carry.extend_from_slice(&bytes[read..]);
+    utf16_more(carry, units, chunk)?;
     if units.len() >= UNITS_PART {
         flush_units(env, units, parts)?;
     }
@@ -556,6 +611,39 @@ pub struct NativeSuggestion {
 /// read (an ASCII scan or the UTF-16 decoder): a `String` of them was checked once more
 /// first (3% of `present(rows)` of 100k non-ASCII rows).
 pub struct JsText(pub(crate) Vec<u8>);
+
+/// UTF-16 text made a JS string: an external string where Node has them and the budget
+/// allows ([`external`]), else copied into V8 (parts of [`ROPE_PART`] units joined into a
+/// rope past that, as [`JsText`]'s).
+pub struct JsUnits(pub(crate) Vec<u16>);
+
+impl ToNapiValue for JsUnits {
+    unsafe fn to_napi_value(raw: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
+        let env = Env::from_raw(raw);
+        let units = if val.0.len() * 2 >= EXTERNAL_FROM {
+            // SAFETY: `raw` is the env of this call (napi hands it to `to_napi_value`).
+            match unsafe { external::make(raw, val.0) }? {
+                Ok(s) => return Ok(s),
+                Err(units) => units,
+            }
+        } else {
+            val.0
+        };
+        if units.len() <= ROPE_PART {
+            let s = env.create_string_utf16(&units)?;
+            // SAFETY: a string made just now in this call's env.
+            return unsafe { JsString::to_napi_value(raw, s) };
+        }
+        let mut parts = Vec::with_capacity(units.len() / ROPE_PART + 1);
+        for piece in units.chunks(ROPE_PART) {
+            let s = env.create_string_utf16(piece)?;
+            // SAFETY: a string made just now in this call's env.
+            parts.push(unsafe { JsString::to_napi_value(raw, s) }?);
+        }
+        // SAFETY: `raw` is this call's env and every part a live handle of it (two or more).
+        unsafe { concat(raw, &parts) }
+    }
+}
 
 /// Texts from this size on become external strings where Node has them ([`external`]).
 const EXTERNAL_FROM: usize = 1 << 20;

@@ -139,4 +139,25 @@ test('encodeJson gives one string up to 8 MiB of TOON, parts past it, the same t
     // The async path writes the whole text at once: an independent reading of the same bytes.
     assert.equal(text, await tw.encodeJsonAsync(buf), `${n} rows`);
   }
+  // Gathered as bytes while ASCII, then as UTF-16 from the first chunk that is not: the
+  // switch late or early, a long string of 4-byte characters at each offset, texts below
+  // one rope part, below the external-string size and above it, and past 8 MiB after the
+  // switch.
+  const ascii = (i) => ({ id: i, name: `Client ${i}`, note: 'plain' });
+  const wide = (i) => ({ id: i, name: `株式会社 ${i} 🍰`, note: 'é'.repeat(i % 5) });
+  const cases = {
+    'non-ASCII in the last row': Array.from({ length: 30000 }, (_, i) => (i === 29999 ? wide(i) : ascii(i))),
+    'non-ASCII from the middle': Array.from({ length: 20000 }, (_, i) => (i < 10000 ? ascii(i) : wide(i))),
+    'one short row': [wide(1)],
+    'below a rope part': Array.from({ length: 300 }, (_, i) => wide(i)),
+    'below 1 MiB': Array.from({ length: 8000 }, (_, i) => wide(i)),
+    'past 8 MiB after the switch': Array.from({ length: 300000 }, (_, i) => (i < 1000 ? ascii(i) : wide(i))),
+  };
+  for (let k = 0; k < 4; k++) cases[`emoji shifted by ${k}`] = [{ a: `${'x'.repeat(k)}${'🍰'.repeat(50000)}` }];
+  for (const [what, rows] of Object.entries(cases)) {
+    const buf = Buffer.from(JSON.stringify(rows));
+    const text = tw.encodeJson(buf);
+    assert.equal(text, await tw.encodeJsonAsync(buf), what);
+    if (rows.length <= 300) assert.equal(text, ref.encode(rows), what);
+  }
 });
