@@ -232,27 +232,41 @@ export declare function presentPlainStream(data: OwnedText | undefined | null, a
 
 /**
  * Writes `JSON.stringify(rows)` of the rows the cells hold into `out`, and returns its
- * length; or, when `out` is too short, nothing and the length `out` must have.
- *
- * `prefixes`: per column, what precedes its value (`{"key":` for the first, `,"key":`
- * after); `kinds` one byte per cell (0 null, 1 string, 2 number, 3 true, 4 false), row after
- * row; `nums` the numbers (at the cell's index); `text` the strings' UTF-8 one after
- * another, `lens` their lengths in UTF-16 units, `starts` where each run of `chunk` of them
- * starts in `text`; `ascii` when `text` is ASCII. Cells that do not fit together are an
- * internal error, never a read out of bounds.
+ * length; or, when `out` is too short, nothing and the length `out` must have. Cells that
+ * do not fit together are an internal error, never a read out of bounds.
  */
-export declare function rowsJson(out: Uint8Array, prefixes: Array<string>, rows: number, kinds: Uint8Array, nums: Float64Array, text: Uint8Array, lens: Uint32Array, starts: Array<number>, chunk: number, ascii: boolean): number
+export declare function rowsJson(out: Uint8Array, table: TableCells): number
 
 /**
  * The pretty data block `present(rows)` gives when it is the whole response, written
  * from the cells: the bytes of the engine's response text (`JSON.stringify(rows, null, 2)`
  * with WIRE.md §2's tag rule), without first writing `JSON.stringify(rows)` for the engine
- * to read again. The arguments are [`rows_json`]'s but for `out`; `prefixes` are
- * `{
-"key": ` for the first column and `,
+ * to read again. `prefixes` are `{
+"key": ` for the first column and
+ * `,
 "key": ` after (keys without `<`).
  */
-export declare function rowsPretty(prefixes: Array<string>, rows: number, kinds: Uint8Array, nums: Float64Array, text: Uint8Array, lens: Uint32Array, starts: Array<number>, chunk: number, ascii: boolean): string
+export declare function rowsPretty(table: TableCells): string
+
+/**
+ * The cells of a table as `lib/rows.js` reads them: `prefixes`, per column, what precedes
+ * its value (`{"key":` for the first, `,"key":` after, or the pretty layout's lines);
+ * `kinds` one byte per cell (0 null, 1 string, 2 number, 3 true, 4 false), row after row;
+ * `nums` the numbers (at the cell's index); `text` the strings' UTF-8 one after another,
+ * `lens` their lengths in UTF-16 units, `starts` where each run of `chunk` of them starts in
+ * `text`; `ascii` when `text` is ASCII.
+ */
+export interface TableCells {
+  prefixes: Array<string>
+  rows: number
+  kinds: Uint8Array
+  nums: Float64Array
+  text: Uint8Array
+  lens: Uint32Array
+  starts: Array<number>
+  chunk: number
+  ascii: boolean
+}
 
 /** `toolError(code, options)`: `details` is key, value pairs. */
 export declare function toolErrorResponse(code: string, message: string, severity: string, recovery: string | undefined | null, actions: Array<string>, details: Array<string>, retryAfter?: number | undefined | null): NativeReply

@@ -156,9 +156,8 @@ function fresh(n, cells) {
   };
 }
 
-// Reads `rows` as cells when they are such a table, and returns what `write(keys, cells,
-// bytes)` makes of them (`cells`: the arguments of the addon's writers after the prefixes;
-// `bytes`: the strings' UTF-8 length); else undefined. `plain`: rows must also be plain
+// Reads `rows` as cells when they are such a table, and returns what `write(keys, cells)`
+// makes of them (`cells`: the addon's TableCells but for the prefixes); else undefined. `plain`: rows must also be plain
 // objects. `keysOk`: whether a writer takes the first row's keys.
 function withCells(rows, plain, write, keysOk) {
   const n = rows.length;
@@ -182,7 +181,7 @@ function withCells(rows, plain, write, keysOk) {
     if (strings === false) return undefined;
     const text = utf8.bytes.subarray(0, utf8.at);
     const ascii = utf8.at === utf8.units;
-    return write(keys, [n, kinds.subarray(0, n * m), nums.subarray(0, n * m), text, lens.subarray(0, strings), utf8.starts, CHUNK, ascii], utf8.at);
+    return write(keys, { rows: n, kinds: kinds.subarray(0, n * m), nums: nums.subarray(0, n * m), text, lens: lens.subarray(0, strings), starts: utf8.starts, chunk: CHUNK, ascii });
   } finally {
     if (own) {
       busy = false;
@@ -197,14 +196,13 @@ function withCells(rows, plain, write, keysOk) {
  * normalisation turns other objects into null).
  */
 function rowsText(rows, plain) {
-  return withCells(rows, plain, (keys, cells, bytes) => {
-    const prefixes = keys.map((k, j) => `${j === 0 ? '{' : ','}${JSON.stringify(k)}:`);
-    const [n] = cells;
-    let out = Buffer.allocUnsafe(bytes + cells[1].length * 12 + n * (2 + prefixes.reduce((a, p) => a + p.length, 0)));
-    let len = native.rowsJson(out, prefixes, ...cells);
+  return withCells(rows, plain, (keys, cells) => {
+    const table = { ...cells, prefixes: keys.map((k, j) => `${j === 0 ? '{' : ','}${JSON.stringify(k)}:`) };
+    let out = Buffer.allocUnsafe(cells.text.length + cells.kinds.length * 12 + cells.rows * (2 + table.prefixes.reduce((a, p) => a + p.length, 0)));
+    let len = native.rowsJson(out, table);
     if (len < 0) {
       out = Buffer.allocUnsafe(-len);
-      len = native.rowsJson(out, prefixes, ...cells);
+      len = native.rowsJson(out, table);
     }
     return out.subarray(0, len);
   });
@@ -219,7 +217,7 @@ function rowsPretty(rows) {
   return withCells(
     rows,
     false,
-    (keys, cells) => native.rowsPretty(keys.map((k, j) => `${j === 0 ? '{' : ','}\n    ${JSON.stringify(k)}: `), ...cells),
+    (keys, cells) => native.rowsPretty({ ...cells, prefixes: keys.map((k, j) => `${j === 0 ? '{' : ','}\n    ${JSON.stringify(k)}: `) }),
     (keys) => keys.every((k) => !k.includes('<')),
   );
 }

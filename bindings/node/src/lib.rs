@@ -613,8 +613,8 @@ pub struct NativeSuggestion {
 pub struct JsText(pub(crate) Vec<u8>);
 
 /// UTF-16 text made a JS string: an external string where Node has them and the budget
-/// allows ([`external`]), else copied into V8 (parts of [`ROPE_PART`] units joined into a
-/// rope past that, as [`JsText`]'s).
+/// allows (module `external`), else copied into V8 (parts of `ROPE_PART` units joined into
+/// a rope past that, as [`JsText`]'s).
 pub struct JsUnits(pub(crate) Vec<u16>);
 
 impl ToNapiValue for JsUnits {

@@ -81,40 +81,31 @@ const PRETTY: Layout = Layout {
     tag_safe: true,
 };
 
+/// The cells of a table as `lib/rows.js` reads them: `prefixes`, per column, what precedes
+/// its value (`{"key":` for the first, `,"key":` after, or the pretty layout's lines);
+/// `kinds` one byte per cell (0 null, 1 string, 2 number, 3 true, 4 false), row after row;
+/// `nums` the numbers (at the cell's index); `text` the strings' UTF-8 one after another,
+/// `lens` their lengths in UTF-16 units, `starts` where each run of `chunk` of them starts in
+/// `text`; `ascii` when `text` is ASCII.
+#[napi(object)]
+pub struct TableCells {
+    pub prefixes: Vec<String>,
+    pub rows: u32,
+    pub kinds: Uint8Array,
+    pub nums: Float64Array,
+    pub text: Uint8Array,
+    pub lens: Uint32Array,
+    pub starts: Vec<f64>,
+    pub chunk: u32,
+    pub ascii: bool,
+}
+
 /// Writes `JSON.stringify(rows)` of the rows the cells hold into `out`, and returns its
-/// length; or, when `out` is too short, nothing and the length `out` must have.
-///
-/// `prefixes`: per column, what precedes its value (`{"key":` for the first, `,"key":`
-/// after); `kinds` one byte per cell (0 null, 1 string, 2 number, 3 true, 4 false), row after
-/// row; `nums` the numbers (at the cell's index); `text` the strings' UTF-8 one after
-/// another, `lens` their lengths in UTF-16 units, `starts` where each run of `chunk` of them
-/// starts in `text`; `ascii` when `text` is ASCII. Cells that do not fit together are an
-/// internal error, never a read out of bounds.
+/// length; or, when `out` is too short, nothing and the length `out` must have. Cells that
+/// do not fit together are an internal error, never a read out of bounds.
 #[napi(catch_unwind)]
-#[allow(clippy::too_many_arguments)]
-pub fn rows_json(
-    mut out: Uint8Array,
-    prefixes: Vec<String>,
-    rows: u32,
-    kinds: Uint8Array,
-    nums: Float64Array,
-    text: Uint8Array,
-    lens: Uint32Array,
-    starts: Vec<f64>,
-    chunk: u32,
-    ascii: bool,
-) -> Result<i64> {
-    let cells = Cells {
-        prefixes: &prefixes,
-        kinds: &kinds,
-        nums: &nums,
-        text: &text,
-        lens: &lens,
-        starts: &starts,
-        chunk: (chunk as usize).max(1),
-        ascii,
-    };
-    let json = cells.write(rows as usize, COMPACT)?;
+pub fn rows_json(mut out: Uint8Array, table: TableCells) -> Result<i64> {
+    let json = Cells::of(&table).write(table.rows as usize, COMPACT)?;
     let len = json.len();
     // SAFETY: a synchronous call on the JS thread: no JavaScript runs until it returns, so
     // nothing else reads, writes, detaches or transfers the memory of `out` or of the cells
@@ -130,40 +121,35 @@ pub fn rows_json(
 /// The pretty data block `present(rows)` gives when it is the whole response, written
 /// from the cells: the bytes of the engine's response text (`JSON.stringify(rows, null, 2)`
 /// with WIRE.md §2's tag rule), without first writing `JSON.stringify(rows)` for the engine
-/// to read again. The arguments are [`rows_json`]'s but for `out`; `prefixes` are
-/// `{\n    "key": ` for the first column and `,\n    "key": ` after (keys without `<`).
+/// to read again. `prefixes` are `{\n    "key": ` for the first column and
+/// `,\n    "key": ` after (keys without `<`).
 #[napi(catch_unwind, ts_return_type = "string")]
-#[allow(clippy::too_many_arguments)]
-pub fn rows_pretty(
-    prefixes: Vec<String>,
-    rows: u32,
-    kinds: Uint8Array,
-    nums: Float64Array,
-    text: Uint8Array,
-    lens: Uint32Array,
-    starts: Vec<f64>,
-    chunk: u32,
-    ascii: bool,
-) -> Result<JsText> {
-    if prefixes.iter().any(|p| p.contains('<')) {
+pub fn rows_pretty(table: TableCells) -> Result<JsText> {
+    if table.prefixes.iter().any(|p| p.contains('<')) {
         return Err(bad("a key holds `<`"));
     }
-    let cells = Cells {
-        prefixes: &prefixes,
-        kinds: &kinds,
-        nums: &nums,
-        text: &text,
-        lens: &lens,
-        starts: &starts,
-        chunk: (chunk as usize).max(1),
-        ascii,
-    };
     // The cells' memory, read on a pool thread in `write`, is safe as in `rows_json`: a
     // synchronous call on the JS thread.
-    Ok(JsText(cells.write(rows as usize, PRETTY)?))
+    Ok(JsText(
+        Cells::of(&table).write(table.rows as usize, PRETTY)?,
+    ))
 }
 
-impl Cells<'_> {
+impl<'a> Cells<'a> {
+    /// The cells of the addon's argument.
+    fn of(table: &'a TableCells) -> Cells<'a> {
+        Cells {
+            prefixes: &table.prefixes,
+            kinds: &table.kinds,
+            nums: &table.nums,
+            text: &table.text,
+            lens: &table.lens,
+            starts: &table.starts,
+            chunk: (table.chunk as usize).max(1),
+            ascii: table.ascii,
+        }
+    }
+
     /// The array of the `rows` rows as `layout` lays it out: written on this thread, or from
     /// [`PARALLEL_ROWS`] rows in two halves on two threads, the second appended to the first
     /// (whose buffer has room for the whole guessed from the cells).

@@ -157,7 +157,7 @@ test('present(rows) with nothing to apply is the engine\'s response, written fro
   const tagKey = Array.from({ length: 2000 }, (_, i) => ({ '<ui_passthrough>': i, b: 'x' }));
   assert.equal(rowsPretty(tagKey), undefined);
   assert.deepEqual(texts(tw.present(tagKey)), texts(tw.present(Buffer.from(JSON.stringify(tagKey)))));
-  assert.throws(() => native.rowsPretty(['{\n    "<a": '], 1, new Uint8Array([0]), new Float64Array(1), Buffer.alloc(0), new Uint32Array(0), [], 1024, true), /rows as cells/);
+  assert.throws(() => native.rowsPretty({ prefixes: ['{\n    "<a": '], rows: 1, kinds: new Uint8Array([0]), nums: new Float64Array(1), text: Buffer.alloc(0), lens: new Uint32Array(0), starts: [], chunk: 1024, ascii: true }), /rows as cells/);
   // The engine decides whether the response is the pretty block alone: options that keep it
   // so are written from the cells, any other goes through the engine; the same bytes.
   const rows = table(3, 3000, false);
@@ -206,7 +206,7 @@ test('the addon refuses cells that do not fit together', () => {
   const text = Buffer.from('abc');
   const call = (over) => {
     const a = { prefixes: ['{"s":', ',"n":'], rows: 1, kinds, nums, text, lens: new Uint32Array([3]), starts: [0], chunk: 1024, ascii: true, ...over };
-    return native.rowsJson(out, a.prefixes, a.rows, a.kinds, a.nums, a.text, a.lens, a.starts, a.chunk, a.ascii);
+    return native.rowsJson(out, a);
   };
   assert.equal(call({}), 19);
   assert.equal(out.subarray(0, 19).toString(), '[{"s":"abc","n":5}]');
@@ -228,5 +228,5 @@ test('the addon refuses cells that do not fit together', () => {
   }
   // Too short an output: the length it needs, nothing written past it.
   const small = Buffer.alloc(4);
-  assert.equal(native.rowsJson(small, ['{"s":', ',"n":'], 1, kinds, nums, text, new Uint32Array([3]), [0], 1024, true), -19);
+  assert.equal(native.rowsJson(small, { prefixes: ['{"s":', ',"n":'], rows: 1, kinds, nums, text, lens: new Uint32Array([3]), starts: [0], chunk: 1024, ascii: true }), -19);
 });

@@ -137,10 +137,13 @@ fn dumps<'py>(
     if let Ok(list) = obj.cast_exact::<PyList>() {
         let rows = list.len();
         if rows >= windows::WINDOWED_ROWS {
-            match windows::dumps_windows(py, walker, list.as_any(), rows, &opts) {
+            match windows::walk_and_encode(py, walker, list.as_any(), rows, &opts) {
                 Ok(done) => {
-                    let (out, lexemes, nonce) = done?;
-                    return toon_text(py, out, &lexemes, nonce);
+                    let w = done?;
+                    let out = w
+                        .text
+                        .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;
+                    return toon_text(py, out, &w.lexemes, w.nonce);
                 }
                 // No thread to spare: walked whole below.
                 Err(w) => walker = *w,

@@ -1,6 +1,6 @@
 //! A long root array a window of rows at a time, with a thread beside the one holding the
 //! GIL: `dumps` of a long list walks its windows on this thread while that one encodes them
-//! ([`dumps_windows`]); `loads` of a root array's TOON decodes its windows on that thread
+//! ([`walk_and_encode`]); `loads` of a root array's TOON decodes its windows on that thread
 //! while this one makes the Python objects of the windows decoded so far.
 //!
 //! `loads` takes only what gives exactly the whole reading's result: the windows are cut at
@@ -9,7 +9,7 @@
 //! text is decoded whole again (its errors, with their positions, are the whole text's). No
 //! hook: a hook would see rows before a later window's error.
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use toolwire::toon::DecodeOptions;
@@ -176,10 +176,6 @@ pub fn loads_windows<'py>(
     })
 }
 
-/// The TOON bytes of [`dumps_windows`], with the decimal lexemes and the nonce of their
-/// placeholders.
-pub type Encoded = (Vec<u8>, Vec<String>, u64);
-
 /// What [`walk_and_encode`] made of a list: the encoder's result, the decimal lexemes and the
 /// nonce of their placeholders, and the windows walked (each after the first with the first
 /// row in front, as [`toolwire::toon::WindowedEncoder`] takes them).
@@ -190,32 +186,15 @@ pub struct Walked {
     pub windows: Vec<toolwire::Doc<'static>>,
 }
 
-/// A list of at least this many rows is walked and encoded at once ([`dumps_windows`]).
+/// A list of at least this many rows is walked and encoded at once ([`walk_and_encode`]).
 pub const WINDOWED_ROWS: usize = 2048;
 
-/// `dumps` of a long list: walked a window of rows at a time on this thread (the GIL held),
-/// each window encoded on another thread meanwhile ([`toolwire::toon::WindowedEncoder`]); the
-/// same text as walking it whole and then encoding it: its bytes, with the decimal lexemes
-/// and nonce of their placeholders. Without a thread to spare, the walker comes back unused.
-pub fn dumps_windows<'py>(
-    py: Python<'py>,
-    walker: Walker<'py>,
-    list: &Bound<'py, PyAny>,
-    rows: usize,
-    opts: &toolwire::toon::EncodeOptions,
-) -> Result<PyResult<Encoded>, Box<Walker<'py>>> {
-    Ok(
-        walk_and_encode(py, walker, list, rows, opts)?.and_then(|w| {
-            let out = w
-                .text
-                .map_err(|e| PyValueError::new_err(e.message().to_owned()))?;
-            Ok((out, w.lexemes, w.nonce))
-        }),
-    )
-}
-
-/// The windowed walk and encoding of [`dumps_windows`], keeping the windows; the walk's
-/// error (a Python exception) as the whole walk raises it; the encoder's as it is.
+/// A long list walked a window of rows at a time on this thread (the GIL held), each window
+/// encoded on another thread meanwhile ([`toolwire::toon::WindowedEncoder`]): the same text
+/// as walking it whole and then encoding it, and the windows (`dumps`, and `present` of a
+/// list whose response is its TOON). The walk's error (a Python exception) as the whole walk
+/// raises it; the encoder's as it is. Without a thread to spare, the walker comes back
+/// unused.
 pub fn walk_and_encode<'py>(
     py: Python<'py>,
     walker: Walker<'py>,
