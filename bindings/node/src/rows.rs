@@ -178,16 +178,11 @@ impl<'a> Cells<'a> {
         if halves {
             let mid = rows / 2;
             let (index, byte) = self.string_of(mid)?;
+            let second =
+                Vec::with_capacity((rows - mid) * per_row + self.text.len().saturating_sub(byte));
             let (a, b) = rayon::join(
                 || self.part(0..mid, Strings::new(self, 0, 0)?, layout, out),
-                || {
-                    self.part(
-                        mid..rows,
-                        Strings::new(self, index, byte)?,
-                        layout,
-                        Vec::new(),
-                    )
-                },
+                || self.part(mid..rows, Strings::new(self, index, byte)?, layout, second),
             );
             let ((first, end), (second, _)) = (a?, b?);
             if end != (index, byte) {
