@@ -30,8 +30,9 @@ function reindent(text, indentSize) {
   return text.replace(/^ */gm, (lead) => (pads[lead.length] ??= ' '.repeat(indentSize * lead.length)));
 }
 
-// The addon hands TOON back in parts of about 1 MiB (made JS strings while encoding); `+`
-// joins them into a rope without copying, so a large text never exists twice.
+// The addon hands a long TOON text back in parts (made JS strings while encoding), a shorter
+// one as one string; `+` joins parts into a rope without copying, so a large text never
+// exists twice.
 function joinParts(parts) {
   if (typeof parts === 'string') return parts;
   let s = parts.length ? parts[0] : '';

@@ -816,15 +816,13 @@ impl ToNapiValue for JsText {
                 Err(bytes) => bytes,
             }
         } else if long && external::fits::<u16>(val.0.len()) {
-            // At most one unit a byte, in a buffer advised for huge pages when large.
+            // At most one unit a byte, in a buffer advised for huge pages when large; made a
+            // string as converted text is (external, else copied from these units).
             let mut units = Vec::new();
             toolwire::sink::reserve_output(&mut units, val.0.len());
             whole_utf16_of(&val.0, &mut units)?;
             // SAFETY: as above.
-            match unsafe { external::make(raw, units) }? {
-                Ok(s) => return Ok(s),
-                Err(_) => val.0,
-            }
+            return unsafe { JsUnits::to_napi_value(raw, JsUnits(units)) };
         } else {
             val.0
         };
