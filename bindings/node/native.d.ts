@@ -108,15 +108,17 @@ export declare function decodeToJson(text: string, indent: number, strict: boole
 export declare function dispatchedJson(id: number): string | null
 
 /**
- * TOON of JSON text (`toon::encode_json`): no JavaScript value is built. A TOON text up to
- * `WHOLE_TOON` comes back as one string: gathered as bytes while it is ASCII ([`JsText`]),
- * and from its first other character as UTF-16 ([`JsUnits`]), each chunk converted as the
- * encoder hands it over (on this thread while the pool still parses: 100k flat rows with
- * non-ASCII names, a conversion of the whole at the end cost ~5.5 ms, chunk by chunk ~2.7
- * more). A longer one comes back as parts of 64 KiB (`OUT_CHUNK`), each made a JS string as
- * soon as the encoder fills it (the JS layer joins them into one rope string), so the whole
- * text never exists twice: once in Rust and once in V8. ASCII parts become one-byte strings
- * by a plain copy.
+ * TOON of JSON text (`toon::encode_json`): no JavaScript value is built. The text is
+ * gathered a segment of up to `WHOLE_TOON` at a time: as bytes while it is ASCII
+ * ([`JsText`]), and from its first other character as UTF-16 ([`JsUnits`]), each chunk
+ * converted as the encoder hands it over (on this thread while the pool still parses: 100k
+ * flat rows with non-ASCII names, a conversion of the whole at the end cost ~5.5 ms, chunk
+ * by chunk ~2.7 more). A text of one segment comes back as one string; a longer one as
+ * its segments, each an external string, joined by the JS layer into one rope string.
+ * When a full segment cannot be external (no external strings, or the budget spent), it
+ * and the rest of the text come back as parts of 64 KiB (`OUT_CHUNK`), each made a JS
+ * string as soon as the encoder fills it, so the whole text never exists twice: once in
+ * Rust and once in V8. ASCII parts become one-byte strings by a plain copy.
  */
 export declare function encodeJson(json: Text, delimiter: string, indent: number): string | Array<string>
 

@@ -18,8 +18,8 @@
 use std::sync::Arc;
 
 use napi::bindgen_prelude::{
-    Buffer, ClassInstance, Either, Either3, FnArgs, Function, Object, ObjectFinalize, ToNapiValue,
-    Uint8Array,
+    Buffer, ClassInstance, Either, Either3, FnArgs, FromNapiValue, Function, Object,
+    ObjectFinalize, ToNapiValue, Uint8Array,
 };
 use napi::threadsafe_function::{
     ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode,
@@ -138,20 +138,24 @@ fn encode_json_bytes(json: &[u8], opts: &EncodeOptions) -> Result<String> {
 /// TOON), 300 calls: 2,050 → 415 page faults a call and about 10% less CPU than 1 MiB parts.
 const OUT_CHUNK: usize = 64 << 10;
 
-/// TOON texts up to this size are gathered whole and handed over as one [`JsText`]: an
-/// external string where Node has them (neither copied nor faulted by V8), as a response's
-/// texts are. Past it, at most this much exists twice (Rust and V8) before it becomes parts.
+/// TOON texts are gathered in segments of up to this size, each handed over as one string: an
+/// external string where Node has them and the budget allows (neither copied nor faulted by
+/// V8, nor copied again by its young-generation collections, as parts of 64 KiB were: 100k
+/// nested rows, 25 MB of TOON, 5% of the call in the scavenger's copies). Where a segment
+/// cannot be external, at most this much exists twice (Rust and V8) before it becomes parts.
 const WHOLE_TOON: usize = 8 << 20;
 
-/// TOON of JSON text (`toon::encode_json`): no JavaScript value is built. A TOON text up to
-/// `WHOLE_TOON` comes back as one string: gathered as bytes while it is ASCII ([`JsText`]),
-/// and from its first other character as UTF-16 ([`JsUnits`]), each chunk converted as the
-/// encoder hands it over (on this thread while the pool still parses: 100k flat rows with
-/// non-ASCII names, a conversion of the whole at the end cost ~5.5 ms, chunk by chunk ~2.7
-/// more). A longer one comes back as parts of 64 KiB (`OUT_CHUNK`), each made a JS string as
-/// soon as the encoder fills it (the JS layer joins them into one rope string), so the whole
-/// text never exists twice: once in Rust and once in V8. ASCII parts become one-byte strings
-/// by a plain copy.
+/// TOON of JSON text (`toon::encode_json`): no JavaScript value is built. The text is
+/// gathered a segment of up to `WHOLE_TOON` at a time: as bytes while it is ASCII
+/// ([`JsText`]), and from its first other character as UTF-16 ([`JsUnits`]), each chunk
+/// converted as the encoder hands it over (on this thread while the pool still parses: 100k
+/// flat rows with non-ASCII names, a conversion of the whole at the end cost ~5.5 ms, chunk
+/// by chunk ~2.7 more). A text of one segment comes back as one string; a longer one as
+/// its segments, each an external string, joined by the JS layer into one rope string.
+/// When a full segment cannot be external (no external strings, or the budget spent), it
+/// and the rest of the text come back as parts of 64 KiB (`OUT_CHUNK`), each made a JS
+/// string as soon as the encoder fills it, so the whole text never exists twice: once in
+/// Rust and once in V8. ASCII parts become one-byte strings by a plain copy.
 #[napi(catch_unwind, ts_return_type = "string | Array<string>")]
 pub fn encode_json<'e>(
     env: &'e Env,
@@ -174,6 +178,21 @@ pub fn encode_json<'e>(
             false
         };
         let mut sink = toolwire::sink::ChunkedSink::new(OUT_CHUNK, |chunk| {
+            if let Some(w) = &mut whole {
+                if gathered + chunk.len() > WHOLE_TOON && w.fits_external() {
+                    // A full segment: one external string, and a new segment begins.
+                    let sealed = whole.take().map(|w| w.seal(env, room));
+                    match sealed {
+                        Some(Ok((s, next))) => {
+                            parts.push(s);
+                            whole = Some(next);
+                            gathered = 0;
+                        }
+                        Some(Err(e)) => return fail(e),
+                        None => {}
+                    }
+                }
+            }
             if let Some(w) = &mut whole {
                 if gathered + chunk.len() <= WHOLE_TOON {
                     gathered += chunk.len();
@@ -214,11 +233,19 @@ pub fn encode_json<'e>(
         return Err(e);
     }
     match whole {
-        Some(Gathered::Ascii(bytes)) => return Ok(Either3::A(JsText(bytes))),
-        Some(Gathered::Wide(wide, rest)) if rest.is_empty() => {
+        Some(Gathered::Ascii(bytes)) if parts.is_empty() => return Ok(Either3::A(JsText(bytes))),
+        Some(Gathered::Wide(wide, rest)) if parts.is_empty() && rest.is_empty() => {
             return Ok(Either3::B(JsUnits(wide)));
         }
-        Some(Gathered::Wide(..)) => return Err(mark("encode", "output is not UTF-8", None)),
+        Some(last) => {
+            let (s, next) = last.seal(env, 0)?;
+            if !matches!(next, Gathered::Ascii(_)) {
+                // A character cut at the very end.
+                return Err(mark("encode", "output is not UTF-8", None));
+            }
+            parts.push(s);
+            return Ok(Either3::C(parts));
+        }
         None => {}
     }
     if !carry.is_empty() {
@@ -236,6 +263,48 @@ enum Gathered {
 }
 
 impl Gathered {
+    /// True when this segment, as it is held, fits the external strings' budget now.
+    fn fits_external(&self) -> bool {
+        match self {
+            Gathered::Ascii(bytes) => external::fits::<u8>(bytes.capacity()),
+            Gathered::Wide(units, _) => external::fits::<u16>(units.capacity()),
+        }
+    }
+
+    /// This segment as one JS string (external while the budget allows, else copied), and
+    /// the next segment, empty but for the bytes of a character this one's last chunk cut
+    /// (`room`: the bytes the next is expected to take).
+    fn seal<'e>(self, env: &'e Env, room: usize) -> Result<(JsString<'e>, Gathered)> {
+        let raw = env.raw();
+        let (value, rest) = match self {
+            Gathered::Ascii(bytes) => {
+                // SAFETY: `raw` is the env of the running call; the bytes are ASCII (pushed
+                // as such), so Latin-1.
+                let made = match unsafe { external::make(raw, bytes) }? {
+                    Ok(s) => s,
+                    // SAFETY: as above.
+                    Err(bytes) => unsafe { JsText::to_napi_value(raw, JsText(bytes)) }?,
+                };
+                (made, Vec::new())
+            }
+            Gathered::Wide(units, rest) => {
+                // SAFETY: as above.
+                (
+                    unsafe { JsUnits::to_napi_value(raw, JsUnits(units)) }?,
+                    rest,
+                )
+            }
+        };
+        // SAFETY: `value` is a string made just now in this call's env.
+        let s = unsafe { JsString::from_napi_value(raw, value) }?;
+        let next = if rest.is_empty() {
+            Gathered::Ascii(toolwire::sink::output_with_capacity(room))
+        } else {
+            Gathered::Wide(Vec::new(), rest)
+        };
+        Ok((s, next))
+    }
+
     /// Adds `chunk`; `room`: the bytes the whole is expected to take.
     fn push(&mut self, chunk: &[u8], room: usize) -> Result<()> {
         match self {

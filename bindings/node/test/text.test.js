@@ -127,18 +127,50 @@ test('external strings stay within their budget in a synchronous loop', () => {
   assert.equal(native.externalTextBytes(), 0);
 });
 
-test('encodeJson gives one string up to 8 MiB of TOON, parts past it, the same text either way', async () => {
-  // Non-ASCII in every row, so that the gathered text is cut into parts inside characters.
+test('encodeJson gives one string up to 8 MiB of TOON, segments or parts past it, the same text', async () => {
+  // Non-ASCII in every row, so that the gathered text is cut inside characters.
   const rows = (n) => Array.from({ length: n }, (_, i) => ({ id: i, name: `株式会社 ${i} 🍰`, note: 'é'.repeat(i % 5) }));
-  for (const [n, whole] of [[20000, true], [400000, false]]) {
-    const buf = Buffer.from(JSON.stringify(rows(n)));
-    const native_ = native.encodeJson(buf, ',', 2);
-    assert.equal(typeof native_ === 'string', whole, `${n} rows`);
-    const text = tw.encodeJson(buf);
-    assert.ok(text.length > 0);
-    // The async path writes the whole text at once: an independent reading of the same bytes.
-    assert.equal(text, await tw.encodeJsonAsync(buf), `${n} rows`);
-  }
+  const plain = (n) => Array.from({ length: n }, (_, i) => ({ id: i, name: `Client ${i}`, note: 'plain' }));
+  // ASCII for the first segment, then not: a one-byte segment, then two-byte ones.
+  const late = (n) => Array.from({ length: n }, (_, i) => (i < 250000 ? plain(1)[0] : rows(1)[0]));
+  gc();
+  await (async () => {
+    for (const [what, data, whole] of [['20k', rows(20000), true], ['400k', rows(400000), false], ['ASCII 600k', plain(600000), false], ['late', late(500000), false]]) {
+      const buf = Buffer.from(JSON.stringify(data));
+      const before = native.externalTextBytes();
+      const got = native.encodeJson(buf, ',', 2);
+      assert.equal(typeof got === 'string', whole, what);
+      const text = tw.encodeJson(buf);
+      if (!whole && externalStrings && before === 0) {
+        // Segments of up to 8 MiB of TOON, each an external string: a few, not 64 KiB parts.
+        assert.ok(got.length <= Math.ceil(Buffer.byteLength(text) / (8 << 20)) + 1, `${what}: ${got.length} parts`);
+        assert.ok(native.externalTextBytes() - before >= text.length, what);
+      }
+      // The async path writes the whole text at once: an independent reading of the same bytes.
+      assert.ok(text === (await tw.encodeJsonAsync(buf)), what);
+      assert.ok(typeof got === 'string' ? got === text : got.join('') === text, what);
+    }
+  })();
+  // With the budget spent by texts still held, a long text comes as copied parts, the same.
+  gc();
+  await (async () => {
+    const buf = Buffer.from(JSON.stringify(rows(400000)));
+    const held = [];
+    const texts = [];
+    const grew = [];
+    for (let i = 0; i < 4; i++) {
+      const before = native.externalTextBytes();
+      const got = native.encodeJson(buf, ',', 2);
+      held.push(got);
+      grew.push(native.externalTextBytes() - before);
+      texts.push(got.join(''));
+      assert.ok(native.externalTextBytes() <= 64 << 20);
+    }
+    // Two bytes a character when external (UTF-16): the later texts were copied, at least in part.
+    if (externalStrings) assert.ok(grew[0] >= 2 * texts[0].length && grew[3] < 2 * texts[0].length, `${grew}`);
+    for (const t of texts) assert.ok(t === texts[0]);
+    assert.ok(texts[0] === (await tw.encodeJsonAsync(buf)));
+  })();
   // Gathered as bytes while ASCII, then as UTF-16 from the first chunk that is not: the
   // switch late or early, a long string of 4-byte characters at each offset, texts below
   // one rope part, below the external-string size and above it, and past 8 MiB after the
