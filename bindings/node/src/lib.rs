@@ -32,12 +32,14 @@ use toolwire::json::{ParseOptions, to_vec_compact};
 use toolwire::present::{ActionDescription, Overrides, Presenter, PresenterError};
 use toolwire::toon::{self, DecodeOptions, Delimiter, EncodeOptions};
 use toolwire::wire::Format;
+use utf16::{utf16_more, utf16_of};
 
 /// Prefix of the message of every error the addon throws (the JS layer parses the rest).
 const ERROR_MARK: &str = "\u{0}toolwire:";
 
 mod pool;
 mod rows;
+mod utf16;
 pub use rows::{rows_json, rows_pretty};
 
 /// JSON text given as a JS string or as bytes (`Buffer`, `Uint8Array`).
@@ -314,29 +316,13 @@ impl Gathered {
                 toolwire::sink::reserve_output(&mut wide, room.max(bytes.len() + chunk.len()));
                 wide.extend(bytes.iter().map(|&b| u16::from(b)));
                 let mut rest = Vec::new();
-                utf16_more(&mut rest, &mut wide, chunk)?;
+                utf16_more(&mut rest, &mut wide, chunk).map_err(not_utf8)?;
                 *self = Gathered::Wide(wide, rest);
             }
-            Gathered::Wide(wide, rest) => utf16_more(rest, wide, chunk)?,
+            Gathered::Wide(wide, rest) => utf16_more(rest, wide, chunk).map_err(not_utf8)?,
         }
         Ok(())
     }
-}
-
-/// Decodes the complete UTF-8 characters of `carry` + `chunk` onto `units`, keeping an
-/// incomplete character at the end in `carry` for the next chunk.
-fn utf16_more(carry: &mut Vec<u8>, units: &mut Vec<u16>, chunk: &[u8]) -> Result<()> {
-    let joined;
-    let bytes: &[u8] = if carry.is_empty() {
-        chunk
-    } else {
-        carry.extend_from_slice(chunk);
-        joined = std::mem::take(carry);
-        &joined
-    };
-    let read = utf16_of(bytes, units).ok_or_else(|| mark("encode", "output is not UTF-8", None))?;
-    carry.extend_from_slice(&bytes[read..]);
-    Ok(())
 }
 
 /// Makes the complete UTF-8 characters of `carry` + `chunk` a JS string in `parts`, keeping
@@ -359,7 +345,7 @@ fn push_part<'e>(
     // Decoded here in one pass and handed over as UTF-16 (a copy): napi's UTF-8 string
     // decodes twice (its length, then the text) after a validation of our own, which was
     // 20% of encodeJson on 100k rows with non-ASCII names (DECISIONS.md, "Node binding").
-    utf16_more(carry, units, chunk)?;
+    utf16_more(carry, units, chunk).map_err(not_utf8)?;
     if units.len() >= UNITS_PART {
         flush_units(env, units, parts)?;
     }
@@ -383,57 +369,9 @@ fn flush_units<'e>(
     Ok(())
 }
 
-/// Decodes the UTF-8 text at the start of `bytes` into UTF-16 `out`, up to an incomplete
-/// character at the end: the bytes read, or `None` when `bytes` hold an invalid sequence.
-fn utf16_of(bytes: &[u8], out: &mut Vec<u16>) -> Option<usize> {
-    out.reserve(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        // Runs of ASCII 8 bytes at a time.
-        if let Some(word) = bytes.get(i..i + 8) {
-            let word: [u8; 8] = word.try_into().ok()?;
-            if u64::from_le_bytes(word) & 0x8080_8080_8080_8080 == 0 {
-                out.extend_from_slice(&word.map(u16::from));
-                i += 8;
-                continue;
-            }
-        }
-        let lead = bytes[i];
-        let (len, least) = match lead {
-            0..=0x7F => {
-                out.push(u16::from(lead));
-                i += 1;
-                continue;
-            }
-            0xC2..=0xDF => (2, 0x80),
-            0xE0..=0xEF => (3, 0x800),
-            0xF0..=0xF4 => (4, 0x1_0000),
-            _ => return None,
-        };
-        let Some(rest) = bytes.get(i + 1..i + len) else {
-            // An incomplete character: its bytes so far must be continuations.
-            return bytes[i + 1..].iter().all(|b| b & 0xC0 == 0x80).then_some(i);
-        };
-        let mut c = u32::from(lead) & (0x7F >> len);
-        for &b in rest {
-            if b & 0xC0 != 0x80 {
-                return None;
-            }
-            c = (c << 6) | u32::from(b & 0x3F);
-        }
-        if c < least || (0xD800..0xE000).contains(&c) || c > 0x10_FFFF {
-            return None;
-        }
-        if c >= 0x1_0000 {
-            let c = c - 0x1_0000;
-            out.push(0xD800 | (c >> 10) as u16);
-            out.push(0xDC00 | (c & 0x3FF) as u16);
-        } else {
-            out.push(c as u16);
-        }
-        i += len;
-    }
-    Some(i)
+/// The error of engine output that is not UTF-8 (never expected: the encoders write UTF-8).
+fn not_utf8(_: utf16::NotUtf8) -> Error {
+    mark("encode", "output is not UTF-8", None)
 }
 
 /// [`utf16_of`] of the whole of `bytes`: an error unless they are UTF-8 to the end.
