@@ -126,6 +126,7 @@ if (process.argv.includes('--readme')) {
     ['pretty', 'flat', 'present(rows) pretty'], ['toon', 'flat', 'present(rows) TOON'], ['toonBuf', 'flat', 'present(buf) TOON'],
     ['make', 'flat', 'make(rows).build()'], ['makeBuf', 'flat', 'make(buf).build()'],
     ['encodeJson', 'nested', 'encodeJson(buf)'], ['encode', 'nested', 'encode(value)'],
+    ['pretty', 'nested', 'present(rows) pretty'], ['toon', 'nested', 'present(rows) TOON'], ['toonBuf', 'nested', 'present(buf) TOON'],
   ];
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
   const date = new Date().toISOString().slice(0, 10);
