@@ -157,8 +157,9 @@ function fresh(n, cells) {
 }
 
 // Reads `rows` as cells when they are such a table, and returns what `write(keys, cells)`
-// makes of them (`cells`: the addon's TableCells but for the prefixes); else undefined. `plain`: rows must also be plain
-// objects. `keysOk`: whether a writer takes the first row's keys.
+// makes of them (`cells`: the addon's TableCells but for the prefixes); else undefined.
+// `plain`: rows must also be plain objects. `keysOk`: whether a writer takes the first
+// row's keys.
 function withCells(rows, plain, write, keysOk) {
   const n = rows.length;
   if (n < MIN_ROWS) return undefined;

@@ -86,8 +86,9 @@ pub fn encode_json<'e>(
         };
         let mut sink = toolwire::sink::ChunkedSink::new(OUT_CHUNK, |chunk| {
             if let Some(w) = &mut whole {
-                if gathered + chunk.len() > WHOLE_TOON && w.fits_external() {
-                    // A full segment: one external string, and a new segment begins.
+                if gathered > 0 && gathered + chunk.len() > WHOLE_TOON && w.fits_external() {
+                    // A full segment: one external string, and a new segment begins (a chunk
+                    // longer than a segment, one long value's, starts no empty one).
                     let sealed = whole.take().map(|w| w.seal(env, room));
                     match sealed {
                         Some(Ok((s, next))) => {
@@ -162,8 +163,8 @@ pub fn encode_json<'e>(
     Ok(Either3::C(parts))
 }
 
-/// A text gathered whole as an encoder hands it over: its bytes while they are ASCII, then
-/// its UTF-16 units and the bytes of a character the last chunk cut.
+/// A segment of a text gathered as an encoder hands it over: its bytes while they are ASCII,
+/// then its UTF-16 units and the bytes of a character the last chunk cut.
 enum Gathered {
     Ascii(Vec<u8>),
     Wide(Vec<u16>, Vec<u8>),

@@ -128,11 +128,13 @@ test('external strings stay within their budget in a synchronous loop', () => {
 });
 
 test('encodeJson gives one string up to 8 MiB of TOON, segments or parts past it, the same text', async () => {
-  // Non-ASCII in every row, so that the gathered text is cut inside characters.
-  const rows = (n) => Array.from({ length: n }, (_, i) => ({ id: i, name: `株式会社 ${i} 🍰`, note: 'é'.repeat(i % 5) }));
-  const plain = (n) => Array.from({ length: n }, (_, i) => ({ id: i, name: `Client ${i}`, note: 'plain' }));
+  const ascii = (i) => ({ id: i, name: `Client ${i}`, note: 'plain' });
+  // Non-ASCII in every such row, so that the gathered text is cut inside characters.
+  const wide = (i) => ({ id: i, name: `株式会社 ${i} 🍰`, note: 'é'.repeat(i % 5) });
+  const rows = (n) => Array.from({ length: n }, (_, i) => wide(i));
+  const plain = (n) => Array.from({ length: n }, (_, i) => ascii(i));
   // ASCII for the first segment, then not: a one-byte segment, then two-byte ones.
-  const late = (n) => Array.from({ length: n }, (_, i) => (i < 250000 ? plain(1)[0] : rows(1)[0]));
+  const late = (n) => Array.from({ length: n }, (_, i) => (i < 250000 ? ascii(i) : wide(i)));
   gc();
   await (async () => {
     for (const [what, data, whole] of [['20k', rows(20000), true], ['400k', rows(400000), false], ['ASCII 600k', plain(600000), false], ['late', late(500000), false]]) {
@@ -175,8 +177,6 @@ test('encodeJson gives one string up to 8 MiB of TOON, segments or parts past it
   // switch late or early, a long string of 4-byte characters at each offset, texts below
   // one rope part, below the external-string size and above it, and past 8 MiB after the
   // switch.
-  const ascii = (i) => ({ id: i, name: `Client ${i}`, note: 'plain' });
-  const wide = (i) => ({ id: i, name: `株式会社 ${i} 🍰`, note: 'é'.repeat(i % 5) });
   const cases = {
     'non-ASCII in the last row': Array.from({ length: 30000 }, (_, i) => (i === 29999 ? wide(i) : ascii(i))),
     'non-ASCII from the middle': Array.from({ length: 20000 }, (_, i) => (i < 10000 ? ascii(i) : wide(i))),
