@@ -243,23 +243,24 @@ export declare function rowsJson(out: Uint8Array, table: TableCells): number
  * The pretty data block `present(rows)` gives when it is the whole response, written
  * from the cells: the bytes of the engine's response text (`JSON.stringify(rows, null, 2)`
  * with WIRE.md §2's tag rule), without first writing `JSON.stringify(rows)` for the engine
- * to read again. `prefixes` are `{
-"key": ` for the first column and
- * `,
-"key": ` after (keys without `<`).
+ * to read again. Keys must not hold `<`.
  */
 export declare function rowsPretty(table: TableCells): string
 
 /**
- * The cells of a table as `lib/rows.js` reads them: `prefixes`, per column, what precedes
- * its value (`{"key":` for the first, `,"key":` after, or the pretty layout's lines);
- * `kinds` one byte per cell (0 null, 1 string, 2 number, 3 true, 4 false), row after row;
- * `nums` the numbers (at the cell's index); `text` the strings' UTF-8 one after another,
- * `lens` their lengths in UTF-16 units, `starts` where each run of `chunk` of them starts in
- * `text`; `ascii` when `text` is ASCII.
+ * The cells of a table as `lib/rows.js` reads them: `shape`, the rows' shape, value by value
+ * in preorder (0 a scalar, 1 an object followed by its key count, 2 an array followed by its
+ * elements' shape; the first is the rows' object); `keys`, the objects' keys, each before
+ * its value's keys, as `JSON.stringify` writes it; `kinds` one byte per value (0 null, 1 string, 2 number,
+ * 3 true, 4 false, 5 an object, 6 an array), row after row, a row's own object having none;
+ * `nums` the numbers and each array's length, in order; `text` the strings' UTF-8 one after
+ * another, `lens` their lengths in UTF-16 units, `starts` where each run of `chunk` of them
+ * starts in `text`; `ascii` when `text` is ASCII; `mid` the kinds, numbers and strings before
+ * row `rows / 2`.
  */
 export interface TableCells {
-  prefixes: Array<string>
+  shape: Array<number>
+  keys: Array<string>
   rows: number
   kinds: Uint8Array
   nums: Float64Array
@@ -268,6 +269,7 @@ export interface TableCells {
   starts: Array<number>
   chunk: number
   ascii: boolean
+  mid: Array<number>
 }
 
 /** `toolError(code, options)`: `details` is key, value pairs. */

@@ -1,81 +1,235 @@
 'use strict';
 // A table of JavaScript rows read as cells: the bytes of JSON.stringify(rows) without
-// JSON.stringify (src/rows.rs writes them). V8's stringify of 100k flat rows costs as much as
-// the engine's whole response; reading the cells costs a property read each, the strings
-// joined into UTF-8 a chunk at a time (docs/DECISIONS.md, "Node binding: rows read as cells").
+// JSON.stringify (src/rows.rs writes them). V8's stringify of 100k rows costs as much as the
+// engine's whole response; reading the cells costs a property read each, the strings joined
+// into UTF-8 a chunk at a time (docs/DECISIONS.md, "Node binding: rows read as cells").
 //
-// Taken only when every row is an object with the first row's own enumerable keys in the
-// same order, no toJSON, and only strings (well-formed), numbers, booleans and null in its
-// cells: then JSON.stringify's text is determined by these alone, and it is also the text of
-// @toon-format/toon's normalised value when the rows are plain objects (-0 and non-finite
-// numbers print as `0` and `null` either way). Anything else gives undefined at the first
-// row that breaks it, and the caller stringifies as before.
+// The rows' shape is taken from the first rows: each value a scalar (string, number, boolean,
+// null), an object with given own enumerable keys in a given order, or an array whose
+// elements have one shape. Taken only when every row fits that shape, with no toJSON on any
+// object or array and only well-formed strings: then JSON.stringify's text is determined by
+// the cells alone, and it is also the text of @toon-format/toon's normalised value when the
+// objects are plain (-0 and non-finite numbers print as `0` and `null` either way). Anything
+// else gives undefined at the first value that breaks it, and the caller stringifies as before.
 
 const native = require('./native');
 
 /** Arrays shorter than this are stringified: a reader compiled for them would not pay. */
 const MIN_ROWS = 1024;
-/** Rows wider than this are stringified (the reader is code with a branch per key). */
-const MAX_KEYS = 64;
-/** Tables of more cells are stringified (13 bytes a cell beside their JSON text). */
+/** Shapes of more values than this are stringified (the reader is code with a branch each). */
+const MAX_NODES = 128;
+/** Objects and arrays nested deeper than this in a row are stringified. */
+const MAX_DEPTH = 16;
+/** Tables of more cells are stringified (13 bytes a cell at most beside their JSON text). */
 const MAX_CELLS = 1 << 27;
 /** Strings concatenated before each is encoded: a rope this small flattens in cache. */
 const CHUNK = 1024;
-/** Readers kept, by key list. */
+/** Readers kept, by shape. */
 const READERS = 64;
+/** Rows, and elements of an array, whose values give the shape. */
+const SAMPLE = 16;
 
-// A cell's kind (0, the arrays' zero: null).
+// A cell's kind (src/rows.rs). An array's length is its next number.
+const NULL = 0;
 const STRING = 1;
 const NUMBER = 2;
 const TRUE = 3;
 const FALSE = 4;
+const OBJECT = 5;
+const ARRAY = 6;
+
+// Shapes: SCALAR (a string, number or boolean, or null), UNKNOWN (only null or an accessor
+// seen; read as a scalar), { keys, values } an object, { element } an array (`element`
+// UNKNOWN while every sampled array is empty).
+const SCALAR = 's';
+const UNKNOWN = '?';
+// A property whose value is not read to sample the shape: an accessor (the reader calls it
+// once, as JSON.stringify does).
+const ACCESSOR = Symbol('accessor');
+
+// The value of own data property `key` of `o` (ACCESSOR for an accessor), without calling it.
+function peek(o, key) {
+  const d = Object.getOwnPropertyDescriptor(o, key);
+  return d === undefined ? undefined : 'value' in d ? d.value : ACCESSOR;
+}
+
+// The shape of value `v` at depth `depth`, or undefined when no reader would take it.
+function shapeOf(v, depth, tally) {
+  tally.cells++;
+  if (v === null || v === ACCESSOR) return UNKNOWN;
+  const type = typeof v;
+  if (type === 'string' || type === 'number' || type === 'boolean') return SCALAR;
+  if (type !== 'object' || depth > MAX_DEPTH) return undefined;
+  if (Array.isArray(v)) {
+    let element = UNKNOWN;
+    for (let i = 0; i < v.length && i < SAMPLE && element !== undefined; i++) element = merge(element, shapeOf(peek(v, i), depth + 1, tally));
+    return element === undefined ? undefined : { element };
+  }
+  const keys = Object.keys(v);
+  if (keys.length > MAX_NODES) return undefined;
+  const values = [];
+  for (const k of keys) {
+    const s = shapeOf(peek(v, k), depth + 1, tally);
+    if (s === undefined) return undefined;
+    values.push(s);
+  }
+  return { keys, values };
+}
+
+// The shape that takes values of shapes `a` and `b`, or undefined when none does.
+function merge(a, b) {
+  if (a === undefined || b === undefined) return undefined;
+  if (a === UNKNOWN) return b;
+  if (b === UNKNOWN || a === b) return a;
+  if (a === SCALAR || b === SCALAR) return undefined;
+  if (a.keys !== undefined && b.keys !== undefined) {
+    if (a.keys.length !== b.keys.length || a.keys.some((k, j) => k !== b.keys[j])) return undefined;
+    const values = [];
+    for (let j = 0; j < a.values.length; j++) {
+      const s = merge(a.values[j], b.values[j]);
+      if (s === undefined) return undefined;
+      values.push(s);
+    }
+    return { keys: a.keys, values };
+  }
+  if (a.element !== undefined && b.element !== undefined) {
+    const element = merge(a.element, b.element);
+    return element === undefined ? undefined : { element };
+  }
+  return undefined;
+}
+
+// Values in shape `s`: each is a cell at most between two of the reader's room checks.
+function nodes(s) {
+  if (s === SCALAR || s === UNKNOWN) return 1;
+  if (s.keys !== undefined) return s.values.reduce((a, v) => a + nodes(v), 1);
+  return 1 + nodes(s.element);
+}
 
 const readers = new Map();
 // False where code cannot be made from strings (--disallow-code-generation-from-strings):
 // every table is then stringified.
 let canCompile = true;
 
-// The reader of rows with `keys`: a function with one property read per key, so that V8
-// reads each as a named property of the rows' shared shape. It returns the number of string
-// cells, or false at the first row it cannot take.
-function reader(keys) {
-  const id = JSON.stringify(keys);
-  let read = readers.get(id);
-  if (read) return read;
-  const m = keys.length;
-  const lines = [
-    'let strings = 0, t = "", c = 0;',
+// The reader of rows of shape `row` (an object's): a function with one property read per
+// key, so that V8 reads each as a named property of the rows' shared shape. It fills
+// `st` (kinds, nums, lens: grown as they fill; p, q, s: the cells, numbers and strings
+// written; mid: those counts where row n >> 1 starts) and returns true, or false at the first
+// row it cannot take. Also the shape as src/rows.rs reads it: `shape` (per value in preorder,
+// 0 a scalar, 1 an object followed by its key count, 2 an array followed by its element's)
+// and `keys` (each key before its value's, as JSON.stringify writes them; `names` as they
+// are).
+function reader(row) {
+  const shape = [];
+  const keys = [];
+  const K = [];
+  const lines = [];
+  const room = nodes(row);
+  let names = 0;
+  // Code that reads value `expr` of shape `s` at depth `d` into the cells (`d` 0: a row).
+  const read = (s, expr, d) => {
+    if (s === SCALAR || s === UNKNOWN) {
+      shape.push(0);
+      lines.push(
+        `v = ${expr};`,
+        'if (typeof v === "string") { kinds[p++] = ' + STRING + '; lens[s++] = v.length; t += v;',
+        `  if (++c === ${CHUNK}) { if (!utf8.put(t, i)) return false; t = ""; c = 0; } }`,
+        `else if (typeof v === "number") { kinds[p++] = ${NUMBER}; nums[q++] = v; }`,
+        `else if (v === true) kinds[p++] = ${TRUE};`,
+        `else if (v === false) kinds[p++] = ${FALSE};`,
+        `else if (v === null) kinds[p++] = ${NULL};`,
+        'else return false;',
+      );
+      return;
+    }
+    // Each object and array its own names.
+    const id = names++;
+    const o = `o${id}`;
+    lines.push(`const ${o} = ${expr};`);
+    if (d > 0) lines.push(`if (${o} === null) kinds[p++] = ${NULL}; else {`);
+    if (s.keys !== undefined) {
+      shape.push(1, s.keys.length);
+      const at = K.length;
+      K.push(...s.keys);
+      lines.push(
+        `if (typeof ${o} !== "object" || ${o} === null || Array.isArray(${o}) || ${o}.toJSON !== undefined) return false;`,
+        `if (plain) { const pr = Object.getPrototypeOf(${o}); if (pr !== Object.prototype && pr !== null) return false; }`,
+        `const k${id} = Object.keys(${o});`,
+        `if (k${id}.length !== ${s.keys.length}${s.keys.map((_, j) => ` || k${id}[${j}] !== K[${at + j}]`).join('')}) return false;`,
+      );
+      if (d > 0) lines.push(`kinds[p++] = ${OBJECT};`);
+      s.keys.forEach((k, j) => {
+        keys.push(JSON.stringify(k));
+        read(s.values[j], `${o}[${JSON.stringify(k)}]`, d + 1);
+      });
+    } else {
+      shape.push(2);
+      const [n, e] = [`n${id}`, `e${id}`];
+      lines.push(
+        `if (!Array.isArray(${o}) || ${o}.toJSON !== undefined) return false;`,
+        `const ${n} = ${o}.length;`,
+        `kinds[p++] = ${ARRAY}; nums[q++] = ${n};`,
+        `for (let ${e} = 0; ${e} < ${n}; ${e}++) {`,
+        `if (p + ${room} > cap) { if (!grow(st, p, q, s, ${room}, i, n)) return false; ({ kinds, nums, lens } = st); cap = kinds.length; }`,
+      );
+      read(s.element, `${o}[${e}]`, d + 1);
+      lines.push('}');
+    }
+    if (d > 0) lines.push('}');
+  };
+  lines.push(
+    'let p = 0, q = 0, s = 0, t = "", c = 0, v;',
+    'let { kinds, nums, lens } = st, cap = kinds.length;',
+    'const half = n >> 1;',
     'for (let i = 0; i < n; i++) {',
-    '  const r = rows[i];',
-    '  if (typeof r !== "object" || r === null || Array.isArray(r) || r.toJSON !== undefined) return false;',
-    '  if (plain) { const p = Object.getPrototypeOf(r); if (p !== Object.prototype && p !== null) return false; }',
-    '  const k = Object.keys(r);',
-    `  if (k.length !== ${m}${keys.map((_, j) => ` || k[${j}] !== K[${j}]`).join('')}) return false;`,
-    `  const o = i * ${m};`,
-    '  let v;',
-  ];
-  keys.forEach((key, j) => {
-    lines.push(
-      `  v = r[${JSON.stringify(key)}];`,
-      `  if (typeof v === "string") { kinds[o + ${j}] = ${STRING}; lens[strings++] = v.length; t += v;`,
-      `    if (++c === ${CHUNK}) { if (!utf8.put(t, i)) return false; t = ""; c = 0; } }`,
-      `  else if (typeof v === "number") { kinds[o + ${j}] = ${NUMBER}; nums[o + ${j}] = v; }`,
-      `  else if (v === true) kinds[o + ${j}] = ${TRUE};`,
-      `  else if (v === false) kinds[o + ${j}] = ${FALSE};`,
-      '  else if (v !== null) return false;',
-    );
-  });
-  lines.push('}', 'if (c > 0 && !utf8.put(t, n - 1)) return false;', 'return strings;');
+    'if (i === half) st.mid = [p, q, s];',
+    `if (p + ${room} > cap) { if (!grow(st, p, q, s, ${room}, i, n)) return false; ({ kinds, nums, lens } = st); cap = kinds.length; }`,
+  );
+  read(row, 'rows[i]', 0);
+  lines.push(
+    '}',
+    'if (c > 0 && !utf8.put(t, n - 1)) return false;',
+    'st.p = p; st.q = q; st.s = s;',
+    'return true;',
+  );
+  let fn;
   try {
     // eslint-disable-next-line no-new-func
-    read = new Function('K', `return function read(rows, n, plain, kinds, nums, lens, utf8) {\n${lines.join('\n')}\n};`)(keys);
-  } catch {
-    canCompile = false;
+    fn = new Function('K', 'grow', `return function read(rows, n, plain, st, utf8) {\n${lines.join('\n')}\n};`)(K, grow);
+  } catch (e) {
+    if (e instanceof EvalError) canCompile = false;
     return null;
   }
+  return { read: fn, shape, keys, names: K };
+}
+
+// The reader of rows shaped as `row`, compiled once per shape.
+function readerOf(row) {
+  const id = JSON.stringify(row);
+  let r = readers.get(id);
+  if (r !== undefined) return r;
+  r = reader(row);
+  if (r === null) return null;
   if (readers.size >= READERS) readers.delete(readers.keys().next().value);
-  readers.set(id, read);
-  return read;
+  readers.set(id, r);
+  return r;
+}
+
+// Room in `st` for `need` more cells after cell `p` (q numbers, s strings) of row `i` of
+// `n`: at least twice the room, and what the rows so far suggest they all take; false past
+// MAX_CELLS.
+function grow(st, p, q, s, need, i, n) {
+  const size = Math.max(p + need, st.kinds.length * 2, Math.ceil(((p + need) / (i + 1)) * n * 1.125));
+  if (p + need > MAX_CELLS) return false;
+  const cells = Math.min(size, MAX_CELLS);
+  const next = fresh(cells);
+  next.kinds.set(st.kinds.subarray(0, p));
+  next.nums.set(st.nums.subarray(0, q));
+  next.lens.set(st.lens.subarray(0, s));
+  st.kinds = next.kinds;
+  st.nums = next.nums;
+  st.lens = next.lens;
+  return true;
 }
 
 const textEncoder = new TextEncoder();
@@ -138,72 +292,87 @@ const SCRATCH = 32 << 20;
 let scratch = null;
 let busy = false;
 
-function cellsFor(n, m) {
-  const cells = n * m;
-  const bytes = cells * 13;
-  if (busy || bytes > SCRATCH) return fresh(n, cells);
-  if (scratch === null || scratch.kinds.length < cells) scratch = fresh(n, cells);
+// Typed arrays for `cells` cells (the numbers and strings are fewer: their pages past what is
+// written are never touched).
+function fresh(cells) {
+  return { kinds: new Uint8Array(cells), nums: new Float64Array(cells), lens: new Uint32Array(cells) };
+}
+
+function cellsFor(n, cells) {
+  if (busy || cells * 13 > SCRATCH) return { ...fresh(cells), utf8: new Utf8(n) };
+  if (scratch === null) scratch = { ...fresh(cells), utf8: new Utf8(n) };
+  else if (scratch.kinds.length < cells) Object.assign(scratch, fresh(cells));
   scratch.utf8.reset(n);
   return scratch;
 }
 
-function fresh(n, cells) {
-  return {
-    kinds: new Uint8Array(cells),
-    nums: new Float64Array(cells),
-    lens: new Uint32Array(cells),
-    utf8: new Utf8(n),
-  };
+// The shape of the first rows (that of an object) and the cells they hold on average, or
+// undefined when no reader would take them.
+function sample(rows, n) {
+  const tally = { cells: 0 };
+  let row = UNKNOWN;
+  const m = Math.min(n, SAMPLE);
+  for (let i = 0; i < m && row !== undefined; i++) row = merge(row, shapeOf(peek(rows, i), 0, tally));
+  if (row === undefined || row === UNKNOWN || row.keys === undefined || row.keys.length === 0 || nodes(row) > MAX_NODES) return undefined;
+  return { row, cells: tally.cells / m };
 }
 
-// Reads `rows` as cells when they are such a table, and returns what `write(keys, cells)`
-// makes of them (`cells`: the addon's TableCells but for the prefixes); else undefined.
-// `plain`: rows must also be plain objects. `keysOk`: whether a writer takes the first
-// row's keys.
+// Reads `rows` as cells when they are such a table, and returns what `write(cells)` makes of
+// them (`cells`: the addon's TableCells); else undefined. `plain`: objects must also be plain.
+// `keysOk`: whether a writer takes the shape's keys.
 function withCells(rows, plain, write, keysOk) {
   const n = rows.length;
-  if (n < MIN_ROWS) return undefined;
-  const first = rows[0];
-  if (typeof first !== 'object' || first === null || Array.isArray(first)) return undefined;
-  const keys = Object.keys(first);
-  const m = keys.length;
-  if (m === 0 || m > MAX_KEYS || n * m > MAX_CELLS || !canCompile) return undefined;
-  if (keysOk !== undefined && !keysOk(keys)) return undefined;
-  const read = reader(keys);
-  if (read === null) return undefined;
-  const cells = cellsFor(n, m);
-  const { kinds, nums, lens, utf8 } = cells;
+  if (n < MIN_ROWS || !canCompile) return undefined;
+  const sampled = sample(rows, n);
+  if (sampled === undefined) return undefined;
+  const r = readerOf(sampled.row);
+  if (r === null || (keysOk !== undefined && !keysOk(r.names))) return undefined;
+  const guess = Math.ceil(sampled.cells * n * 1.0625) + nodes(sampled.row);
+  if (guess > MAX_CELLS) return undefined;
+  const cells = cellsFor(n, guess);
   const own = cells === scratch;
+  const st = { kinds: cells.kinds, nums: cells.nums, lens: cells.lens, mid: [0, 0, 0], p: 0, q: 0, s: 0 };
   if (own) busy = true;
   try {
-    // Kept kinds from an earlier table are cleared (a null cell writes none).
-    if (own) kinds.fill(0, 0, n * m);
-    const strings = read(rows, n, plain, kinds, nums, lens, utf8);
-    if (strings === false) return undefined;
-    const text = utf8.bytes.subarray(0, utf8.at);
-    const ascii = utf8.at === utf8.units;
-    return write(keys, { rows: n, kinds: kinds.subarray(0, n * m), nums: nums.subarray(0, n * m), text, lens: lens.subarray(0, strings), starts: utf8.starts, chunk: CHUNK, ascii });
+    if (!r.read(rows, n, plain, st, cells.utf8)) return undefined;
+    const { utf8 } = cells;
+    return write({
+      shape: r.shape,
+      keys: r.keys,
+      rows: n,
+      kinds: st.kinds.subarray(0, st.p),
+      nums: st.nums.subarray(0, st.q),
+      text: utf8.bytes.subarray(0, utf8.at),
+      lens: st.lens.subarray(0, st.s),
+      starts: utf8.starts,
+      chunk: CHUNK,
+      ascii: utf8.at === utf8.units,
+      mid: st.mid,
+    });
   } finally {
     if (own) {
       busy = false;
-      if (utf8.bytes.length > SCRATCH) scratch.utf8 = new Utf8(0);
+      // Arrays grown by the read are kept in their turn.
+      if (st.kinds !== cells.kinds && st.kinds.length * 13 <= SCRATCH) Object.assign(scratch, { kinds: st.kinds, nums: st.nums, lens: st.lens });
+      if (cells.utf8.bytes.length > SCRATCH) scratch.utf8 = new Utf8(0);
     }
   }
 }
 
 /**
  * The bytes of JSON.stringify(rows) read as cells, or undefined when `rows` is not such a
- * table (the caller stringifies it). `plain`: rows must also be plain objects (the encoders'
+ * table (the caller stringifies it). `plain`: objects must also be plain (the encoders'
  * normalisation turns other objects into null).
  */
 function rowsText(rows, plain) {
-  return withCells(rows, plain, (keys, cells) => {
-    const table = { ...cells, prefixes: keys.map((k, j) => `${j === 0 ? '{' : ','}${JSON.stringify(k)}:`) };
-    let out = Buffer.allocUnsafe(cells.text.length + cells.kinds.length * 12 + cells.rows * (2 + table.prefixes.reduce((a, p) => a + p.length, 0)));
-    let len = native.rowsJson(out, table);
+  return withCells(rows, plain, (cells) => {
+    // A number takes 24 bytes at most; keys 2 more than their JSON (`,` and `:`).
+    const key = cells.keys.reduce((a, k) => Math.max(a, k.length + 2), 0);
+    let out = Buffer.allocUnsafe(cells.text.length + cells.kinds.length * (12 + key) + cells.rows * 4);
+    let len = native.rowsJson(out, cells);
     if (len < 0) {
       out = Buffer.allocUnsafe(-len);
-      len = native.rowsJson(out, table);
+      len = native.rowsJson(out, cells);
     }
     return out.subarray(0, len);
   });
@@ -215,12 +384,7 @@ function rowsText(rows, plain) {
  * undefined when `rows` is not such a table, or a key holds `<` (the engine's path then).
  */
 function rowsPretty(rows) {
-  return withCells(
-    rows,
-    false,
-    (keys, cells) => native.rowsPretty({ ...cells, prefixes: keys.map((k, j) => `${j === 0 ? '{' : ','}\n    ${JSON.stringify(k)}: `) }),
-    (keys) => keys.every((k) => !k.includes('<')),
-  );
+  return withCells(rows, false, (cells) => native.rowsPretty(cells), (names) => names.every((k) => !k.includes('<')));
 }
 
 module.exports = { MIN_ROWS, rowsText, rowsPretty };

@@ -1,10 +1,11 @@
 //! JSON text of a table of JavaScript rows, written from its cells (`lib/rows.js`).
 //!
-//! `JSON.stringify` of 100k flat rows costs V8 about as much as the engine's whole pretty
+//! `JSON.stringify` of 100k rows costs V8 about as much as the engine's whole pretty
 //! response of them, and every path from JavaScript objects (`present`, `encode`, `make`)
-//! began with it. The JS layer reads a table whose rows are objects with the same keys in
-//! the same order and only strings, numbers, booleans and `null` in their cells into flat
-//! arrays instead (a property read per cell, strings joined into UTF-8 a chunk at a time), and
+//! began with it. The JS layer reads a table whose rows are objects of one shape (the same
+//! keys in the same order, each holding strings, numbers, booleans and `null`, or objects and
+//! arrays of one shape in their turn) into flat arrays instead (a property read per value,
+//! strings joined into UTF-8 a chunk at a time), and
 //! [`rows_json`] writes the bytes `JSON.stringify(rows)` gives (docs/DECISIONS.md, "Node
 //! binding: rows read as cells"). When the engine would only lay those bytes out again —
 //! `present(rows)` whose response the engine says is the pretty data block alone (no
@@ -18,78 +19,34 @@ use toolwire::json::{write_f64, write_json_string, write_json_string_body_plain}
 
 use crate::{JsText, Result, mark};
 
-/// A cell's kind, one byte per cell in `kinds`, row by row.
+/// A cell's kind, one byte per value, in the order `JSON.stringify` meets them (a row's own
+/// object has none). An array's length is its next number.
 const NULL: u8 = 0;
 const STRING: u8 = 1;
 const NUMBER: u8 = 2;
 const TRUE: u8 = 3;
 const FALSE: u8 = 4;
+const OBJECT: u8 = 5;
+const ARRAY: u8 = 6;
 
 /// Rows from this many are written in two halves on two threads.
 const PARALLEL_ROWS: usize = 4096;
+/// Objects and arrays nested deeper than this in a shape are refused (the writer recurses).
+const MAX_DEPTH: usize = 32;
 
-/// The cells of a table read by `lib/rows.js`.
-struct Cells<'a> {
-    /// Per column, what precedes its value: `{"key":` for the first, `,"key":` after (each
-    /// key as `JSON.stringify` writes it).
-    prefixes: &'a [String],
-    kinds: &'a [u8],
-    nums: &'a [f64],
-    /// The strings' UTF-8, one after another in cell order.
-    text: &'a [u8],
-    /// Each string's length in UTF-16 units (`String#length`).
-    lens: &'a [u32],
-    /// Where in `text` each run of `chunk` strings starts (the JS layer encodes them so).
-    starts: &'a [f64],
-    chunk: usize,
-    /// True when every byte of `text` is ASCII: a length is then its byte length.
-    ascii: bool,
-}
-
-/// How [`Cells::write`] lays rows out.
-#[derive(Clone, Copy)]
-struct Layout {
-    /// Between the array's `[` and its first row.
-    open: &'static [u8],
-    /// Between two rows.
-    between: &'static [u8],
-    /// After a row's last value.
-    row_close: &'static [u8],
-    /// Between the last row and the array's `]`.
-    close: &'static [u8],
-    /// Strings with WIRE.md §2's tag rule (`\u003c`), as the engine's data block writes them;
-    /// else as `JSON.stringify` does.
-    tag_safe: bool,
-}
-
-/// `JSON.stringify(rows)`.
-const COMPACT: Layout = Layout {
-    open: b"",
-    between: b",",
-    row_close: b"}",
-    close: b"",
-    tag_safe: false,
-};
-
-/// The engine's pretty data block of the rows: `JSON.stringify(rows, null, 2)` with the tag
-/// rule (the prefixes carry each key's line: `{\n    "key": `, `,\n    "key": `).
-const PRETTY: Layout = Layout {
-    open: b"\n  ",
-    between: b",\n  ",
-    row_close: b"\n  }",
-    close: b"\n",
-    tag_safe: true,
-};
-
-/// The cells of a table as `lib/rows.js` reads them: `prefixes`, per column, what precedes
-/// its value (`{"key":` for the first, `,"key":` after, or the pretty layout's lines);
-/// `kinds` one byte per cell (0 null, 1 string, 2 number, 3 true, 4 false), row after row;
-/// `nums` the numbers (at the cell's index); `text` the strings' UTF-8 one after another,
-/// `lens` their lengths in UTF-16 units, `starts` where each run of `chunk` of them starts in
-/// `text`; `ascii` when `text` is ASCII.
+/// The cells of a table as `lib/rows.js` reads them: `shape`, the rows' shape, value by value
+/// in preorder (0 a scalar, 1 an object followed by its key count, 2 an array followed by its
+/// elements' shape; the first is the rows' object); `keys`, the objects' keys, each before
+/// its value's keys, as `JSON.stringify` writes it; `kinds` one byte per value (0 null, 1 string, 2 number,
+/// 3 true, 4 false, 5 an object, 6 an array), row after row, a row's own object having none;
+/// `nums` the numbers and each array's length, in order; `text` the strings' UTF-8 one after
+/// another, `lens` their lengths in UTF-16 units, `starts` where each run of `chunk` of them
+/// starts in `text`; `ascii` when `text` is ASCII; `mid` the kinds, numbers and strings before
+/// row `rows / 2`.
 #[napi(object)]
 pub struct TableCells {
-    pub prefixes: Vec<String>,
+    pub shape: Vec<u32>,
+    pub keys: Vec<String>,
     pub rows: u32,
     pub kinds: Uint8Array,
     pub nums: Float64Array,
@@ -98,6 +55,7 @@ pub struct TableCells {
     pub starts: Vec<f64>,
     pub chunk: u32,
     pub ascii: bool,
+    pub mid: Vec<f64>,
 }
 
 /// Writes `JSON.stringify(rows)` of the rows the cells hold into `out`, and returns its
@@ -105,7 +63,7 @@ pub struct TableCells {
 /// do not fit together are an internal error, never a read out of bounds.
 #[napi(catch_unwind)]
 pub fn rows_json(mut out: Uint8Array, table: TableCells) -> Result<i64> {
-    let json = Cells::of(&table).write(table.rows as usize, COMPACT)?;
+    let json = Cells::of(&table)?.write(table.rows as usize, Layout::Compact)?;
     let len = json.len();
     // SAFETY: a synchronous call on the JS thread: no JavaScript runs until it returns, so
     // nothing else reads, writes, detaches or transfers the memory of `out` or of the cells
@@ -121,25 +79,163 @@ pub fn rows_json(mut out: Uint8Array, table: TableCells) -> Result<i64> {
 /// The pretty data block `present(rows)` gives when it is the whole response, written
 /// from the cells: the bytes of the engine's response text (`JSON.stringify(rows, null, 2)`
 /// with WIRE.md §2's tag rule), without first writing `JSON.stringify(rows)` for the engine
-/// to read again. `prefixes` are `{\n    "key": ` for the first column and
-/// `,\n    "key": ` after (keys without `<`).
+/// to read again. Keys must not hold `<`.
 #[napi(catch_unwind, ts_return_type = "string")]
 pub fn rows_pretty(table: TableCells) -> Result<JsText> {
-    if table.prefixes.iter().any(|p| p.contains('<')) {
+    if table.keys.iter().any(|k| k.contains('<')) {
         return Err(bad("a key holds `<`"));
     }
     // The cells' memory, read on a pool thread in `write`, is safe as in `rows_json`: a
     // synchronous call on the JS thread.
     Ok(JsText(
-        Cells::of(&table).write(table.rows as usize, PRETTY)?,
+        Cells::of(&table)?.write(table.rows as usize, Layout::Pretty)?,
     ))
+}
+
+/// How [`Cells::write`] lays values out.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// `JSON.stringify(rows)`.
+    Compact,
+    /// The engine's pretty data block: `JSON.stringify(rows, null, 2)` with WIRE.md §2's tag
+    /// rule for strings (`\u003c`).
+    Pretty,
+}
+
+impl Layout {
+    /// What comes after the rows' `[`, between two rows, and before their `]`.
+    fn rows(self) -> (&'static [u8], &'static [u8], &'static [u8]) {
+        match self {
+            Layout::Compact => (b"", b",", b""),
+            Layout::Pretty => (b"\n  ", b",\n  ", b"\n"),
+        }
+    }
+
+    /// A line break and the indent of a value at `depth` (none when compact).
+    fn line(self, depth: usize) -> Vec<u8> {
+        match self {
+            Layout::Compact => Vec::new(),
+            Layout::Pretty => {
+                let mut line = vec![b' '; 1 + 2 * depth];
+                line[0] = b'\n';
+                line
+            }
+        }
+    }
+}
+
+/// A value of the rows' shape, with the bytes around it in one layout.
+enum Node {
+    Scalar,
+    Object {
+        /// Per key, what precedes its value: `{` or `,`, the line, the key and `:`.
+        prefixes: Vec<Vec<u8>>,
+        values: Vec<Node>,
+        /// The line and `}` after the last value.
+        close: Vec<u8>,
+    },
+    Array {
+        /// `[` and the line before the first element.
+        open: Vec<u8>,
+        /// `,` and the line between two elements.
+        between: Vec<u8>,
+        /// The line and `]` after the last element.
+        close: Vec<u8>,
+        element: Box<Node>,
+    },
+}
+
+impl Node {
+    /// The value at the head of `shape` at `depth`, its keys taken from `keys`.
+    fn read(
+        shape: &mut std::slice::Iter<'_, u32>,
+        keys: &mut std::slice::Iter<'_, String>,
+        layout: Layout,
+        depth: usize,
+    ) -> Result<Node> {
+        if depth > MAX_DEPTH {
+            return Err(bad("the shape is too deep"));
+        }
+        let inner = layout.line(depth + 1);
+        let colon: &[u8] = if layout == Layout::Pretty {
+            b": "
+        } else {
+            b":"
+        };
+        match shape.next() {
+            Some(0) => Ok(Node::Scalar),
+            Some(1) => {
+                let m = *shape
+                    .next()
+                    .ok_or_else(|| bad("an object has no key count"))?;
+                let mut prefixes = Vec::new();
+                let mut values = Vec::new();
+                for j in 0..m {
+                    let key = keys.next().ok_or_else(|| bad("a key is missing"))?;
+                    let mut prefix = vec![if j == 0 { b'{' } else { b',' }];
+                    prefix.extend_from_slice(&inner);
+                    prefix.extend_from_slice(key.as_bytes());
+                    prefix.extend_from_slice(colon);
+                    prefixes.push(prefix);
+                    values.push(Node::read(shape, keys, layout, depth + 1)?);
+                }
+                let mut close = layout.line(depth);
+                close.push(b'}');
+                Ok(Node::Object {
+                    prefixes,
+                    values,
+                    close,
+                })
+            }
+            Some(2) => {
+                let element = Box::new(Node::read(shape, keys, layout, depth + 1)?);
+                let mut open = vec![b'['];
+                open.extend_from_slice(&inner);
+                let mut between = vec![b','];
+                between.extend_from_slice(&inner);
+                let mut close = layout.line(depth);
+                close.push(b']');
+                Ok(Node::Array {
+                    open,
+                    between,
+                    close,
+                    element,
+                })
+            }
+            _ => Err(bad("a value of no shape")),
+        }
+    }
+}
+
+/// The cells of a table read by `lib/rows.js`.
+struct Cells<'a> {
+    shape: &'a [u32],
+    keys: &'a [String],
+    kinds: &'a [u8],
+    nums: &'a [f64],
+    /// The strings' UTF-8, one after another in cell order.
+    text: &'a [u8],
+    /// Each string's length in UTF-16 units (`String#length`).
+    lens: &'a [u32],
+    /// Where in `text` each run of `chunk` strings starts (the JS layer encodes them so).
+    starts: &'a [f64],
+    chunk: usize,
+    /// True when every byte of `text` is ASCII: a length is then its byte length.
+    ascii: bool,
+    /// The kinds, numbers and strings before the middle row.
+    mid: (usize, usize, usize),
 }
 
 impl<'a> Cells<'a> {
     /// The cells of the addon's argument.
-    fn of(table: &'a TableCells) -> Cells<'a> {
-        Cells {
-            prefixes: &table.prefixes,
+    fn of(table: &'a TableCells) -> Result<Cells<'a>> {
+        let index = |i: usize| match table.mid.get(i) {
+            Some(&x) if x >= 0.0 && x.fract() == 0.0 && x <= u32::MAX as f64 => Ok(x as usize),
+            _ => Err(bad("the middle row has no start")),
+        };
+        Ok(Cells {
+            shape: &table.shape,
+            keys: &table.keys,
             kinds: &table.kinds,
             nums: &table.nums,
             text: &table.text,
@@ -147,112 +243,104 @@ impl<'a> Cells<'a> {
             starts: &table.starts,
             chunk: (table.chunk as usize).max(1),
             ascii: table.ascii,
-        }
+            mid: (index(0)?, index(1)?, index(2)?),
+        })
     }
 
     /// The array of the `rows` rows as `layout` lays it out: written on this thread, or from
     /// [`PARALLEL_ROWS`] rows in two halves on two threads, the second appended to the first
     /// (whose buffer has room for the whole guessed from the cells).
     fn write(&self, rows: usize, layout: Layout) -> Result<Vec<u8>> {
-        let m = self.prefixes.len();
-        if m == 0
-            || rows.checked_mul(m) != Some(self.kinds.len())
-            || self.kinds.len() > self.nums.len()
+        let (mut shape, mut keys) = (self.shape.iter(), self.keys.iter());
+        let row = Node::read(&mut shape, &mut keys, layout, 1)?;
+        if !matches!(row, Node::Object { ref values, .. } if !values.is_empty())
+            || shape.next().is_some()
+            || keys.next().is_some()
         {
-            return Err(bad("the cells do not match the rows"));
+            return Err(bad("the rows are not objects of one shape"));
         }
-        let per_row = self.prefixes.iter().map(String::len).sum::<usize>()
-            + layout.between.len()
-            + layout.row_close.len()
-            + m * 8;
+        if rows == 0 {
+            return Ok(b"[]".to_vec());
+        }
+        let (open, between, close) = layout.rows();
+        let per_cell = self.keys.iter().map(String::len).max().unwrap_or(0)
+            + if layout == Layout::Pretty { 8 } else { 4 };
+        let guess = |cells: usize, text: usize| cells * per_cell + text;
         let mut out = Vec::new();
-        toolwire::sink::reserve_output(
-            &mut out,
-            rows * per_row + self.text.len() + layout.open.len() + layout.close.len() + 2,
-        );
+        toolwire::sink::reserve_output(&mut out, guess(self.kinds.len(), self.text.len()) + 8);
         out.write_byte(b'[');
-        out.write(layout.open);
+        out.write(open);
         let halves = rows >= PARALLEL_ROWS
             && rayon::current_num_threads() > 1
             && rayon::current_thread_index().is_none();
         if halves {
             let mid = rows / 2;
-            let (index, byte) = self.string_of(mid)?;
-            let second =
-                Vec::with_capacity((rows - mid) * per_row + self.text.len().saturating_sub(byte));
+            let (kinds, nums, strings) = self.mid;
+            let at = Place {
+                kinds,
+                nums,
+                strings,
+                byte: self.string_byte(strings)?,
+            };
+            let second = Vec::with_capacity(guess(
+                self.kinds.len().saturating_sub(at.kinds),
+                self.text.len().saturating_sub(at.byte),
+            ));
             let (a, b) = rayon::join(
-                || self.part(0..mid, Strings::new(self, 0, 0)?, layout, out),
-                || self.part(mid..rows, Strings::new(self, index, byte)?, layout, second),
+                || self.part(&row, 0..mid, Place::START, layout, false, out),
+                || self.part(&row, mid..rows, at, layout, true, second),
             );
             let ((first, end), (second, _)) = (a?, b?);
-            if end != (index, byte) {
-                return Err(bad("the halves' strings do not meet"));
+            if end != at {
+                return Err(bad("the halves do not meet"));
             }
             out = first;
-            out.write(layout.between);
+            out.write(between);
             out.write(&second);
         } else {
-            out = self
-                .part(0..rows, Strings::new(self, 0, 0)?, layout, out)?
-                .0;
+            out = self.part(&row, 0..rows, Place::START, layout, true, out)?.0;
         }
-        out.write(layout.close);
+        out.write(close);
         out.write_byte(b']');
         Ok(out)
     }
 
-    /// The rows of `rows` as JSON objects separated as `layout` says, appended to `out`,
-    /// their strings read from `strings`; and where the strings read end (the next one's
-    /// index and byte).
+    /// The rows of `rows`, objects of shape `row`, laid out as `layout` says, appended to
+    /// `out` from the cells at `from`; and where the cells read end. The last rows must read
+    /// every cell.
     fn part(
         &self,
+        row: &Node,
         rows: std::ops::Range<usize>,
-        mut strings: Strings<'_>,
+        from: Place,
         layout: Layout,
+        last: bool,
         mut out: Vec<u8>,
-    ) -> Result<(Vec<u8>, (usize, usize))> {
-        let m = self.prefixes.len();
-        let kinds = &self.kinds[rows.start * m..rows.end * m];
-        let nums = &self.nums[rows.start * m..rows.end * m];
-        for (row, kinds) in kinds.chunks_exact(m).enumerate() {
-            if row > 0 {
-                out.write(layout.between);
+    ) -> Result<(Vec<u8>, Place)> {
+        let mut tape = Tape::new(self, from, layout)?;
+        let between = layout.rows().1;
+        let Node::Object {
+            prefixes,
+            values,
+            close,
+        } = row
+        else {
+            return Err(bad("a row is not an object"));
+        };
+        for i in rows.clone() {
+            if i > rows.start {
+                out.write(between);
             }
-            for (j, (&kind, prefix)) in kinds.iter().zip(self.prefixes).enumerate() {
-                out.write(prefix.as_bytes());
-                match kind {
-                    NULL => out.write(b"null"),
-                    STRING => {
-                        let s = strings.next().ok_or_else(|| bad("a string is missing"))?;
-                        if layout.tag_safe {
-                            write_json_string(&mut out, s);
-                        } else {
-                            out.write_byte(b'"');
-                            write_json_string_body_plain(&mut out, s);
-                            out.write_byte(b'"');
-                        }
-                    }
-                    NUMBER => write_f64(&mut out, nums[row * m + j]),
-                    TRUE => out.write(b"true"),
-                    FALSE => out.write(b"false"),
-                    _ => return Err(bad("a cell of no kind")),
-                }
-            }
-            out.write(layout.row_close);
+            tape.members(prefixes, values, close, &mut out)?;
         }
-        if rows.end * m == self.kinds.len() && !strings.done() {
-            return Err(bad("strings are left over"));
+        if last && !tape.done() {
+            return Err(bad("cells are left over"));
         }
-        Ok((out, (strings.index, self.text.len() - strings.text.len())))
+        Ok((out, tape.at()))
     }
 
-    /// The index of the first string in row `row` or after, and where its bytes start.
-    fn string_of(&self, row: usize) -> Result<(usize, usize)> {
-        let m = self.prefixes.len();
-        let index = self.kinds[..row * m]
-            .iter()
-            .filter(|&&k| k == STRING)
-            .count();
+    /// Where the bytes of the `index`th string start.
+    fn string_byte(&self, index: usize) -> Result<usize> {
         let run = index / self.chunk;
         let start = match self.starts.get(run) {
             Some(&s) if s >= 0.0 && s.fract() == 0.0 => s as usize,
@@ -263,7 +351,180 @@ impl<'a> Cells<'a> {
         while strings.index < index {
             strings.next().ok_or_else(|| bad("a string is missing"))?;
         }
-        Ok((index, self.text.len() - strings.text.len()))
+        Ok(self.text.len() - strings.text.len())
+    }
+}
+
+/// A place in the cells: the next kind, number and string, and that string's first byte.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Place {
+    kinds: usize,
+    nums: usize,
+    strings: usize,
+    byte: usize,
+}
+
+impl Place {
+    const START: Place = Place {
+        kinds: 0,
+        nums: 0,
+        strings: 0,
+        byte: 0,
+    };
+}
+
+/// The cells of [`Cells`] read in order.
+struct Tape<'a> {
+    kinds: &'a [u8],
+    nums: &'a [f64],
+    /// The next kind and the next number.
+    k: usize,
+    q: usize,
+    strings: Strings<'a>,
+    /// The length of all the strings' text.
+    text: usize,
+    /// Strings with WIRE.md §2's tag rule (`\u003c`), as the engine's data block writes them;
+    /// else as `JSON.stringify` does.
+    tag_safe: bool,
+}
+
+impl<'a> Tape<'a> {
+    /// The cells from `at`, to be laid out as `layout` says.
+    fn new(cells: &Cells<'a>, at: Place, layout: Layout) -> Result<Tape<'a>> {
+        if at.kinds > cells.kinds.len() || at.nums > cells.nums.len() {
+            return Err(bad("cells start past their end"));
+        }
+        Ok(Tape {
+            kinds: cells.kinds,
+            nums: cells.nums,
+            k: at.kinds,
+            q: at.nums,
+            strings: Strings::new(cells, at.strings, at.byte)?,
+            text: cells.text.len(),
+            tag_safe: layout == Layout::Pretty,
+        })
+    }
+
+    fn kind(&mut self) -> Result<u8> {
+        let kind = *self
+            .kinds
+            .get(self.k)
+            .ok_or_else(|| bad("a cell is missing"))?;
+        self.k += 1;
+        Ok(kind)
+    }
+
+    fn num(&mut self) -> Result<f64> {
+        let x = *self
+            .nums
+            .get(self.q)
+            .ok_or_else(|| bad("a number is missing"))?;
+        self.q += 1;
+        Ok(x)
+    }
+
+    /// A value of shape `node`.
+    fn value(&mut self, node: &Node, out: &mut Vec<u8>) -> Result<()> {
+        let kind = self.kind()?;
+        match (node, kind) {
+            (Node::Scalar, _) | (_, NULL) => self.scalar(kind, out),
+            (
+                Node::Object {
+                    prefixes,
+                    values,
+                    close,
+                },
+                OBJECT,
+            ) => self.members(prefixes, values, close, out),
+            (
+                Node::Array {
+                    open,
+                    between,
+                    close,
+                    element,
+                },
+                ARRAY,
+            ) => {
+                let n = self.num()?;
+                // Each element takes a kind at least.
+                if !(n >= 0.0 && n.fract() == 0.0 && n <= (self.kinds.len() - self.k) as f64) {
+                    return Err(bad("an array's length is past its cells"));
+                }
+                if n == 0.0 {
+                    out.write(b"[]");
+                    return Ok(());
+                }
+                out.write(open);
+                for i in 0..n as usize {
+                    if i > 0 {
+                        out.write(between);
+                    }
+                    self.value(element, out)?;
+                }
+                out.write(close);
+                Ok(())
+            }
+            _ => Err(bad("a cell of the wrong kind")),
+        }
+    }
+
+    /// An object's values, of shapes `values` after `prefixes`, and `close`.
+    fn members(
+        &mut self,
+        prefixes: &[Vec<u8>],
+        values: &[Node],
+        close: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        if prefixes.is_empty() {
+            out.write(b"{}");
+            return Ok(());
+        }
+        for (prefix, node) in prefixes.iter().zip(values) {
+            out.write(prefix);
+            self.value(node, out)?;
+        }
+        out.write(close);
+        Ok(())
+    }
+
+    /// A scalar of kind `kind`.
+    fn scalar(&mut self, kind: u8, out: &mut Vec<u8>) -> Result<()> {
+        match kind {
+            NULL => out.write(b"null"),
+            STRING => {
+                let s = self
+                    .strings
+                    .next()
+                    .ok_or_else(|| bad("a string is missing"))?;
+                if self.tag_safe {
+                    write_json_string(out, s);
+                } else {
+                    out.write_byte(b'"');
+                    write_json_string_body_plain(out, s);
+                    out.write_byte(b'"');
+                }
+            }
+            NUMBER => write_f64(out, self.num()?),
+            TRUE => out.write(b"true"),
+            FALSE => out.write(b"false"),
+            _ => return Err(bad("a cell of the wrong kind")),
+        }
+        Ok(())
+    }
+
+    /// Where the cells read end.
+    fn at(&self) -> Place {
+        Place {
+            kinds: self.k,
+            nums: self.q,
+            strings: self.strings.index,
+            byte: self.text - self.strings.text.len(),
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.k == self.kinds.len() && self.q == self.nums.len() && self.strings.done()
     }
 }
 
