@@ -21,7 +21,10 @@ use crate::utf16::{self, utf16_of};
 /// of its own, written through the kernel's page faults first (100k pretty rows with
 /// non-ASCII names are 32 MB of UTF-16: that string and its UTF-16 copy here were 35% of
 /// `make(buf).build()`; as parts, 10 ms less CPU). ASCII stays one string: half the size, a
-/// plain copy, and measured faster so.
+/// plain copy, and measured faster so. A long text that cannot be external whole is made
+/// in segments of `SEGMENT` bytes instead, each external while the budget allows: 100k
+/// nested pretty rows with non-ASCII strings are 90 MB of UTF-16, past the budget, and as
+/// parts they took 230-290 ms to make (the scavenger copying the parts it holds).
 ///
 /// The bytes are the engine's UTF-8 (`ToolResponse::block_bytes`), checked here as they are
 /// read (an ASCII scan or the UTF-16 decoder): a `String` of them was checked once more
@@ -255,30 +258,64 @@ impl ToNapiValue for JsText {
             // `s` a string made in it just now.
             return unsafe { JsString::to_napi_value(raw, s) };
         }
-        let mut parts = Vec::with_capacity(bytes.len() / ROPE_PART + 1);
-        let mut units = Vec::with_capacity(ROPE_PART + 1);
+        // Segments of the text, each made a string as converted text is (external while the
+        // budget allows, else parts), joined into one rope.
+        let segment = if long { SEGMENT } else { ROPE_PART };
+        let mut parts = Vec::with_capacity(bytes.len() / segment + 1);
+        let mut units = Vec::new();
         let mut at = 0;
         while at < bytes.len() {
-            let chunk = &bytes[at..bytes.len().min(at + ROPE_PART)];
+            let chunk = &bytes[at..bytes.len().min(at + segment)];
             let s = if chunk.is_ascii() {
                 at += chunk.len();
-                env.create_string_latin1(chunk)?
+                let external = if long && external::fits::<u8>(chunk.len()) {
+                    // SAFETY: as above.
+                    unsafe { external::make(raw, chunk.to_vec()) }?.ok()
+                } else {
+                    None
+                };
+                match external {
+                    Some(s) => s,
+                    None => {
+                        let s = env.create_string_latin1(chunk)?;
+                        // SAFETY: as above: a string made just now in this call's env.
+                        unsafe { JsString::to_napi_value(raw, s) }?
+                    }
+                }
             } else {
-                units.clear();
+                if long {
+                    units = Vec::new();
+                    toolwire::sink::reserve_output(&mut units, chunk.len());
+                } else {
+                    units.clear();
+                }
                 // Up to a character cut at the end of the chunk, read with the next one.
                 let read = utf16_of(chunk, &mut units)
                     .filter(|&n| n > 0)
                     .ok_or_else(|| mark("encode", "output is not UTF-8", None))?;
                 at += read;
-                env.create_string_utf16(&units)?
+                if long {
+                    // SAFETY: as above.
+                    unsafe { JsUnits::to_napi_value(raw, JsUnits(std::mem::take(&mut units))) }?
+                } else {
+                    let s = env.create_string_utf16(&units)?;
+                    // SAFETY: as above: a string made just now in this call's env.
+                    unsafe { JsString::to_napi_value(raw, s) }?
+                }
             };
-            // SAFETY: as above: a string made just now in this call's env.
-            parts.push(unsafe { JsString::to_napi_value(raw, s) }?);
+            parts.push(s);
+        }
+        if parts.len() == 1 {
+            return Ok(parts[0]);
         }
         // SAFETY: `raw` is this call's env and every part a live handle of it.
         unsafe { concat(raw, &parts) }
     }
 }
+
+/// Bytes of one segment of a long non-ASCII [`JsText`] that is not external whole: its
+/// UTF-16 an external string of up to 16 MiB while the budget allows, else parts.
+const SEGMENT: usize = 8 << 20;
 
 /// `parts[0].concat(...parts[1..])`: one string of `parts` (a rope of them, in V8).
 ///

@@ -127,6 +127,28 @@ test('external strings stay within their budget in a synchronous loop', () => {
   assert.equal(native.externalTextBytes(), 0);
 });
 
+test('a non-ASCII text too long to be external whole comes as external segments, the same text', () => {
+  // 80 MB of UTF-16 against a budget of 64 MiB: segments of 8 MiB of UTF-8 (the ASCII rows
+  // first: one byte a char), each external while the budget allows, cut inside characters.
+  const rows = Array.from({ length: 400000 }, (_, i) => (i < 60000
+    ? { id: i, note: 'plain text for the first segments of the whole response' }
+    : { id: i, note: `🍰 Zoë ${i} 東京 ${'é'.repeat(i % 7)}${'😀'.repeat(i % 5)} Société Générale` }));
+  gc();
+  (() => {
+    const want = JSON.stringify(rows, null, 2);
+    assert.ok(want.length * 2 > 64 << 20);
+    const before = native.externalTextBytes();
+    const got = tw.present(rows).content[0].text;
+    if (externalStrings) {
+      const held = native.externalTextBytes() - before;
+      assert.ok(held > 16 << 20 && held <= 64 << 20, `${held} bytes external`);
+    }
+    assert.ok(got === want);
+  })();
+  gc();
+  assert.equal(native.externalTextBytes(), 0);
+});
+
 test('encodeJson gives one string up to 8 MiB of TOON, segments or parts past it, the same text', async () => {
   const ascii = (i) => ({ id: i, name: `Client ${i}`, note: 'plain' });
   // Non-ASCII in every such row, so that the gathered text is cut inside characters.
