@@ -116,9 +116,9 @@ function plainPretty(args) {
 }
 
 /**
- * The reply to present(rows) answered by the pretty data block alone when `rows` is a table of
- * scalars (lib/rows.js): the pretty data block the engine writes for them, made from their
- * cells without JSON text in between; undefined for any other value.
+ * The reply to present(rows) answered by the pretty data block alone when `rows` is a table
+ * (lib/rows.js): the pretty data block the engine writes for them, made from their cells
+ * without JSON text in between; undefined for any other value.
  */
 function prettyTable(rows) {
   let text;
@@ -179,13 +179,15 @@ function present(data, presenter, opts) {
   if (isJsPresenter(presenter)) return viaMake(data, presenter, opts);
   const p = compilePresenter(presenter);
   const args = callArgs(opts, false);
+  let read = false;
   if (p === null && Array.isArray(data) && data.length >= MIN_ROWS && data.toJSON === undefined && plainPretty(args)) {
-    // A table of scalars whose response is its pretty data block alone: written from its
-    // cells.
+    // A table whose response is its pretty data block alone: written from its cells.
     const reply = prettyTable(data);
     if (reply !== undefined) return toResult(reply, () => ({ parsed: JSON.parse(reply.texts[0]) }));
+    read = true;
   }
-  const text = dataText(data, 'present');
+  // Rows the cells did not take are not read as cells again.
+  const text = read ? jsonText(data, false) : dataText(data, 'present');
   const reply = callNative(p, text, args);
   return toResult(reply, () => callNative(p, text, { ...args, wantData: true }));
 }

@@ -23,7 +23,7 @@ function fastText(s) {
   return all.subarray(0, head.written + tail.written);
 }
 
-// A large array is read as cells when it is a table of scalars (lib/rows.js); else it is
+// A large array is read as cells when it is a table (lib/rows.js); else it is
 // stringified STRINGIFY_ROWS elements at a time, each text encoded into one
 // buffer as it comes (each slice's `[` after the first made a `,`, each `]` but the last
 // written over): the same bytes as JSON.stringify of the whole, whose text V8 builds as a
@@ -34,7 +34,7 @@ const STRINGIFY_ROWS = 128;
 
 /**
  * The text of JSON.stringify(value) as the addon takes it (fastText), or undefined when
- * JSON.stringify gives undefined. `cells`: a table of scalars is read as cells (false when
+ * JSON.stringify gives undefined. `cells`: a table is read as cells (false when
  * the caller has already tried).
  */
 function jsonText(value, cells = true) {

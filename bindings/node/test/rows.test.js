@@ -217,6 +217,17 @@ test('what nested cells cannot hold is left to JSON.stringify', () => {
   assert.equal(calls.length, 4000, 'the reader and JSON.stringify each call every getter once');
 });
 
+test('present reads rows the cells did not take once, then stringifies them', () => {
+  let calls = 0;
+  const rows = Array.from({ length: 3000 }, (_, i) => ({ a: i, o: { b: `s${i}` } }));
+  Object.defineProperty(rows[10].o, 'b', { enumerable: true, get() { calls++; return 'from a getter'; } });
+  // A late row of another shape: the cells stop there.
+  rows[2999] = { a: 1, o: { b: 'x', c: 1 } };
+  const text = texts(tw.present(rows))[0];
+  assert.equal(calls, 2, 'the reader once, JSON.stringify once');
+  assert.equal(text, texts(tw.present(Buffer.from(JSON.stringify(rows))))[0]);
+});
+
 test('the encoders and present give the reference output from cells', () => {
   for (const [ascii, make] of [[true, table], [false, table], [true, nestedTable], [false, nestedTable]]) {
     const rows = make(ascii ? 11 : 12, 5000, ascii);
