@@ -24,7 +24,8 @@ use crate::utf16::{self, utf16_of};
 /// plain copy, and measured faster so. A long text that cannot be external whole is made
 /// in segments of `SEGMENT` bytes instead, each external while the budget allows: 100k
 /// nested pretty rows with non-ASCII strings are 90 MB of UTF-16, past the budget, and as
-/// parts they took 230-290 ms to make (the scavenger copying the parts it holds).
+/// parts they took 255/326 ms (min/median of 21) to make, the scavenger copying the parts
+/// it holds; in segments 168/210.
 ///
 /// The bytes are the engine's UTF-8 (`ToolResponse::block_bytes`), checked here as they are
 /// read (an ASCII scan or the UTF-16 decoder): a `String` of them was checked once more
@@ -314,8 +315,10 @@ impl ToNapiValue for JsText {
 }
 
 /// Bytes of one segment of a long non-ASCII [`JsText`] that is not external whole: its
-/// UTF-16 an external string of up to 16 MiB while the budget allows, else parts.
-const SEGMENT: usize = 8 << 20;
+/// UTF-16, in a buffer of 32 MiB advised for huge pages, an external string while the
+/// budget allows, else parts. Segments of 8 MiB (16 MiB buffers, faulted a 4 KiB page at a
+/// time) took 191/247 ms (min/median of 21) where these take 168/210.
+const SEGMENT: usize = 16 << 20;
 
 /// `parts[0].concat(...parts[1..])`: one string of `parts` (a rope of them, in V8).
 ///

@@ -128,9 +128,9 @@ test('external strings stay within their budget in a synchronous loop', () => {
 });
 
 test('a non-ASCII text too long to be external whole comes as external segments, the same text', () => {
-  // 80 MB of UTF-16 against a budget of 64 MiB: segments of 8 MiB of UTF-8 (the ASCII rows
-  // first: one byte a char), each external while the budget allows, cut inside characters.
-  const rows = Array.from({ length: 400000 }, (_, i) => (i < 60000
+  // 80 MB of UTF-16 against a budget of 64 MiB: segments of 16 MiB of UTF-8 (the first all
+  // ASCII: one byte a char), each external while the budget allows, cut inside characters.
+  const rows = Array.from({ length: 400000 }, (_, i) => (i < 200000
     ? { id: i, note: 'plain text for the first segments of the whole response' }
     : { id: i, note: `🍰 Zoë ${i} 東京 ${'é'.repeat(i % 7)}${'😀'.repeat(i % 5)} Société Générale` }));
   gc();
