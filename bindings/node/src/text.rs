@@ -22,10 +22,11 @@ use crate::utf16::{self, utf16_of};
 /// non-ASCII names are 32 MB of UTF-16: that string and its UTF-16 copy here were 35% of
 /// `make(buf).build()`; as parts, 10 ms less CPU). ASCII stays one string: half the size, a
 /// plain copy, and measured faster so. A long text that cannot be external whole is made
-/// in segments of `SEGMENT` bytes instead, each external while the budget allows: 100k
-/// nested pretty rows with non-ASCII strings are 90 MB of UTF-16, past the budget, and as
-/// parts they took 255/326 ms (min/median of 21) to make, the scavenger copying the parts
-/// it holds; in segments 168/210.
+/// in segments of `SEGMENT` bytes instead, converted at once on the engine's pool, each
+/// external while the budget allows: 100k nested pretty rows with non-ASCII strings are
+/// 90 MB of UTF-16, past the budget, and as parts they took 255/326 ms (min/median of 21)
+/// to make, the scavenger copying the parts it holds; in segments 168/210, converted at
+/// once 151/195 (against 151/212 one after another).
 ///
 /// The bytes are the engine's UTF-8 (`ToolResponse::block_bytes`), checked here as they are
 /// read (an ASCII scan or the UTF-16 decoder): a `String` of them was checked once more
@@ -259,17 +260,86 @@ impl ToNapiValue for JsText {
             // `s` a string made in it just now.
             return unsafe { JsString::to_napi_value(raw, s) };
         }
-        // Segments of the text, each made a string as converted text is (external while the
-        // budget allows, else parts), joined into one rope.
-        let segment = if long { SEGMENT } else { ROPE_PART };
-        let mut parts = Vec::with_capacity(bytes.len() / segment + 1);
-        let mut units = Vec::new();
+        if long {
+            // SAFETY: as above.
+            return unsafe { segments(raw, &env, bytes) };
+        }
+        let mut parts = Vec::with_capacity(bytes.len() / ROPE_PART + 1);
+        let mut units = Vec::with_capacity(ROPE_PART + 1);
         let mut at = 0;
         while at < bytes.len() {
-            let chunk = &bytes[at..bytes.len().min(at + segment)];
+            let chunk = &bytes[at..bytes.len().min(at + ROPE_PART)];
             let s = if chunk.is_ascii() {
                 at += chunk.len();
-                let external = if long && external::fits::<u8>(chunk.len()) {
+                env.create_string_latin1(chunk)?
+            } else {
+                units.clear();
+                // Up to a character cut at the end of the chunk, read with the next one.
+                let read = utf16_of(chunk, &mut units)
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| mark("encode", "output is not UTF-8", None))?;
+                at += read;
+                env.create_string_utf16(&units)?
+            };
+            // SAFETY: as above: a string made just now in this call's env.
+            parts.push(unsafe { JsString::to_napi_value(raw, s) }?);
+        }
+        // SAFETY: `raw` is this call's env and every part a live handle of it.
+        unsafe { concat(raw, &parts) }
+    }
+}
+
+/// A long text that is not external whole as one rope of segments of up to [`SEGMENT`]
+/// bytes, each cut before a character: their UTF-16 converted on the engine's pool at once
+/// (they do not depend on each other), then each made a string on this thread as converted
+/// text is (external while the budget allows, else parts); ASCII segments stay one byte a
+/// char.
+///
+/// # Safety
+///
+/// `raw` is the env of the running call and `env` its wrapper.
+unsafe fn segments(
+    raw: napi::sys::napi_env,
+    env: &Env,
+    bytes: &[u8],
+) -> Result<napi::sys::napi_value> {
+    use rayon::prelude::*;
+    let mut ranges = Vec::with_capacity(bytes.len() / SEGMENT + 1);
+    let mut at = 0;
+    while at < bytes.len() {
+        let mut end = bytes.len().min(at + SEGMENT);
+        // Back to a character's first byte (at most three continuations in UTF-8; text that
+        // is not UTF-8 is refused by the conversion).
+        for _ in 0..3 {
+            if end < bytes.len() && bytes[end] & 0xC0 == 0x80 {
+                end -= 1;
+            }
+        }
+        ranges.push(at..end);
+        at = end;
+    }
+    let convert = |range: &std::ops::Range<usize>| {
+        let chunk = &bytes[range.clone()];
+        if chunk.is_ascii() {
+            return Some(None);
+        }
+        let mut units = Vec::new();
+        toolwire::sink::reserve_output(&mut units, chunk.len());
+        (utf16_of(chunk, &mut units)? == chunk.len()).then_some(Some(units))
+    };
+    let converted: Vec<Option<Option<Vec<u16>>>> = if rayon::current_thread_index().is_none() {
+        ranges.par_iter().map(convert).collect()
+    } else {
+        ranges.iter().map(convert).collect()
+    };
+    let mut parts = Vec::with_capacity(ranges.len());
+    for (range, units) in ranges.into_iter().zip(converted) {
+        let s = match units.ok_or_else(|| mark("encode", "output is not UTF-8", None))? {
+            // SAFETY: `raw` is this call's env (the caller's contract).
+            Some(units) => unsafe { JsUnits::to_napi_value(raw, JsUnits(units)) }?,
+            None => {
+                let chunk = &bytes[range];
+                let external = if external::fits::<u8>(chunk.len()) {
                     // SAFETY: as above.
                     unsafe { external::make(raw, chunk.to_vec()) }?.ok()
                 } else {
@@ -279,39 +349,19 @@ impl ToNapiValue for JsText {
                     Some(s) => s,
                     None => {
                         let s = env.create_string_latin1(chunk)?;
-                        // SAFETY: as above: a string made just now in this call's env.
+                        // SAFETY: a string made just now in this call's env.
                         unsafe { JsString::to_napi_value(raw, s) }?
                     }
                 }
-            } else {
-                if long {
-                    units = Vec::new();
-                    toolwire::sink::reserve_output(&mut units, chunk.len());
-                } else {
-                    units.clear();
-                }
-                // Up to a character cut at the end of the chunk, read with the next one.
-                let read = utf16_of(chunk, &mut units)
-                    .filter(|&n| n > 0)
-                    .ok_or_else(|| mark("encode", "output is not UTF-8", None))?;
-                at += read;
-                if long {
-                    // SAFETY: as above.
-                    unsafe { JsUnits::to_napi_value(raw, JsUnits(std::mem::take(&mut units))) }?
-                } else {
-                    let s = env.create_string_utf16(&units)?;
-                    // SAFETY: as above: a string made just now in this call's env.
-                    unsafe { JsString::to_napi_value(raw, s) }?
-                }
-            };
-            parts.push(s);
-        }
-        if parts.len() == 1 {
-            return Ok(parts[0]);
-        }
-        // SAFETY: `raw` is this call's env and every part a live handle of it.
-        unsafe { concat(raw, &parts) }
+            }
+        };
+        parts.push(s);
     }
+    if parts.len() == 1 {
+        return Ok(parts[0]);
+    }
+    // SAFETY: `raw` is this call's env and every part a live handle of it.
+    unsafe { concat(raw, &parts) }
 }
 
 /// Bytes of one segment of a long non-ASCII [`JsText`] that is not external whole: its

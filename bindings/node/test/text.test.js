@@ -133,9 +133,13 @@ test('a non-ASCII text too long to be external whole comes as external segments,
   const rows = Array.from({ length: 400000 }, (_, i) => (i < 200000
     ? { id: i, note: 'plain text for the first segments of the whole response' }
     : { id: i, note: `🍰 Zoë ${i} 東京 ${'é'.repeat(i % 7)}${'😀'.repeat(i % 5)} Société Générale` }));
+  // The second segment's end moved inside a character: the cut goes back to its start.
+  const first = Buffer.from(JSON.stringify(rows, null, 2));
+  rows[0].note += 'x'.repeat([...Array(16).keys()].find((k) => (first[(32 << 20) - k] & 0xc0) === 0x80));
   gc();
   (() => {
     const want = JSON.stringify(rows, null, 2);
+    assert.equal(Buffer.from(want)[32 << 20] & 0xc0, 0x80);
     assert.ok(want.length * 2 > 64 << 20);
     const before = native.externalTextBytes();
     const got = tw.present(rows).content[0].text;
