@@ -125,7 +125,7 @@ function reader(row) {
   const K = [];
   const lines = [];
   const room = nodes(row);
-  let names = 0;
+  let ids = 0;
   // Code that reads value `expr` of shape `s` at depth `d` into the cells (`d` 0: a row).
   const read = (s, expr, d) => {
     if (s === SCALAR || s === UNKNOWN) {
@@ -143,7 +143,7 @@ function reader(row) {
       return;
     }
     // Each object and array its own names.
-    const id = names++;
+    const id = ids++;
     const o = `o${id}`;
     lines.push(`const ${o} = ${expr};`);
     if (d > 0) lines.push(`if (${o} === null) kinds[p++] = ${NULL}; else {`);
