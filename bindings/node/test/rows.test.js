@@ -201,6 +201,15 @@ test('what nested cells cannot hold is left to JSON.stringify', () => {
     if (what === 'a lone surrogate inside') assert.throws(() => tw.encode(rows), /lone surrogate/);
     else assert.equal(tw.encode(rows), ref.encode(rows), what);
   }
+  // Cycles: the shape is not sampled past its depth (no hang), and JSON.stringify refuses.
+  const cyclic = base();
+  for (const r of cyclic) r.o.up = r;
+  const within = [];
+  for (let i = 0; i < 16; i++) within.push(within);
+  for (const [what, rows] of [['a cycle through the rows', cyclic], ['an array holding itself', base().map((r) => ({ ...r, l: within }))]]) {
+    assert.equal(rowsText(rows, true), undefined, what);
+    assert.throws(() => tw.present(rows), /circular/, what);
+  }
   // A class instance inside: JSON.stringify's own keys, not plain for the encoders.
   const instances = Array.from({ length: 2000 }, (_, i) => ({ a: i, o: new Inner() }));
   same(rowsText(instances, false), instances, 'inner class instances');
