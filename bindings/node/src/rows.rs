@@ -172,36 +172,22 @@ impl Node {
                 let mut values = Vec::new();
                 for j in 0..m {
                     let key = keys.next().ok_or_else(|| bad("a key is missing"))?;
-                    let mut prefix = vec![if j == 0 { b'{' } else { b',' }];
-                    prefix.extend_from_slice(&inner);
-                    prefix.extend_from_slice(key.as_bytes());
-                    prefix.extend_from_slice(colon);
-                    prefixes.push(prefix);
+                    let sep: &[u8] = if j == 0 { b"{" } else { b"," };
+                    prefixes.push([sep, &inner, key.as_bytes(), colon].concat());
                     values.push(Node::read(shape, keys, layout, depth + 1)?);
                 }
-                let mut close = layout.line(depth);
-                close.push(b'}');
                 Ok(Node::Object {
                     prefixes,
                     values,
-                    close,
+                    close: [&layout.line(depth)[..], b"}"].concat(),
                 })
             }
-            Some(2) => {
-                let element = Box::new(Node::read(shape, keys, layout, depth + 1)?);
-                let mut open = vec![b'['];
-                open.extend_from_slice(&inner);
-                let mut between = vec![b','];
-                between.extend_from_slice(&inner);
-                let mut close = layout.line(depth);
-                close.push(b']');
-                Ok(Node::Array {
-                    open,
-                    between,
-                    close,
-                    element,
-                })
-            }
+            Some(2) => Ok(Node::Array {
+                element: Box::new(Node::read(shape, keys, layout, depth + 1)?),
+                open: [b"[", &inner[..]].concat(),
+                between: [b",", &inner[..]].concat(),
+                close: [&layout.line(depth)[..], b"]"].concat(),
+            }),
             _ => Err(bad("a value of no shape")),
         }
     }
@@ -406,21 +392,11 @@ impl<'a> Tape<'a> {
     }
 
     fn kind(&mut self) -> Result<u8> {
-        let kind = *self
-            .kinds
-            .get(self.k)
-            .ok_or_else(|| bad("a cell is missing"))?;
-        self.k += 1;
-        Ok(kind)
+        next(self.kinds, &mut self.k).ok_or_else(|| bad("a cell is missing"))
     }
 
     fn num(&mut self) -> Result<f64> {
-        let x = *self
-            .nums
-            .get(self.q)
-            .ok_or_else(|| bad("a number is missing"))?;
-        self.q += 1;
-        Ok(x)
+        next(self.nums, &mut self.q).ok_or_else(|| bad("a number is missing"))
     }
 
     /// A value of shape `node`.
@@ -526,6 +502,13 @@ impl<'a> Tape<'a> {
     fn done(&self) -> bool {
         self.k == self.kinds.len() && self.q == self.nums.len() && self.strings.done()
     }
+}
+
+/// The item of `items` at `at`, moving `at` past it.
+fn next<T: Copy>(items: &[T], at: &mut usize) -> Option<T> {
+    let x = *items.get(*at)?;
+    *at += 1;
+    Some(x)
 }
 
 /// The strings of [`Cells`] one at a time.
