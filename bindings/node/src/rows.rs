@@ -37,12 +37,12 @@ const MAX_DEPTH: usize = 32;
 /// The cells of a table as `lib/rows.js` reads them: `shape`, the rows' shape, value by value
 /// in preorder (0 a scalar, 1 an object followed by its key count, 2 an array followed by its
 /// elements' shape; the first is the rows' object); `keys`, the objects' keys, each before
-/// its value's keys, as `JSON.stringify` writes it; `kinds` one byte per value (0 null, 1 string, 2 number,
-/// 3 true, 4 false, 5 an object, 6 an array), row after row, a row's own object having none;
-/// `nums` the numbers and each array's length, in order; `text` the strings' UTF-8 one after
-/// another, `lens` their lengths in UTF-16 units, `starts` where each run of `chunk` of them
-/// starts in `text`; `ascii` when `text` is ASCII; `mid` the kinds, numbers and strings before
-/// row `rows / 2`.
+/// its value's keys, as `JSON.stringify` writes it; `kinds` one byte per value (0 null,
+/// 1 string, 2 number, 3 true, 4 false, 5 an object, 6 an array), row after row, a row's own
+/// object having none; `nums` the numbers and each array's length, in order; `text` the
+/// strings' UTF-8 one after another, `lens` their lengths in UTF-16 units, `starts` where
+/// each run of `chunk` of them starts in `text`; `ascii` when `text` is ASCII; `mid` the
+/// kinds, numbers and strings before row `rows / 2`.
 #[napi(object)]
 pub struct TableCells {
     pub shape: Vec<u32>,

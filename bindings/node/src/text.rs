@@ -293,7 +293,8 @@ impl ToNapiValue for JsText {
 /// bytes, each cut before a character: their UTF-16 converted on the engine's pool at once
 /// (they do not depend on each other), then each made a string on this thread as converted
 /// text is (external while the budget allows, else parts); ASCII segments stay one byte a
-/// char.
+/// char. The pool reads `bytes`, which this call owns until the strings are made; all of
+/// the text's UTF-16 is held at once meanwhile (at most twice its bytes).
 ///
 /// # Safety
 ///
