@@ -125,6 +125,8 @@ function reader(row) {
   const K = [];
   const lines = [];
   const room = nodes(row);
+  // Room for the cells read until the next check (at a row's start and an element's).
+  const roomCheck = `if (p + ${room} > cap) { if (!grow(st, p, q, s, ${room}, i, n)) return false; ({ kinds, nums, lens } = st); cap = kinds.length; }`;
   let ids = 0;
   // Code that reads value `expr` of shape `s` at depth `d` into the cells (`d` 0: a row).
   const read = (s, expr, d) => {
@@ -170,7 +172,7 @@ function reader(row) {
         `const ${n} = ${o}.length;`,
         `kinds[p++] = ${ARRAY}; nums[q++] = ${n};`,
         `for (let ${e} = 0; ${e} < ${n}; ${e}++) {`,
-        `if (p + ${room} > cap) { if (!grow(st, p, q, s, ${room}, i, n)) return false; ({ kinds, nums, lens } = st); cap = kinds.length; }`,
+        roomCheck,
       );
       read(s.element, `${o}[${e}]`, d + 1);
       lines.push('}');
@@ -183,7 +185,7 @@ function reader(row) {
     'const half = n >> 1;',
     'for (let i = 0; i < n; i++) {',
     'if (i === half) st.mid = [p, q, s];',
-    `if (p + ${room} > cap) { if (!grow(st, p, q, s, ${room}, i, n)) return false; ({ kinds, nums, lens } = st); cap = kinds.length; }`,
+    roomCheck,
   );
   read(row, 'rows[i]', 0);
   lines.push(
@@ -306,15 +308,16 @@ function cellsFor(n, cells) {
   return scratch;
 }
 
-// The shape of the first rows (that of an object) and the cells they hold on average, or
-// undefined when no reader would take them.
+// The shape of the first rows (that of an object), the values in it, and the cells the rows
+// hold on average; or undefined when no reader would take them.
 function sample(rows, n) {
   const tally = { cells: 0 };
   let row = UNKNOWN;
   const m = Math.min(n, SAMPLE);
   for (let i = 0; i < m && row !== undefined; i++) row = merge(row, shapeOf(peek(rows, i), 0, tally));
-  if (row === undefined || row === UNKNOWN || row.keys === undefined || row.keys.length === 0 || nodes(row) > MAX_NODES) return undefined;
-  return { row, cells: tally.cells / m };
+  if (row === undefined || row === UNKNOWN || row.keys === undefined || row.keys.length === 0) return undefined;
+  const values = nodes(row);
+  return values > MAX_NODES ? undefined : { row, values, cells: tally.cells / m };
 }
 
 // Reads `rows` as cells when they are such a table, and returns what `write(cells)` makes of
@@ -327,7 +330,7 @@ function withCells(rows, plain, write, keysOk) {
   if (sampled === undefined) return undefined;
   const r = readerOf(sampled.row);
   if (r === null || (keysOk !== undefined && !keysOk(r.names))) return undefined;
-  const guess = Math.ceil(sampled.cells * n * 1.0625) + nodes(sampled.row);
+  const guess = Math.ceil(sampled.cells * n * 1.0625) + sampled.values;
   if (guess > MAX_CELLS) return undefined;
   const cells = cellsFor(n, guess);
   const own = cells === scratch;

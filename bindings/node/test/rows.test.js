@@ -28,11 +28,14 @@ const NUMBERS = [0, -0, 1, -1, 42, 62.875, 0.1, 0.1 + 0.2, 1 / 3, 1e-6, 1e-7, 1.
   Infinity, -Infinity, 999999.9999995];
 const KEYS = ['id', 'name', 'a"b', 'é', '1', '0', 'with space', '\n', '', 'ключ', '🍰', 'toString'];
 
+// The strings a table draws from: the ASCII ones, or all.
+const stringsFor = (ascii) => (ascii ? STRINGS.filter((s) => /^[\x00-\x7f]*$/.test(s)) : STRINGS);
+
 function table(seed, n, ascii) {
   const r = rng(seed);
   const pick = (a) => a[Math.floor(r() * a.length)];
   const keys = [...new Set(Array.from({ length: 1 + Math.floor(r() * 8) }, () => pick(KEYS)))];
-  const strings = ascii ? STRINGS.filter((s) => /^[\x00-\x7f]*$/.test(s)) : STRINGS;
+  const strings = stringsFor(ascii);
   return Array.from({ length: n }, () => {
     const row = {};
     for (const k of keys) {
@@ -73,7 +76,7 @@ test('a table read as cells is JSON.stringify byte for byte', () => {
 function nestedTable(seed, n, ascii) {
   const r = rng(seed);
   const pick = (a) => a[Math.floor(r() * a.length)];
-  const strings = ascii ? STRINGS.filter((s) => /^[\x00-\x7f]*$/.test(s)) : STRINGS;
+  const strings = stringsFor(ascii);
   const shape = (depth) => {
     const x = r();
     if (depth >= 3 || x < 0.4) return 's';
