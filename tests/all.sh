@@ -35,6 +35,30 @@ step "toolwire serve with the official TypeScript SDK client (npm ci, node --tes
 npm ci --prefix bindings/mcp/tests/ts-client --no-audit --no-fund
 npm test --prefix bindings/mcp/tests/ts-client
 
+step "python wheel build started, beside the node binding's build (maturin build --release)"
+# The two bindings' release builds are each mostly one long single-threaded chain (the
+# engine's crate, then the binding's crate and its LTO link, codegen-units = 1), so on a
+# 2-core machine they take about the time of one when they run side by side: 134 s and
+# 129 s measured one after the other from empty target directories (`cargo build --timings`).
+# The wheel gets a target directory of its own (cargo locks one per build) and its log is
+# printed when the python step below waits for it; the EXIT trap waits too, so a failure
+# in between never leaves the build running. The release build of the extension is the
+# Python binding's cost, so it happens once: `maturin build --release` makes the abi3 wheel
+# a user would install, the tests run against that wheel installed in their venv, and a
+# fresh venv below installs it alone.
+py_venv="${TOOLWIRE_VENV:-$PWD/target/test-venv}"
+[ -x "$py_venv/bin/python" ] || python3 -m venv "$py_venv"
+"$py_venv/bin/pip" install -q --upgrade pip
+"$py_venv/bin/pip" install -q "maturin>=1.8,<2"
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+wheels="$target/python-wheel"
+rm -rf "$wheels"
+py_log=$(mktemp)
+CARGO_TARGET_DIR="$target/python-build" "$py_venv/bin/maturin" build --release --quiet \
+  -m bindings/python/Cargo.toml --out "$wheels" >"$py_log" 2>&1 &
+py_build=$!
+trap 'wait "$py_build" 2>/dev/null || true; rm -f "$py_log"' EXIT
+
 step "node binding (npm ci, napi build from source, node --test)"
 npm ci --prefix bindings/node --no-audit --no-fund
 npm run build --prefix bindings/node
@@ -50,19 +74,14 @@ tarball=$(cd bindings/node && npm pack --silent --pack-destination "$qs_node" | 
 node bindings/node/scripts/quickstart.js "$qs_node"
 rm -rf "$qs_node"
 
-step "python binding (maturin build --release: the abi3 wheel; pytest against it)"
-# Its own venv, everything from the registries. The release build of the extension is the
-# cost of this step, so it happens once: `maturin build --release` makes the abi3 wheel a
-# user would install, the tests run against that wheel installed in their venv (the TOON
-# fixtures are read from $TOOLWIRE_TOON_SPEC; the CLI comparisons use target/debug/toolwire
-# from the cargo step above, or build it), and a fresh venv below installs it alone.
-py_venv="${TOOLWIRE_VENV:-$PWD/target/test-venv}"
-[ -x "$py_venv/bin/python" ] || python3 -m venv "$py_venv"
-"$py_venv/bin/pip" install -q --upgrade pip
-"$py_venv/bin/pip" install -q "maturin>=1.8,<2"
-wheels="${CARGO_TARGET_DIR:-$PWD/target}/python-wheel"
-rm -rf "$wheels"
-"$py_venv/bin/maturin" build --release --quiet -m bindings/python/Cargo.toml --out "$wheels"
+step "python binding (the abi3 wheel built beside the node binding; pytest against it)"
+# Its own venv, everything from the registries (the TOON fixtures are read from
+# $TOOLWIRE_TOON_SPEC; the CLI comparisons use target/debug/toolwire from the cargo step
+# above, or build it).
+py_status=0
+wait "$py_build" || py_status=$?
+cat "$py_log"
+[ "$py_status" = 0 ] || { echo "maturin build failed (exit $py_status)"; exit 1; }
 wheel=$(ls "$wheels"/toolwire-*-abi3-*.whl)
 # --force-reinstall: the version number does not change between builds of a checkout.
 "$py_venv/bin/pip" install -q --force-reinstall --no-deps "$wheel"
