@@ -37,9 +37,10 @@ npm test --prefix bindings/mcp/tests/ts-client
 
 step "python wheel build started, beside the node binding's build (maturin build --release)"
 # The two bindings' release builds are each mostly one long single-threaded chain (the
-# engine's crate, then the binding's crate and its LTO link, codegen-units = 1), so on a
-# 2-core machine they take about the time of one when they run side by side: 134 s and
-# 129 s measured one after the other from empty target directories (`cargo build --timings`).
+# engine's crate, then the binding's crate and its LTO link, codegen-units = 1): 134 s and
+# 129 s alone from empty target directories (`cargo build --timings`), so on a 2-core
+# machine they run side by side, the wheel's beside the addon's build and tests (the two
+# steps with their tests: 408 s one after the other, 343 s side by side, in CI).
 # The wheel gets a target directory of its own (cargo locks one per build) and its log is
 # printed when the python step below waits for it; the EXIT trap waits too, so a failure
 # in between never leaves the build running. The release build of the extension is the
