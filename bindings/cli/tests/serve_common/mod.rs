@@ -474,6 +474,26 @@ pub fn signal(pid: u32, name: &str) {
     assert!(ok, "kill -{name} {pid}");
 }
 
+/// Stops `child` as its own shutdown signal does (`TERM`, `INT`: `kill -NAME`), waiting up to
+/// `grace` for it to exit, and kills it if it has not. Never panics (it runs in `Drop`).
+pub fn stop_child(child: &mut Child, name: &str, grace: Duration) {
+    let _ = Command::new("kill")
+        .args([&format!("-{name}"), &child.id().to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let t0 = std::time::Instant::now();
+    while matches!(child.try_wait(), Ok(None)) {
+        if t0.elapsed() > grace {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.wait();
+}
+
 /// The body of a `Transfer-Encoding: chunked` response, or the body as is.
 fn dechunk(head: &str, body: &[u8]) -> Vec<u8> {
     if !head

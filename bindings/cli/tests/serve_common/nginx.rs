@@ -33,33 +33,14 @@ pub fn free_port() -> u16 {
 pub struct Nginx {
     child: Child,
     prefix: PathBuf,
-    /// The command line it was started with, for `-s stop`.
-    args: Vec<std::ffi::OsString>,
-    bin: PathBuf,
 }
 
 impl Drop for Nginx {
-    /// nginx's own fast stop (`-s stop`: SIGTERM to the master through its pid file), which
-    /// takes the workers down with the master; a SIGKILL of the master alone left them
-    /// running, orphaned and still listening. Killed only when it does not stop in time.
+    /// nginx's fast stop (SIGTERM to the master: what `nginx -s stop` sends), which takes
+    /// the workers down with the master; a SIGKILL of the master alone left them running,
+    /// orphaned and still listening. Killed only when it does not stop in time.
     fn drop(&mut self) {
-        let stopped = Command::new(&self.bin)
-            .args(&self.args)
-            .args(["-s", "stop"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        let t0 = Instant::now();
-        while stopped && t0.elapsed() < WAIT {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        super::stop_child(&mut self.child, "TERM", WAIT);
     }
 }
 
@@ -110,27 +91,18 @@ pub fn start_nginx(bin: &Path, conf: &str, port: u16) -> Nginx {
     }
     let conf_path = prefix.join("conf/nginx.conf");
     std::fs::write(&conf_path, conf).unwrap();
-    let args: Vec<std::ffi::OsString> = vec![
-        "-p".into(),
-        prefix.clone().into(),
-        "-c".into(),
-        conf_path.into(),
-        "-g".into(),
-        "daemon off; pid nginx.pid; error_log logs/error.log;".into(),
-    ];
     let child = Command::new(bin)
-        .args(&args)
+        .arg("-p")
+        .arg(&prefix)
+        .arg("-c")
+        .arg(&conf_path)
+        .args(["-g", "daemon off; pid nginx.pid; error_log logs/error.log;"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()
         .expect("start nginx");
-    let mut n = Nginx {
-        child,
-        prefix,
-        args,
-        bin: bin.to_owned(),
-    };
+    let mut n = Nginx { child, prefix };
     let t0 = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         if let Some(s) = n.child.try_wait().unwrap() {

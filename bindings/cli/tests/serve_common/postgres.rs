@@ -154,16 +154,7 @@ impl Postgres {
     /// Stops the server (fast shutdown: connections are closed) and waits for it.
     pub fn stop(&mut self) {
         if let Some(mut c) = self.child.take() {
-            let _ = Command::new("kill")
-                .args(["-INT", &c.id().to_string()])
-                .status();
-            let start = Instant::now();
-            while c.try_wait().unwrap().is_none() {
-                if start.elapsed() > Duration::from_secs(20) {
-                    let _ = c.kill();
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
+            super::stop_child(&mut c, "INT", Duration::from_secs(20));
         }
     }
 
