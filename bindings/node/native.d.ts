@@ -30,6 +30,11 @@ export declare class NativePresenter {
    * (`(n, json, items) => strings`), called on this thread during this call only.
    */
   presentWith(data: SyncText | undefined | null, args: CallArgs, dispatch: Dispatch): NativeReply
+  /**
+   * [`NativePresenter::present_with`] of a table of rows read as cells (`lib/rows.js`):
+   * the engine's document made from them, no JSON text written or read.
+   */
+  presentCellsWith(table: TableCells, args: CallArgs, dispatch: Dispatch): NativeReply
 }
 
 /**

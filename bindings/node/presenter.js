@@ -10,6 +10,7 @@
 const native = require('./lib/native');
 const { encodeError, wellFormed } = require('./lib/errors');
 const { jsonText } = require('./lib/text');
+const { presentRows } = require('./lib/rows');
 const { toResult } = require('./lib/present');
 const R = require('./lib/response');
 const { jsonSchemaOf, isZod, zodDescriptions, lazyT } = require('./lib/schema');
@@ -358,15 +359,28 @@ class Presenter {
       state.omitted = input.length - this._limit.max;
       input = input.slice(0, this._limit.max);
     }
-    const text = dataText(input);
     const args = { action: `${this.name}/present` };
     if (selectFields !== undefined && selectFields !== null && !(Array.isArray(selectFields) && selectFields.length === 0)) {
       args.select = JSON.stringify(selectFields) ?? 'null';
     }
+    // A table of rows goes to the engine as cells (no JSON text); the text is made only
+    // when the call is presented again (a collection read after its callback returned,
+    // the side door).
+    let text;
+    let made = false;
+    const textOf = () => {
+      if (!made) {
+        text = dataText(input);
+        made = true;
+      }
+      return text;
+    };
+    const call = (dispatch) => p.presentWith(textOf(), args, dispatch);
     let reply;
     try {
-      const call = (dispatch) => p.presentWith(text, args, dispatch);
-      reply = call(dispatcher(slots, ctx, state, call));
+      const dispatch = dispatcher(slots, ctx, state, call);
+      if (Array.isArray(input)) reply = presentRows(input, (cells) => p.presentCellsWith(cells, args, dispatch));
+      if (reply === undefined) reply = call(dispatch);
     } catch (e) {
       throw encodeError(e);
     }
@@ -383,7 +397,7 @@ class Presenter {
     const notice = !this._limit || this._limit.onTruncate ? 0
       : Array.isArray(input) ? Number(input.length > this._limit.max)
         : Number(reply.uiBlocks.length > 0 && reply.uiBlocks[0].type === 'summary' && reply.uiBlocks[0].content.startsWith('📊 **Summary**: ⚠️ Dataset truncated.'));
-    const redo = () => p.presentWith(text, { ...args, wantData: true }, () => []);
+    const redo = () => p.presentWith(textOf(), { ...args, wantData: true }, () => []);
     return { builder: R.presented(reply, notice + state.ownUi, redo), state };
   }
 }

@@ -4,12 +4,13 @@
 // `node --expose-gc bench/presenter.mjs` (npm run bench:presenter). BENCH_SIZES as bench.mjs;
 // BENCH_TEXT=mixed for the non-ASCII corpus. bench.mjs runs the same pairs (imported from here).
 //
-// Where the time goes (100k flat rows): make(rows).build() is JSON.stringify of the rows in
-// slices (about JSON.stringify(rows) itself) and then make(buf).build(); make(buf).build() is
-// the engine's validated present of the presenter file (the bytes read once, the row view
-// written in parallel parts into a sized buffer, the text an external string) and the
-// callbacks, a collection callback's rows parsed only when it reads them (DECISIONS.md, "Node
-// binding"). `node --expose-gc bench/profile.mjs flat ascii|mixed` has the splits.
+// Where the time goes (100k flat rows): make(rows).build() reads the rows as cells
+// (lib/rows.js) and hands the engine the document built from them (src/rows.rs, rows_doc);
+// make(buf).build() parses the bytes instead. Then both are the engine's validated present
+// of the presenter file (the row view written in parallel parts into a sized buffer, the
+// text an external string) and the callbacks, a collection callback's rows written as JSON
+// only when it reads them (DECISIONS.md, "Node binding"). `node --expose-gc bench/profile.mjs
+// flat ascii|mixed` has the splits.
 
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';

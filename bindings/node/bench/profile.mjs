@@ -10,7 +10,7 @@ const require = createRequire(import.meta.url);
 const native = require('../lib/native.js');
 const { fastText } = require('../lib/text.js');
 const { jsonOf } = require('../lib/normalize.js');
-const { rowsText } = require('../lib/rows.js');
+const { rowsText, presentRows } = require('../lib/rows.js');
 
 const [kind = 'flat', text = 'ascii', n = '100000'] = process.argv.slice(2);
 const RUNS = Number(process.env.RUNS ?? 7);
@@ -38,6 +38,7 @@ if (kind === 'flat') {
   // toolwire/presenter's make: the engine call alone (a callback answering nothing), then all.
   const { p } = Invoice._native(false);
   out['presentWith(buf) (presenter, no-op callback)'] = await best(() => p.presentWith(buf, { action: 'Invoice/present' }, () => []));
+  out['presentCellsWith(rows as cells) (the same)'] = await best(() => presentRows(rows, (cells) => p.presentCellsWith(cells, { action: 'Invoice/present' }, () => [])));
   out['Invoice.make(buf).build()'] = await best(() => Invoice.make(buf).build());
   out['Invoice.make(rows).build()'] = await best(() => Invoice.make(rows).build());
 }

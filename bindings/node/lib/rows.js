@@ -1,6 +1,7 @@
 'use strict';
 // A table of JavaScript rows read as cells: the bytes of JSON.stringify(rows) without
-// JSON.stringify (src/rows.rs writes them). V8's stringify of 100k rows costs as much as the
+// JSON.stringify (src/rows.rs writes them), or for a presenter's call the engine's document
+// of those values, built from the cells with no text at all (presentRows). V8's stringify of 100k rows costs as much as the
 // engine's whole response; reading the cells costs a property read each, the strings joined
 // into UTF-8 a chunk at a time (docs/DECISIONS.md, "Node binding: rows read as cells").
 //
@@ -390,4 +391,12 @@ function rowsPretty(rows) {
   return withCells(rows, false, (cells) => native.rowsPretty(cells), (names) => names.every((k) => !k.includes('<')));
 }
 
-module.exports = { MIN_ROWS, rowsText, rowsPretty };
+/**
+ * What `present(cells)` makes of `rows` read as cells (the addon's TableCells, valid for
+ * that call only), or undefined when `rows` is not such a table.
+ */
+function presentRows(rows, present) {
+  return withCells(rows, false, present);
+}
+
+module.exports = { MIN_ROWS, rowsText, rowsPretty, presentRows };

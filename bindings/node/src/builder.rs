@@ -23,9 +23,10 @@ use toolwire::json::{ParseOptions, to_vec_compact};
 use toolwire::present::{Callback, Presenter};
 use toolwire::wire::{self, Format, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, ui};
 
+use crate::rows::TableCells;
 use crate::{
-    CallArgs, JsText, NativePresenter, NativeReply, SyncText, engine_error, native_reply,
-    presenter_error, respond, sync_bytes, usage,
+    CallArgs, Data, JsText, NativePresenter, NativeReply, SyncText, engine_error, native_reply,
+    presenter_error, respond, sync_bytes, sync_data, usage,
 };
 
 /// `(n, json, items, id)`: callback `n`, its value as compact JSON text, the number of items
@@ -223,6 +224,33 @@ impl NativePresenter {
         args: CallArgs,
         dispatch: Dispatch<'_>,
     ) -> Result<NativeReply> {
+        self.dispatched(env, data.as_ref().map(sync_data), &args, dispatch)
+    }
+
+    /// [`NativePresenter::present_with`] of a table of rows read as cells (`lib/rows.js`):
+    /// the engine's document made from them, no JSON text written or read.
+    #[napi(catch_unwind)]
+    pub fn present_cells_with(
+        &self,
+        env: &Env,
+        table: TableCells,
+        args: CallArgs,
+        dispatch: Dispatch<'_>,
+    ) -> Result<NativeReply> {
+        // The cells are `lib/rows.js`'s own arrays, which no callback reaches: while the
+        // engine reads the document made of them (a pool thread too), nothing writes them,
+        // and the table holds them until this call returns.
+        self.dispatched(env, Some(Data::Cells(&table)), &args, dispatch)
+    }
+
+    /// The call of `data` with `dispatch` as the dispatcher of this thread meanwhile.
+    fn dispatched(
+        &self,
+        env: &Env,
+        data: Option<Data<'_>>,
+        args: &CallArgs,
+        dispatch: Dispatch<'_>,
+    ) -> Result<NativeReply> {
         struct Restore(Option<(sys::napi_env, sys::napi_value)>, Option<String>);
         impl Drop for Restore {
             fn drop(&mut self) {
@@ -236,7 +264,7 @@ impl NativePresenter {
         let before = DISPATCH.with(|d| d.replace(Some((env.raw(), f))));
         let failed_before = FAILED.with(|x| x.borrow_mut().take());
         let restore = Restore(before, failed_before);
-        let out = respond(Some(&self.inner), data.as_ref().map(sync_bytes), &args);
+        let out = respond(Some(&self.inner), data, args);
         let failed = FAILED.with(|x| x.borrow_mut().take());
         drop(restore);
         match failed {

@@ -167,6 +167,10 @@ fn sync_bytes<'t>(t: &'t SyncText<'_>) -> &'t [u8] {
     }
 }
 
+fn sync_data<'t>(t: &'t SyncText<'_>) -> Data<'t> {
+    Data::Json(sync_bytes(t))
+}
+
 /// The bytes of an optional [`OwnedText`], shared with a job.
 fn shared(data: Option<&ClassInstance<'_, OwnedText>>) -> Option<Arc<Vec<u8>>> {
     data.map(|t| t.bytes.clone())
@@ -245,7 +249,7 @@ impl NativePresenter {
     /// the JS thread (the caller's memory is read during the call only).
     #[napi(catch_unwind)]
     pub fn present(&self, data: Option<SyncText<'_>>, args: CallArgs) -> Result<NativeReply> {
-        respond(Some(&self.inner), data.as_ref().map(sync_bytes), &args)
+        respond(Some(&self.inner), data.as_ref().map(sync_data), &args)
     }
 
     /// [`NativePresenter::present`] on the addon's pool: a promise of the reply.
@@ -376,19 +380,27 @@ pub fn plain_pretty(args: CallArgs) -> Result<bool> {
 
 /// A call's input: JSON text held by the binding, whose contract (a peak under twice the
 /// input, `toon::JsonInput::Binding`) lets a large array be read once; or nothing.
-fn read_input<'d>(call: &ToolCall, data: Option<&'d [u8]>) -> Result<Input<'d>> {
+fn read_input<'d>(call: &ToolCall, data: Option<Data<'d>>) -> Result<Input<'d>> {
     match data {
-        Some(bytes) => call
+        Some(Data::Json(bytes)) => call
             .read_held(bytes, toon::JsonInput::Binding)
             .map_err(|e| engine_error(&e)),
+        Some(Data::Cells(table)) => Ok(Input::doc(rows::rows_doc(table)?)),
         None => Ok(Input::nothing()),
     }
+}
+
+/// What a call presents: JSON text, or a table of JavaScript rows read as cells.
+#[derive(Clone, Copy)]
+enum Data<'d> {
+    Json(&'d [u8]),
+    Cells(&'d rows::TableCells),
 }
 
 /// The whole call: the front door, nothing else.
 fn respond(
     presenter: Option<&Presenter>,
-    data: Option<&[u8]>,
+    data: Option<Data<'_>>,
     args: &CallArgs,
 ) -> Result<NativeReply> {
     let call = call_of(presenter, args)?;
@@ -452,7 +464,7 @@ fn native_reply(r: &toolwire::wire::ToolResponse<'_>, want_data: bool) -> Result
 /// thread (the caller's memory is read during the call only).
 #[napi(catch_unwind)]
 pub fn present_plain(data: Option<SyncText<'_>>, args: CallArgs) -> Result<NativeReply> {
-    respond(None, data.as_ref().map(sync_bytes), &args)
+    respond(None, data.as_ref().map(sync_data), &args)
 }
 
 /// [`present_plain`] on the addon's pool: a promise of the reply.
@@ -475,7 +487,7 @@ fn present_on_pool<'e>(
     spawn_promise(env, move || {
         respond(
             presenter.as_ref(),
-            data.as_ref().map(|d| d.as_slice()),
+            data.as_ref().map(|d| Data::Json(d)),
             &args,
         )
     })
@@ -738,7 +750,7 @@ fn start_stream(job: StreamJob, on_event: Function<'_, StreamArgs, ()>) -> Resul
 /// through the flow gate.
 fn stream_frames(job: &StreamJob, gate: &FlowGate, send: &dyn Fn(StreamEvent)) -> Result<()> {
     let call = call_of(job.presenter.as_ref(), &job.args)?;
-    let input = read_input(&call, job.data.as_deref().map(Vec::as_slice))?;
+    let input = read_input(&call, job.data.as_deref().map(|d| Data::Json(d)))?;
     let reply = call.respond(&input).map_err(|e| engine_error(&e))?;
     let protocol = job
         .protocol

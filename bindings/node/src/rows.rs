@@ -10,12 +10,15 @@
 //! binding: rows read as cells"). When the engine would only lay those bytes out again —
 //! `present(rows)` whose response the engine says is the pretty data block alone (no
 //! presenter, no option that changes it: `plainPretty`) — [`rows_pretty`] writes that block
-//! itself.
+//! itself; when a presenter's call reads them (`make(rows)` of `toolwire/presenter`),
+//! [`rows_doc`] builds the engine's document of them, which no text is written for or parsed
+//! from.
 
 use napi::bindgen_prelude::{Float64Array, Uint8Array, Uint32Array};
 use napi_derive::napi;
-use toolwire::Sink;
-use toolwire::json::{write_f64, write_json_string, write_json_string_body_plain};
+use toolwire::doc::{HeapStr, KeysToken};
+use toolwire::json::{ParseOptions, write_f64, write_json_string, write_json_string_body_plain};
+use toolwire::{Doc, DocBuilder, Sink, ValueRef};
 
 use crate::{JsText, Result, mark};
 
@@ -90,6 +93,192 @@ pub fn rows_pretty(table: TableCells) -> Result<JsText> {
     Ok(JsText(
         Cells::of(&table)?.write(table.rows as usize, Layout::Pretty)?,
     ))
+}
+
+/// The rows the cells hold as the engine's document: the values its parse of
+/// `JSON.stringify(rows)` gives, without that text written and read again (a presenter's
+/// call, `make(rows)`). Strings are spans of the cells' UTF-8 (which lives as long as the
+/// document), each key is copied once and pushed again for every object, numbers are what
+/// `JSON.stringify` writes read back (integers below 10^21 as their digits, -0 as 0,
+/// non-finite ones as `null`). WIRE.md §2's tag flag is set from the strings and keys as the
+/// parser sets it; the cells hold no lone surrogate (`lib/rows.js` refuses such tables).
+pub(crate) fn rows_doc(table: &TableCells) -> Result<Doc<'_>> {
+    Cells::of(table)?.doc(table.rows as usize)
+}
+
+/// A value of the rows' shape, for [`Cells::doc`].
+enum Shape {
+    Scalar,
+    Object {
+        /// The object's keys' indices in [`DocTape::keys`], first to last (each key's value's
+        /// keys come after it).
+        keys: Vec<usize>,
+        values: Vec<Shape>,
+        /// Which object of the shape this is (its [`KeysToken`]).
+        id: u64,
+    },
+    Array(Box<Shape>),
+}
+
+impl Shape {
+    /// The value at the head of `shape` at `depth`, its keys taken from `keys` (JSON texts),
+    /// decoded onto `names`; `objects` counts the objects read so far.
+    fn read(
+        shape: &mut std::slice::Iter<'_, u32>,
+        keys: &mut std::slice::Iter<'_, String>,
+        names: &mut Vec<Vec<u8>>,
+        objects: &mut u64,
+        depth: usize,
+    ) -> Result<Shape> {
+        if depth > MAX_DEPTH {
+            return Err(bad("the shape is too deep"));
+        }
+        match shape.next() {
+            Some(0) => Ok(Shape::Scalar),
+            Some(1) => {
+                let m = *shape
+                    .next()
+                    .ok_or_else(|| bad("an object has no key count"))?
+                    as usize;
+                let id = *objects;
+                *objects += 1;
+                let mut own = Vec::with_capacity(m);
+                let mut values = Vec::with_capacity(m);
+                for _ in 0..m {
+                    let key = keys.next().ok_or_else(|| bad("a key is missing"))?;
+                    let doc = toolwire::json::parse(key.as_bytes(), &ParseOptions::default())
+                        .map_err(|_| bad("a key is not JSON"))?;
+                    let ValueRef::String(name) = doc.root().get() else {
+                        return Err(bad("a key is not a string"));
+                    };
+                    own.push(names.len());
+                    names.push(name.as_bytes().to_vec());
+                    values.push(Shape::read(shape, keys, names, objects, depth + 1)?);
+                }
+                Ok(Shape::Object {
+                    keys: own,
+                    values,
+                    id,
+                })
+            }
+            Some(2) => Ok(Shape::Array(Box::new(Shape::read(
+                shape,
+                keys,
+                names,
+                objects,
+                depth + 1,
+            )?))),
+            _ => Err(bad("a value of no shape")),
+        }
+    }
+}
+
+/// The cells read in order into a [`DocBuilder`].
+struct DocTape<'a> {
+    tape: Tape<'a>,
+    b: DocBuilder<'a>,
+    /// Where the strings' bytes are (the document's source).
+    text: &'a [u8],
+    /// True when some string holds `<`: each is then checked for a reserved tag.
+    lt: bool,
+    /// The keys, decoded, and where each went in the builder's heap once pushed.
+    keys: Vec<Vec<u8>>,
+    kept: Vec<Option<HeapStr>>,
+    /// The minter of this document's [`KeysToken`]s (an address held while it is built).
+    owner: usize,
+}
+
+impl<'a> DocTape<'a> {
+    /// A value of shape `shape`; true when it is a string, number or literal.
+    fn value(&mut self, shape: &Shape) -> Result<bool> {
+        let kind = self.tape.kind()?;
+        match (shape, kind) {
+            (_, NULL) => self.b.null(),
+            (Shape::Scalar, STRING) => {
+                let s = self
+                    .tape
+                    .strings
+                    .next()
+                    .ok_or_else(|| bad("a string is missing"))?;
+                if self.lt {
+                    self.b.note_string(s);
+                }
+                // `s` is a slice of `text`, the builder's source.
+                let start = s.as_ptr() as usize - self.text.as_ptr() as usize;
+                self.b.str_src(start, s.len());
+            }
+            (Shape::Scalar, NUMBER) => number(&mut self.b, self.tape.num()?),
+            (Shape::Scalar, TRUE) => self.b.bool(true),
+            (Shape::Scalar, FALSE) => self.b.bool(false),
+            (Shape::Object { keys, values, id }, OBJECT) => {
+                self.object(keys, values, *id)?;
+                return Ok(false);
+            }
+            (Shape::Array(element), ARRAY) => {
+                let n = self.tape.num()?;
+                // Each element takes a kind at least.
+                if !(n >= 0.0 && n.fract() == 0.0 && n <= self.tape.left() as f64) {
+                    return Err(bad("an array's length is past its cells"));
+                }
+                let m = self.b.begin_array();
+                for _ in 0..n as usize {
+                    self.value(element)?;
+                }
+                self.b.end_array(m, n as usize);
+                return Ok(false);
+            }
+            _ => return Err(bad("a cell of the wrong kind")),
+        }
+        Ok(true)
+    }
+
+    /// An object of keys `keys` whose values have shapes `values`.
+    fn object(&mut self, keys: &[usize], values: &[Shape], id: u64) -> Result<()> {
+        let m = self.b.begin_object();
+        let mut flat = true;
+        for (&k, shape) in keys.iter().zip(values) {
+            match self.kept[k] {
+                Some(s) => self.b.str_heap_again(s),
+                None => {
+                    let name = &self.keys[k];
+                    self.b.note_string(name);
+                    self.kept[k] = Some(self.b.str_heap_kept(name));
+                }
+            }
+            flat &= self.value(shape)?;
+        }
+        let token = KeysToken::new(self.owner, id);
+        self.b.end_object_keyed_as(m, keys.len(), token, flat);
+        Ok(())
+    }
+}
+
+/// Pushes `x` as the parser pushes what `JSON.stringify` writes of it.
+#[inline]
+fn number(b: &mut DocBuilder<'_>, x: f64) {
+    // Below 2^53 an integer (or -0, written `0`) is its digits, anything else finite a float;
+    // from 2^53 on every double is an integer, written as digits below 10^21; past finite,
+    // `null`.
+    if x.abs() < 9_007_199_254_740_992.0 {
+        let i = x as i64;
+        if i as f64 == x {
+            b.i64(i);
+        } else {
+            b.float(x);
+        }
+        return;
+    }
+    if !x.is_finite() {
+        b.null();
+        return;
+    }
+    let mut lexeme = Vec::with_capacity(32);
+    write_f64(&mut lexeme, x);
+    if lexeme.iter().all(|&c| c.is_ascii_digit() || c == b'-') {
+        b.int_lexeme(&lexeme);
+    } else {
+        b.float(x);
+    }
 }
 
 /// How [`Cells::write`] lays values out.
@@ -341,6 +530,56 @@ impl<'a> Cells<'a> {
     }
 }
 
+impl<'a> Cells<'a> {
+    /// The `rows` rows as a document ([`rows_doc`]).
+    fn doc(&self, rows: usize) -> Result<Doc<'a>> {
+        let (mut shape, mut keys) = (self.shape.iter(), self.keys.iter());
+        let mut names = Vec::new();
+        let row = Shape::read(&mut shape, &mut keys, &mut names, &mut 0, 1)?;
+        let Shape::Object {
+            keys: ref row_keys,
+            ref values,
+            id,
+        } = row
+        else {
+            return Err(bad("the rows are not objects of one shape"));
+        };
+        if row_keys.is_empty() || shape.next().is_some() || keys.next().is_some() {
+            return Err(bad("the rows are not objects of one shape"));
+        }
+        // Each row holds a value at least, which has a kind.
+        if rows > self.kinds.len() {
+            return Err(bad("too few cells for the rows"));
+        }
+        // A node per value, a key per value at most, and the rows' objects.
+        let nodes = 2 * self.kinds.len() + rows + 1;
+        let owner = 0u8;
+        let mut t = DocTape {
+            tape: Tape::new(self, Place::START, Layout::Compact)?,
+            // The keys once, and each integer's digits (8 bytes on average, most likely).
+            b: DocBuilder::with_capacity(
+                self.text,
+                nodes,
+                names.iter().map(Vec::len).sum::<usize>() + self.nums.len() * 8,
+            ),
+            text: self.text,
+            lt: self.text.contains(&b'<'),
+            kept: vec![None; names.len()],
+            keys: names,
+            owner: std::ptr::from_ref(&owner) as usize,
+        };
+        let m = t.b.begin_array();
+        for _ in 0..rows {
+            t.object(row_keys, values, id)?;
+        }
+        t.b.end_array(m, rows);
+        if !t.tape.done() {
+            return Err(bad("cells are left over"));
+        }
+        Ok(t.b.finish())
+    }
+}
+
 /// A place in the cells: the next kind, number and string, and that string's first byte.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Place {
@@ -501,6 +740,11 @@ impl<'a> Tape<'a> {
 
     fn done(&self) -> bool {
         self.k == self.kinds.len() && self.q == self.nums.len() && self.strings.done()
+    }
+
+    /// The kinds not read yet.
+    fn left(&self) -> usize {
+        self.kinds.len() - self.k
     }
 }
 
