@@ -379,7 +379,8 @@ pub fn plain_pretty(args: CallArgs) -> Result<bool> {
 }
 
 /// A call's input: JSON text held by the binding, whose contract (a peak under twice the
-/// input, `toon::JsonInput::Binding`) lets a large array be read once; or nothing.
+/// input, `toon::JsonInput::Binding`) lets a large array be read once; the document of a
+/// table read as cells; or nothing.
 fn read_input<'d>(call: &ToolCall, data: Option<Data<'d>>) -> Result<Input<'d>> {
     match data {
         Some(Data::Json(bytes)) => call
