@@ -116,6 +116,8 @@ enum Shape {
         values: Vec<Shape>,
         /// Which object of the shape this is (its [`KeysToken`]).
         id: u64,
+        /// True when every value is a scalar.
+        scalars: bool,
     },
     Array(Box<Shape>),
 }
@@ -157,6 +159,7 @@ impl Shape {
                 }
                 Ok(Shape::Object {
                     keys: own,
+                    scalars: values.iter().all(|v| matches!(v, Shape::Scalar)),
                     values,
                     id,
                 })
@@ -189,12 +192,12 @@ struct DocTape<'a> {
 }
 
 impl<'a> DocTape<'a> {
-    /// A value of shape `shape`; true when it is a string, number or literal.
-    fn value(&mut self, shape: &Shape) -> Result<bool> {
-        let kind = self.tape.kind()?;
-        match (shape, kind) {
-            (_, NULL) => self.b.null(),
-            (Shape::Scalar, STRING) => {
+    /// A scalar of kind `kind`.
+    #[inline(always)]
+    fn scalar(&mut self, kind: u8) -> Result<()> {
+        match kind {
+            NULL => self.b.null(),
+            STRING => {
                 let s = self
                     .tape
                     .strings
@@ -207,11 +210,30 @@ impl<'a> DocTape<'a> {
                 let start = s.as_ptr() as usize - self.text.as_ptr() as usize;
                 self.b.str_src(start, s.len());
             }
-            (Shape::Scalar, NUMBER) => number(&mut self.b, self.tape.num()?),
-            (Shape::Scalar, TRUE) => self.b.bool(true),
-            (Shape::Scalar, FALSE) => self.b.bool(false),
-            (Shape::Object { keys, values, id }, OBJECT) => {
-                self.object(keys, values, *id)?;
+            NUMBER => number(&mut self.b, self.tape.num()?),
+            TRUE => self.b.bool(true),
+            FALSE => self.b.bool(false),
+            _ => return Err(bad("a cell of the wrong kind")),
+        }
+        Ok(())
+    }
+
+    /// A value of shape `shape`; true when it is a string, number or literal.
+    fn value(&mut self, shape: &Shape) -> Result<bool> {
+        let kind = self.tape.kind()?;
+        match (shape, kind) {
+            (_, NULL) => self.b.null(),
+            (Shape::Scalar, _) => self.scalar(kind)?,
+            (
+                Shape::Object {
+                    keys,
+                    values,
+                    id,
+                    scalars,
+                },
+                OBJECT,
+            ) => {
+                self.object(keys, values, *id, *scalars)?;
                 return Ok(false);
             }
             (Shape::Array(element), ARRAY) => {
@@ -232,8 +254,8 @@ impl<'a> DocTape<'a> {
         Ok(true)
     }
 
-    /// An object of keys `keys` whose values have shapes `values`.
-    fn object(&mut self, keys: &[usize], values: &[Shape], id: u64) -> Result<()> {
+    /// An object of keys `keys` whose values have shapes `values` (all scalars: `scalars`).
+    fn object(&mut self, keys: &[usize], values: &[Shape], id: u64, scalars: bool) -> Result<()> {
         let m = self.b.begin_object();
         let mut flat = true;
         for (&k, shape) in keys.iter().zip(values) {
@@ -245,7 +267,13 @@ impl<'a> DocTape<'a> {
                     self.kept[k] = Some(self.b.str_heap_kept(name));
                 }
             }
-            flat &= self.value(shape)?;
+            if scalars {
+                // Rows of scalars (most tables): a kind's dispatch a value, not a shape's.
+                let kind = self.tape.kind()?;
+                self.scalar(kind)?;
+            } else {
+                flat &= self.value(shape)?;
+            }
         }
         let token = KeysToken::new(self.owner, id);
         self.b.end_object_keyed_as(m, keys.len(), token, flat);
@@ -540,6 +568,7 @@ impl<'a> Cells<'a> {
             keys: ref row_keys,
             ref values,
             id,
+            scalars,
         } = row
         else {
             return Err(bad("the rows are not objects of one shape"));
@@ -570,7 +599,7 @@ impl<'a> Cells<'a> {
         };
         let m = t.b.begin_array();
         for _ in 0..rows {
-            t.object(row_keys, values, id)?;
+            t.object(row_keys, values, id, scalars)?;
         }
         t.b.end_array(m, rows);
         if !t.tape.done() {
@@ -803,8 +832,29 @@ fn utf8_len(text: &[u8], units: usize) -> Option<usize> {
     if text.get(..units).is_some_and(<[u8]>::is_ascii) {
         return Some(units);
     }
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut i = 0;
     let mut left = units;
+    // Eight bytes at a time while they hold no more units than are left: a unit per byte
+    // that is not a continuation (10xxxxxx), and a second per 4-byte lead (11110xxx). A
+    // character cut at the word's end has its continuations skipped below.
+    while left >= 8 {
+        let Some(word) = text.get(i..i + 8) else {
+            break;
+        };
+        let w = u64::from_le_bytes(word.try_into().ok()?);
+        let continuations = (w & !(w << 1) & HIGH).count_ones() as usize;
+        let leads4 = (w & (w << 1) & (w << 2) & (w << 3) & HIGH).count_ones() as usize;
+        let n = 8 - continuations + leads4;
+        if n > left {
+            break;
+        }
+        left -= n;
+        i += 8;
+    }
+    while text.get(i).is_some_and(|&b| b & 0xC0 == 0x80) {
+        i += 1;
+    }
     while left > 0 {
         let (bytes, n) = match *text.get(i)? {
             0..=0x7F => (1, 1),
@@ -824,4 +874,47 @@ fn utf8_len(text: &[u8], units: usize) -> Option<usize> {
 
 fn bad(what: &str) -> napi::Error {
     mark("internal", &format!("rows as cells: {what}"), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utf8_len;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The bytes of any text's first characters, counted in UTF-16 units, with more text
+        /// after them (the next strings of the cells).
+        #[test]
+        fn utf8_len_is_the_prefix_of_those_units(s in "\\PC{0,40}", rest in "\\PC{0,12}", cut in any::<usize>()) {
+            let ends: Vec<usize> = s.char_indices().map(|(i, _)| i).chain([s.len()]).collect();
+            let end = ends[cut % ends.len()];
+            let units = s[..end].encode_utf16().count();
+            let text = format!("{s}{rest}");
+            prop_assert_eq!(utf8_len(text.as_bytes(), units), Some(end));
+        }
+    }
+
+    #[test]
+    fn utf8_len_of_every_prefix_of_mostly_ascii_text() {
+        // Runs of ASCII with 2-, 3- and 4-byte characters between, at every offset of a word.
+        let s = "Société Générale 123, Café 🍰 Zoë, 株式会社 東京 abcdefghijklmnop🍰🍰x Müller";
+        for rest in ["", "next string", "é"] {
+            let text = format!("{s}{rest}");
+            for (end, _) in s.char_indices().chain([(s.len(), ' ')]) {
+                let units = s[..end].encode_utf16().count();
+                assert_eq!(utf8_len(text.as_bytes(), units), Some(end), "{end}");
+            }
+        }
+    }
+
+    #[test]
+    fn utf8_len_refuses_a_cut_character_and_short_text() {
+        let cake = "ab🍰cdefghijkl";
+        // One unit of the cake's two.
+        assert_eq!(utf8_len(cake.as_bytes(), 3), None);
+        assert_eq!(utf8_len(cake.as_bytes(), 4), Some(6));
+        assert_eq!(utf8_len("é".as_bytes(), 2), None);
+        assert_eq!(utf8_len("日本日本日本日本日本".as_bytes(), 10), Some(30));
+        assert_eq!(utf8_len("日本日本日本日本日本".as_bytes(), 11), None);
+    }
 }
