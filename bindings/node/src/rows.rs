@@ -142,6 +142,11 @@ impl Shape {
                     .next()
                     .ok_or_else(|| bad("an object has no key count"))?
                     as usize;
+                // Each key is one of the keys left (a count past them is refused before
+                // room is made for it).
+                if m > keys.len() {
+                    return Err(bad("a key is missing"));
+                }
                 let id = *objects;
                 *objects += 1;
                 let mut own = Vec::with_capacity(m);

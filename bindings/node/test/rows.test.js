@@ -477,6 +477,8 @@ test('the addon refuses cells that do not fit together', () => {
     else assert.throws(() => doc(over), (e) => e instanceof Error && /rows as cells/.test(e.message), `${what} (document)`);
   }
   assert.throws(() => doc({ rows: 2 ** 32 - 1 }), /rows as cells: too few cells for the rows/);
+  assert.throws(() => doc({ shape: [1, 2 ** 32 - 1, 0, 0] }), /rows as cells: a key is missing/);
+  assert.throws(() => call({ shape: [1, 2 ** 32 - 1, 0, 0] }), /rows as cells: a key is missing/);
   assert.throws(() => doc({ keys: ['"s"', 'n'] }), /rows as cells: a key is not JSON/);
   assert.throws(() => doc({ keys: ['"s"', '5'] }), /rows as cells: a key is not a string/);
   // Too short an output: the length it needs, nothing written past it.
