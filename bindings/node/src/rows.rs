@@ -110,8 +110,8 @@ pub(crate) fn rows_doc(table: &TableCells) -> Result<Doc<'_>> {
 enum Shape {
     Scalar,
     Object {
-        /// The object's keys' indices in [`DocTape::keys`], first to last (each key's value's
-        /// keys come after it).
+        /// The object's keys' indices in [`TableCells::keys`], first to last (each key's
+        /// value's keys come after it).
         keys: Vec<usize>,
         values: Vec<Shape>,
         /// Which object of the shape this is (its [`KeysToken`]).
@@ -123,12 +123,12 @@ enum Shape {
 }
 
 impl Shape {
-    /// The value at the head of `shape` at `depth`, its keys taken from `keys` (JSON texts),
-    /// decoded onto `names`; `objects` counts the objects read so far.
+    /// The value at the head of `shape` at `depth`, its keys the next of `keys` (JSON texts)
+    /// from `at`, which it moves past them; `objects` counts the objects read so far.
     fn read(
         shape: &mut std::slice::Iter<'_, u32>,
-        keys: &mut std::slice::Iter<'_, String>,
-        names: &mut Vec<Vec<u8>>,
+        keys: &[String],
+        at: &mut usize,
         objects: &mut u64,
         depth: usize,
     ) -> Result<Shape> {
@@ -144,7 +144,7 @@ impl Shape {
                     as usize;
                 // Each key is one of the keys left (a count past them is refused before
                 // room is made for it).
-                if m > keys.len() {
+                if m > keys.len() - *at {
                     return Err(bad("a key is missing"));
                 }
                 let id = *objects;
@@ -152,15 +152,9 @@ impl Shape {
                 let mut own = Vec::with_capacity(m);
                 let mut values = Vec::with_capacity(m);
                 for _ in 0..m {
-                    let key = keys.next().ok_or_else(|| bad("a key is missing"))?;
-                    let doc = toolwire::json::parse(key.as_bytes(), &ParseOptions::default())
-                        .map_err(|_| bad("a key is not JSON"))?;
-                    let ValueRef::String(name) = doc.root().get() else {
-                        return Err(bad("a key is not a string"));
-                    };
-                    own.push(names.len());
-                    names.push(name.as_bytes().to_vec());
-                    values.push(Shape::read(shape, keys, names, objects, depth + 1)?);
+                    own.push(*at);
+                    *at += 1;
+                    values.push(Shape::read(shape, keys, at, objects, depth + 1)?);
                 }
                 Ok(Shape::Object {
                     keys: own,
@@ -172,12 +166,25 @@ impl Shape {
             Some(2) => Ok(Shape::Array(Box::new(Shape::read(
                 shape,
                 keys,
-                names,
+                at,
                 objects,
                 depth + 1,
             )?))),
             _ => Err(bad("a value of no shape")),
         }
+    }
+
+    /// The rows' shape: an object of one key or more, which reads all of `shape` and `keys`.
+    fn of_rows(shape: &[u32], keys: &[String]) -> Result<Shape> {
+        let (mut rest, mut at) = (shape.iter(), 0);
+        let row = Shape::read(&mut rest, keys, &mut at, &mut 0, 1)?;
+        if !matches!(&row, Shape::Object { keys: own, .. } if !own.is_empty())
+            || rest.next().is_some()
+            || at != keys.len()
+        {
+            return Err(bad("the rows are not objects of one shape"));
+        }
+        Ok(row)
     }
 }
 
@@ -189,7 +196,8 @@ struct DocTape<'a> {
     text: &'a [u8],
     /// True when some string holds `<`: each is then checked for a reserved tag.
     lt: bool,
-    /// The keys, decoded, and where each went in the builder's heap once pushed.
+    /// The keys, decoded (in the order of [`TableCells::keys`]), and where each went in the
+    /// builder's heap once pushed.
     keys: Vec<Vec<u8>>,
     kept: Vec<Option<HeapStr>>,
     /// The minter of this document's [`KeysToken`]s (an address held while it is built).
@@ -368,49 +376,39 @@ enum Node {
 }
 
 impl Node {
-    /// The value at the head of `shape` at `depth`, its keys taken from `keys`.
-    fn read(
-        shape: &mut std::slice::Iter<'_, u32>,
-        keys: &mut std::slice::Iter<'_, String>,
-        layout: Layout,
-        depth: usize,
-    ) -> Result<Node> {
-        if depth > MAX_DEPTH {
-            return Err(bad("the shape is too deep"));
-        }
+    /// The layout of a value of shape `shape` at `depth`, its keys' JSON texts in `keys`.
+    fn of(shape: &Shape, keys: &[String], layout: Layout, depth: usize) -> Node {
         let inner = layout.line(depth + 1);
         let colon: &[u8] = if layout == Layout::Pretty {
             b": "
         } else {
             b":"
         };
-        match shape.next() {
-            Some(0) => Ok(Node::Scalar),
-            Some(1) => {
-                let m = *shape
-                    .next()
-                    .ok_or_else(|| bad("an object has no key count"))?;
-                let mut prefixes = Vec::new();
-                let mut values = Vec::new();
-                for j in 0..m {
-                    let key = keys.next().ok_or_else(|| bad("a key is missing"))?;
-                    let sep: &[u8] = if j == 0 { b"{" } else { b"," };
-                    prefixes.push([sep, &inner, key.as_bytes(), colon].concat());
-                    values.push(Node::read(shape, keys, layout, depth + 1)?);
-                }
-                Ok(Node::Object {
-                    prefixes,
-                    values,
-                    close: [&layout.line(depth)[..], b"}"].concat(),
-                })
-            }
-            Some(2) => Ok(Node::Array {
-                element: Box::new(Node::read(shape, keys, layout, depth + 1)?),
+        match shape {
+            Shape::Scalar => Node::Scalar,
+            Shape::Object {
+                keys: own, values, ..
+            } => Node::Object {
+                prefixes: own
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &k)| {
+                        let sep: &[u8] = if j == 0 { b"{" } else { b"," };
+                        [sep, &inner, keys[k].as_bytes(), colon].concat()
+                    })
+                    .collect(),
+                values: values
+                    .iter()
+                    .map(|v| Node::of(v, keys, layout, depth + 1))
+                    .collect(),
+                close: [&layout.line(depth)[..], b"}"].concat(),
+            },
+            Shape::Array(element) => Node::Array {
+                element: Box::new(Node::of(element, keys, layout, depth + 1)),
                 open: [b"[", &inner[..]].concat(),
                 between: [b",", &inner[..]].concat(),
                 close: [&layout.line(depth)[..], b"]"].concat(),
-            }),
-            _ => Err(bad("a value of no shape")),
+            },
         }
     }
 }
@@ -459,14 +457,12 @@ impl<'a> Cells<'a> {
     /// [`PARALLEL_ROWS`] rows in two halves on two threads, the second appended to the first
     /// (whose buffer has room for the whole guessed from the cells).
     fn write(&self, rows: usize, layout: Layout) -> Result<Vec<u8>> {
-        let (mut shape, mut keys) = (self.shape.iter(), self.keys.iter());
-        let row = Node::read(&mut shape, &mut keys, layout, 1)?;
-        if !matches!(row, Node::Object { ref values, .. } if !values.is_empty())
-            || shape.next().is_some()
-            || keys.next().is_some()
-        {
-            return Err(bad("the rows are not objects of one shape"));
-        }
+        let row = Node::of(
+            &Shape::of_rows(self.shape, self.keys)?,
+            self.keys,
+            layout,
+            1,
+        );
         if rows == 0 {
             return Ok(b"[]".to_vec());
         }
@@ -566,21 +562,27 @@ impl<'a> Cells<'a> {
 impl<'a> Cells<'a> {
     /// The `rows` rows as a document ([`rows_doc`]).
     fn doc(&self, rows: usize) -> Result<Doc<'a>> {
-        let (mut shape, mut keys) = (self.shape.iter(), self.keys.iter());
-        let mut names = Vec::new();
-        let row = Shape::read(&mut shape, &mut keys, &mut names, &mut 0, 1)?;
         let Shape::Object {
-            keys: ref row_keys,
-            ref values,
+            keys: row_keys,
+            values,
             id,
             scalars,
-        } = row
+        } = Shape::of_rows(self.shape, self.keys)?
         else {
             return Err(bad("the rows are not objects of one shape"));
         };
-        if row_keys.is_empty() || shape.next().is_some() || keys.next().is_some() {
-            return Err(bad("the rows are not objects of one shape"));
-        }
+        let names = self
+            .keys
+            .iter()
+            .map(|key| {
+                let doc = toolwire::json::parse(key.as_bytes(), &ParseOptions::default())
+                    .map_err(|_| bad("a key is not JSON"))?;
+                match doc.root().get() {
+                    ValueRef::String(name) => Ok(name.as_bytes().to_vec()),
+                    _ => Err(bad("a key is not a string")),
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
         // Each row holds a value at least, which has a kind.
         if rows > self.kinds.len() {
             return Err(bad("too few cells for the rows"));
@@ -604,7 +606,7 @@ impl<'a> Cells<'a> {
         };
         let m = t.b.begin_array();
         for _ in 0..rows {
-            t.object(row_keys, values, id, scalars)?;
+            t.object(&row_keys, &values, id, scalars)?;
         }
         t.b.end_array(m, rows);
         if !t.tape.done() {
