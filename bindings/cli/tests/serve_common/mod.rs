@@ -466,23 +466,22 @@ pub fn response_body(r: &mut impl BufRead, head: &str) -> Vec<u8> {
 
 /// Sends a signal (`TERM`, `INT`) to the process `pid`.
 pub fn signal(pid: u32, name: &str) {
-    let ok = Command::new("kill")
+    assert!(send_signal(pid, name), "kill -{name} {pid}");
+}
+
+/// `kill -NAME pid`: whether it ran and succeeded.
+fn send_signal(pid: u32, name: &str) -> bool {
+    Command::new("kill")
         .args([&format!("-{name}"), &pid.to_string()])
+        .stdin(Stdio::null())
         .status()
-        .unwrap()
-        .success();
-    assert!(ok, "kill -{name} {pid}");
+        .is_ok_and(|s| s.success())
 }
 
 /// Stops `child` as its own shutdown signal does (`TERM`, `INT`: `kill -NAME`), waiting up to
 /// `grace` for it to exit, and kills it if it has not. Never panics (it runs in `Drop`).
 pub fn stop_child(child: &mut Child, name: &str, grace: Duration) {
-    let _ = Command::new("kill")
-        .args([&format!("-{name}"), &child.id().to_string()])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    send_signal(child.id(), name);
     let t0 = std::time::Instant::now();
     while matches!(child.try_wait(), Ok(None)) {
         if t0.elapsed() > grace {
