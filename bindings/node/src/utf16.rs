@@ -33,8 +33,12 @@ pub(crate) fn utf16_of(bytes: &[u8], out: &mut Vec<u16>) -> Option<usize> {
             _ => return None,
         };
         let Some(rest) = bytes.get(i + 1..i + len) else {
-            // An incomplete character: its bytes so far must be continuations.
-            return bytes[i + 1..].iter().all(|b| b & 0xC0 == 0x80).then_some(i);
+            // An incomplete character: its bytes so far must start one (std's "unexpected
+            // end"), not only be continuations: `F4 90` can end no character.
+            return match std::str::from_utf8(&bytes[i..]) {
+                Err(e) if e.error_len().is_none() => Some(i),
+                _ => None,
+            };
         };
         let mut c = u32::from(lead) & (0x7F >> len);
         for &b in rest {
@@ -144,6 +148,11 @@ mod tests {
             b"\xF5\x80\x80\x80",
             b"\x80",
             b"\xE6\x97x",
+            // Cut short, yet no character starts so.
+            b"\xF4\x90",
+            b"\xE0\x80",
+            b"\xED\xA0",
+            b"\xF0\x8F\xBF",
         ] {
             assert!(std::str::from_utf8(bad).is_err());
             assert_eq!(utf16_of(bad, &mut Vec::new()), None, "{bad:?}");
