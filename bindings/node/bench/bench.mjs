@@ -7,7 +7,8 @@
 //   present(buf)        vs a CallToolResult of encode(JSON.parse(buf))
 //   toolwire/presenter make(rows).build(), make(buf).build()
 //                       vs the zod-validate + JSON.stringify(…, null, 2) pipeline mcp-fusion runs
-//                       for the same presenter (bench/presenter.mjs)
+//                       for the same presenter (bench/presenter.mjs), of JSON.parse(buf) when
+//                       the rows arrive as bytes (mcp-fusion takes no bytes)
 // each on an ASCII corpus and a non-ASCII one (accents, CJK, emoji in every row: `mixed`),
 //   memory: peak RSS of encodeJson(100 MB Buffer) beyond Node's baseline (a child process)
 //
@@ -98,7 +99,7 @@ for (const kind of ['flat', 'nested']) {
       if (kind === 'flat') {
         await pair('make', 'zod + JSON.stringify(rows,null,2) (mcp-fusion\'s pipeline)', () => fusionPipeline(data),
           'toolwire/presenter make(rows).build()', () => Invoice.make(data).build());
-        await pair('makeBuf', 'zod + JSON.stringify(rows,null,2) (mcp-fusion\'s pipeline)', () => fusionPipeline(data),
+        await pair('makeBuf', 'zod + JSON.stringify(JSON.parse(buf),null,2) (mcp-fusion\'s pipeline)', () => fusionPipeline(JSON.parse(buf)),
           'toolwire/presenter make(buf).build()', () => Invoice.make(buf).build());
       }
       const [parse, stringify] = await timePair(() => JSON.parse(buf), () => JSON.stringify(data), runs);
@@ -137,7 +138,7 @@ if (process.argv.includes('--readme')) {
     if (!get(key, kind, TEXTS[0], big)) continue;
     table.push(`|${kind} ${what}|${both(key, kind, big, (p) => ms(p.b))}|${both(key, kind, big, (p) => ms(p.a))}|${both(key, kind, big, ratio)}|${sizes.slice(1).map((n) => both(key, kind, n, ratio)).join('|')}|`);
   }
-  table.push('', `ASCII/non-ASCII. Baselines: \`@toon-format/toon\` 4.4 \`encode\` (of \`JSON.parse(buf)\` for bytes), for \`present\` in a \`CallToolResult\`, or \`JSON.stringify(rows, null, 2)\`; \`make\`: zod + pretty \`JSON.stringify\` (mcp-fusion's). Node ${process.version}, one process, best of 7 (10k: 21) interleaved after \`gc()\`. \`encodeJson\` of 100 MB peaks at ${/= ([\d.]+)× the input/.exec(child)?.[1]}× the input (< 2×).`);
+  table.push('', `ASCII/non-ASCII. Baselines: \`@toon-format/toon\` 4.4 \`encode\` (of \`JSON.parse(buf)\` for bytes), for \`present\` in a \`CallToolResult\`, or \`JSON.stringify(rows, null, 2)\`; \`make\`: zod + pretty \`JSON.stringify\` (mcp-fusion's; of \`JSON.parse(buf)\` for bytes). Node ${process.version}, one process, best of 7 (10k: 21) interleaved after \`gc()\`. \`encodeJson\` of 100 MB peaks at ${/= ([\d.]+)× the input/.exec(child)?.[1]}× the input (< 2×).`);
   const readmeTable = fileURLToPath(new URL('../../../benches/readme_table.py', import.meta.url));
   const r = spawnSync('python3', [readmeTable, 'node-bench'], { input: table.join('\n') + '\n', stdio: ['pipe', 'inherit', 'inherit'] });
   if (r.status !== 0) process.exit(1);

@@ -12,9 +12,10 @@
 // First the same calls through both, block texts compared (SAME, or DIFF with both texts:
 // the differences are WIRE.md's fixes, DECISIONS.md "The Node presenter API"); then
 // make(rows).build() of one presenter (zod schema, a rule, a collection UI block; pretty
-// JSON) timed on both, toolwire also from JSON bytes. Measured 2026-12-05 on the 2-core VM:
-// 100k flat rows, mcp-fusion 180 ms, toolwire 152 ms from rows (1.19×), 89 ms from bytes
-// (2.03×); 10k: 9.6 / 9.4 / 5.1 ms.
+// JSON) timed on both, on the ASCII and the non-ASCII corpus, and from JSON bytes: toolwire's
+// make(buf) against mcp-fusion's make of JSON.parse(buf) (it takes no bytes). The four calls
+// take turns, each after gc() and a pause, best of RUNS (7). Figures: DECISIONS.md, "`make`
+// against mcp-fusion itself".
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
@@ -66,24 +67,32 @@ const flat = z.object({ id: z.string(), client: z.string(), amount_cents: z.numb
 const bench = (P) => P.createPresenter('Invoice').schema(flat).systemRules(['CRITICAL: amount_cents is in CENTS.'])
   .collectionUiBlocks((l) => [P.ui.summary(`${l.length} invoices`)]);
 const [fp, tp] = [bench(FUSION), bench(T)];
-async function best(f) {
-  f();
-  let m = Infinity;
-  for (let i = 0; i < 5; i++) {
-    gc();
-    await new Promise((r) => setTimeout(r, 100));
-    const t0 = performance.now();
-    f();
-    m = Math.min(m, performance.now() - t0);
+// The four calls take turns, each run after gc() and a pause (as bench.mjs), best of RUNS.
+async function bestOf(fs, runs) {
+  for (const f of fs) f();
+  const m = fs.map(() => Infinity);
+  for (let i = 0; i < runs; i++) {
+    for (const [j, f] of fs.entries()) {
+      gc();
+      await new Promise((r) => setTimeout(r, 100));
+      const t0 = performance.now();
+      f();
+      m[j] = Math.min(m[j], performance.now() - t0);
+    }
   }
   return m;
 }
+const RUNS = Number(process.env.RUNS ?? 7);
 for (const n of (process.env.BENCH_SIZES || '10000,100000').split(',').map(Number)) {
-  const data = invoices(n, 'flat');
-  const buf = Buffer.from(JSON.stringify(data));
-  if (texts(fp.make(data).build()) !== texts(tp.make(data).build())) throw new Error(`outputs differ at ${n} rows`);
-  const f = await best(() => fp.make(data).build());
-  const t = await best(() => tp.make(data).build());
-  const b = await best(() => tp.make(buf).build());
-  console.log(`${n / 1000}k flat make(rows).build(): mcp-fusion ${f.toFixed(1)} ms | toolwire ${t.toFixed(1)} ms (${(f / t).toFixed(2)}×) | toolwire from bytes ${b.toFixed(1)} ms (${(f / b).toFixed(2)}×)`);
+  for (const text of ['ascii', 'mixed']) {
+    const data = invoices(n, 'flat', text);
+    const buf = Buffer.from(JSON.stringify(data));
+    if (texts(fp.make(data).build()) !== texts(tp.make(data).build())) throw new Error(`outputs differ at ${n} rows`);
+    if (texts(fp.make(JSON.parse(buf)).build()) !== texts(tp.make(buf).build())) throw new Error(`outputs differ at ${n} rows (bytes)`);
+    const [f, t, fb, b] = await bestOf([
+      () => fp.make(data).build(), () => tp.make(data).build(),
+      () => fp.make(JSON.parse(buf)).build(), () => tp.make(buf).build(),
+    ], RUNS);
+    console.log(`${n / 1000}k flat ${text} make(rows).build(): mcp-fusion ${f.toFixed(1)} ms | toolwire ${t.toFixed(1)} ms (${(f / t).toFixed(2)}×) | from bytes: mcp-fusion of JSON.parse(buf) ${fb.toFixed(1)} ms | toolwire ${b.toFixed(1)} ms (${(fb / b).toFixed(2)}×)`);
+  }
 }
