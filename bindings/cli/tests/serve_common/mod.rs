@@ -469,11 +469,14 @@ pub fn signal(pid: u32, name: &str) {
     assert!(send_signal(pid, name), "kill -{name} {pid}");
 }
 
-/// `kill -NAME pid`: whether it ran and succeeded.
+/// `kill -NAME pid`: whether it ran and succeeded (its own messages, such as "no such
+/// process" for a child already gone, kept out of the test output).
 fn send_signal(pid: u32, name: &str) -> bool {
     Command::new("kill")
         .args([&format!("-{name}"), &pid.to_string()])
         .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
 }
