@@ -1,3 +1,31 @@
+/**
+ * A table's document built on a thread of its own while `lib/rows.js` is still reading its
+ * cells (`make(rows)`), so that the JS thread's read and the document's build take their
+ * time side by side instead of one after the other. The reader sends what it has read every
+ * few chunks of strings ([`CellsStream::publish`]): a copy of the new cells, made on the JS
+ * thread, so the builder reads only memory it owns (never the reader's arrays, which JS
+ * code keeps writing, growing and may drop). The builder pushes the rows those cells
+ * complete; [`CellsStream::finish`] sends the rest and takes the document — the same as
+ * [`rows_doc`]'s, its strings in its heap rather than spans of the cells' text. Dropped
+ * without `finish` (a row that does not fit, an exception in a getter): the builder stops at
+ * its next batch and its thread ends.
+ */
+export declare class CellsStream {
+  /**
+   * A stream of the cells of `rows` rows of the shape `shape` and `keys` describe (as
+   * [`TableCells`] holds them).
+   */
+  constructor(shape: Array<number>, keys: Array<string>, rows: number)
+  /**
+   * Sends the cells read since the last call: the reader's arrays (perhaps grown since)
+   * hold kinds up to `p`, numbers up to `q`, strings up to `s` and their text up to byte
+   * `at`, which complete the first `rows` rows.
+   */
+  publish(rows: number, kinds: Uint8Array, nums: Float64Array, lens: Uint32Array, text: Uint8Array, p: number, q: number, s: number, at: number): void
+  /** Stops the build: the thread ends at its next batch (or now, when it waits for one). */
+  abort(): void
+}
+
 /** A compiled presenter file. */
 export declare class NativePresenter {
   /** Compiles a presenter file (its JSON text). */
@@ -32,9 +60,10 @@ export declare class NativePresenter {
   presentWith(data: SyncText | undefined | null, args: CallArgs, dispatch: Dispatch): NativeReply
   /**
    * [`NativePresenter::present_with`] of a table of rows read as cells (`lib/rows.js`):
-   * the engine's document made from them, no JSON text written or read.
+   * the engine's document made from them, no JSON text written or read; built by
+   * `stream` while they were read when there is one (`table` then holds the last cells).
    */
-  presentCellsWith(table: TableCells, args: CallArgs, dispatch: Dispatch): NativeReply
+  presentCellsWith(table: TableCells, args: CallArgs, dispatch: Dispatch, stream?: CellsStream | undefined | null): NativeReply
 }
 
 /**

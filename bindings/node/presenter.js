@@ -379,7 +379,7 @@ class Presenter {
     let reply;
     try {
       const dispatch = dispatcher(slots, ctx, state, call);
-      if (Array.isArray(input)) reply = presentRows(input, (cells) => p.presentCellsWith(cells, args, dispatch));
+      if (Array.isArray(input)) reply = presentRows(input, (cells, stream) => p.presentCellsWith(cells, args, dispatch, stream));
       if (reply === undefined) reply = call(dispatch);
     } catch (e) {
       throw encodeError(e);

@@ -30,6 +30,10 @@ const CHUNK = 1024;
 const READERS = 64;
 /** Rows, and elements of an array, whose values give the shape. */
 const SAMPLE = 16;
+/** Tables of this many rows or more have their document built while they are read. */
+const STREAM_ROWS = 8192;
+/** Chunks of strings read between two sends of the cells to the document's builder. */
+const PUBLISH = 4;
 
 // A cell's kind (src/rows.rs). An array's length is its next number.
 const NULL = 0;
@@ -137,7 +141,7 @@ function reader(row) {
       lines.push(
         `v = ${expr};`,
         'if (typeof v === "string") { kinds[p++] = ' + STRING + '; lens[s++] = v.length; t += v;',
-        `  if (++c === ${CHUNK}) { if (!utf8.put(t, i)) return false; t = ""; c = 0; } }`,
+        `  if (++c === ${CHUNK}) { if (!utf8.put(t, i, p, q, s, kinds, nums, lens)) return false; t = ""; c = 0; } }`,
         `else if (typeof v === "number") { kinds[p++] = ${NUMBER}; nums[q++] = v; }`,
         `else if (v === true) kinds[p++] = ${TRUE};`,
         `else if (v === false) kinds[p++] = ${FALSE};`,
@@ -254,11 +258,16 @@ class Utf8 {
     this.guessed = false;
     // Where each chunk's bytes start (src/rows.rs starts its second half there).
     this.starts = [];
+    // The builder of the rows' document, sent the cells every PUBLISH chunks (CellsStream).
+    this.stream = null;
+    this.chunks = 0;
   }
 
   // Appends chunk `t`, made from rows up to `row`; false when it is not well-formed (a lone
-  // surrogate, which JSON.stringify escapes and UTF-8 cannot hold).
-  put(t, row) {
+  // surrogate, which JSON.stringify escapes and UTF-8 cannot hold). A stream is sent the
+  // cells so far (`p` kinds, `q` numbers, `s` strings of the arrays), which complete the
+  // rows before `row`.
+  put(t, row, p, q, s, kinds, nums, lens) {
     const start = this.at;
     this.starts.push(start);
     this.units += t.length;
@@ -277,6 +286,9 @@ class Utf8 {
       this.guessed = true;
       const guess = Math.ceil((this.at * this.rows) / (row + 1) * 1.125);
       if (guess > this.bytes.length) this.grow(guess);
+    }
+    if (this.stream !== null && kinds !== undefined && ++this.chunks % PUBLISH === 0) {
+      this.stream.publish(row, kinds, nums, lens, this.bytes, p, q, s, this.at);
     }
     return true;
   }
@@ -322,10 +334,12 @@ function sample(rows, n) {
   return values > MAX_NODES ? undefined : { row, values, cells: tally.cells / m };
 }
 
-// Reads `rows` as cells when they are such a table, and returns what `write(cells)` makes of
-// them (`cells`: the addon's TableCells); else undefined. `plain`: objects must also be plain.
-// `keysOk`: whether a writer takes the shape's keys.
-function withCells(rows, plain, write, keysOk) {
+// Reads `rows` as cells when they are such a table, and returns what `write(cells, stream)`
+// makes of them (`cells`: the addon's TableCells; `stream`: with `streamed`, for STREAM_ROWS
+// rows or more, the CellsStream that built their document meanwhile, else undefined); else
+// undefined. `plain`: objects must also be plain. `keysOk`: whether a writer takes the shape's
+// keys.
+function withCells(rows, plain, write, keysOk, streamed) {
   const n = rows.length;
   if (n < MIN_ROWS || !canCompile) return undefined;
   const sampled = sample(rows, n);
@@ -337,8 +351,17 @@ function withCells(rows, plain, write, keysOk) {
   const cells = cellsFor(n, guess);
   const own = cells === scratch;
   const st = { kinds: cells.kinds, nums: cells.nums, lens: cells.lens, mid: [0, 0, 0], p: 0, q: 0, s: 0 };
+  let stream;
+  if (streamed && n >= STREAM_ROWS) {
+    try {
+      stream = new native.CellsStream(r.shape, r.keys, n);
+    } catch {
+      // No thread for it: built after the read.
+    }
+  }
   if (own) busy = true;
   try {
+    cells.utf8.stream = stream ?? null;
     if (!r.read(rows, n, plain, st, cells.utf8)) return undefined;
     const { utf8 } = cells;
     return write({
@@ -353,8 +376,11 @@ function withCells(rows, plain, write, keysOk) {
       chunk: CHUNK,
       ascii: utf8.at === utf8.units,
       mid: st.mid,
-    });
+    }, stream);
   } finally {
+    // Finished by `write`, or left: its thread ends either way.
+    stream?.abort();
+    cells.utf8.stream = null;
     if (own) {
       busy = false;
       // Arrays grown by the read are kept in their turn.
@@ -393,11 +419,12 @@ function rowsPretty(rows) {
 }
 
 /**
- * What `present(cells)` makes of `rows` read as cells (the addon's TableCells, valid for
- * that call only), or undefined when `rows` is not such a table.
+ * What `present(cells, stream)` makes of `rows` read as cells (the addon's TableCells, valid
+ * for that call only; `stream`, when there is one, the CellsStream that built their document
+ * while they were read), or undefined when `rows` is not such a table.
  */
 function presentRows(rows, present) {
-  return withCells(rows, false, present);
+  return withCells(rows, false, present, undefined, true);
 }
 
 module.exports = { MIN_ROWS, rowsText, rowsPretty, presentRows };

@@ -23,7 +23,7 @@ use toolwire::json::{ParseOptions, to_vec_compact};
 use toolwire::present::{Callback, Presenter};
 use toolwire::wire::{self, Format, Severity, Suggestion, ToolError, UiBlock, UiMeta, Width, ui};
 
-use crate::rows::TableCells;
+use crate::rows::{CellsStream, TableCells};
 use crate::{
     CallArgs, Data, JsText, NativePresenter, NativeReply, SyncText, engine_error, native_reply,
     presenter_error, respond, sync_bytes, sync_data, usage,
@@ -228,7 +228,8 @@ impl NativePresenter {
     }
 
     /// [`NativePresenter::present_with`] of a table of rows read as cells (`lib/rows.js`):
-    /// the engine's document made from them, no JSON text written or read.
+    /// the engine's document made from them, no JSON text written or read; built by
+    /// `stream` while they were read when there is one (`table` then holds the last cells).
     #[napi(catch_unwind)]
     pub fn present_cells_with(
         &self,
@@ -236,7 +237,12 @@ impl NativePresenter {
         table: TableCells,
         args: CallArgs,
         dispatch: Dispatch<'_>,
+        stream: Option<&mut CellsStream>,
     ) -> Result<NativeReply> {
+        if let Some(stream) = stream {
+            let doc = stream.finish(&table)?;
+            return self.dispatched(env, Some(Data::Doc(doc)), &args, dispatch);
+        }
         // The cells are `lib/rows.js`'s own arrays, which no callback reaches: while the
         // engine reads the document made of them (a pool thread too), nothing writes them,
         // and the table holds them until this call returns.

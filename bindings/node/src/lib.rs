@@ -387,15 +387,17 @@ fn read_input<'d>(call: &ToolCall, data: Option<Data<'d>>) -> Result<Input<'d>> 
             .read_held(bytes, toon::JsonInput::Binding)
             .map_err(|e| engine_error(&e)),
         Some(Data::Cells(table)) => Ok(Input::doc(rows::rows_doc(table)?)),
+        Some(Data::Doc(doc)) => Ok(Input::doc(doc)),
         None => Ok(Input::nothing()),
     }
 }
 
-/// What a call presents: JSON text, or a table of JavaScript rows read as cells.
-#[derive(Clone, Copy)]
+/// What a call presents: JSON text, a table of JavaScript rows read as cells, or the
+/// document of such a table built while it was read (`rows::CellsStream`).
 enum Data<'d> {
     Json(&'d [u8]),
     Cells(&'d rows::TableCells),
+    Doc(toolwire::Doc<'static>),
 }
 
 /// The whole call: the front door, nothing else.

@@ -106,6 +106,254 @@ pub(crate) fn rows_doc(table: &TableCells) -> Result<Doc<'_>> {
     Cells::of(table)?.doc(table.rows as usize)
 }
 
+/// A table's document built on a thread of its own while `lib/rows.js` is still reading its
+/// cells (`make(rows)`), so that the JS thread's read and the document's build take their
+/// time side by side instead of one after the other. The reader sends what it has read every
+/// few chunks of strings ([`CellsStream::publish`]): a copy of the new cells, made on the JS
+/// thread, so the builder reads only memory it owns (never the reader's arrays, which JS
+/// code keeps writing, growing and may drop). The builder pushes the rows those cells
+/// complete; [`CellsStream::finish`] sends the rest and takes the document — the same as
+/// [`rows_doc`]'s, its strings in its heap rather than spans of the cells' text. Dropped
+/// without `finish` (a row that does not fit, an exception in a getter): the builder stops at
+/// its next batch and its thread ends.
+#[napi]
+pub struct CellsStream {
+    tx: Option<std::sync::mpsc::Sender<Batch>>,
+    built: Option<std::thread::JoinHandle<std::result::Result<Doc<'static>, String>>>,
+    /// The kinds, numbers, strings and text bytes sent so far.
+    sent: [usize; 4],
+    /// The rows those complete.
+    rows_sent: usize,
+    /// The rows of the table.
+    rows: usize,
+}
+
+/// Cells read since the last batch, and how many rows the cells sent so far complete.
+struct Batch {
+    rows: usize,
+    kinds: Vec<u8>,
+    nums: Vec<f64>,
+    lens: Vec<u32>,
+    text: Vec<u8>,
+}
+
+#[napi]
+impl CellsStream {
+    /// A stream of the cells of `rows` rows of the shape `shape` and `keys` describe (as
+    /// [`TableCells`] holds them).
+    #[napi(constructor)]
+    pub fn new(shape: Vec<u32>, keys: Vec<String>, rows: u32) -> Result<Self> {
+        let row = Shape::of_rows(&shape, &keys)?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        let rows = rows as usize;
+        let built = std::thread::Builder::new()
+            .name("toolwire-cells".into())
+            .spawn(move || build_streamed(&row, &keys, rows, &rx).map_err(|e| e.reason.clone()))
+            .map_err(|e| bad(&format!("no thread to build the rows on: {e}")))?;
+        Ok(CellsStream {
+            tx: Some(tx),
+            built: Some(built),
+            sent: [0; 4],
+            rows_sent: 0,
+            rows,
+        })
+    }
+
+    /// Sends the cells read since the last call: the reader's arrays (perhaps grown since)
+    /// hold kinds up to `p`, numbers up to `q`, strings up to `s` and their text up to byte
+    /// `at`, which complete the first `rows` rows.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
+    pub fn publish(
+        &mut self,
+        rows: u32,
+        kinds: Uint8Array,
+        nums: Float64Array,
+        lens: Uint32Array,
+        text: Uint8Array,
+        p: u32,
+        q: u32,
+        s: u32,
+        at: u32,
+    ) -> Result<()> {
+        self.send(
+            rows as usize,
+            &kinds,
+            &nums,
+            &lens,
+            &text,
+            [p, q, s, at].map(|x| x as usize),
+        )
+    }
+
+    /// Stops the build: the thread ends at its next batch (or now, when it waits for one).
+    #[napi]
+    pub fn abort(&mut self) {
+        self.tx = None;
+        self.built = None;
+    }
+}
+
+impl CellsStream {
+    /// [`CellsStream::publish`] of the first `ends` of the arrays, a copy of each part past
+    /// what was sent before.
+    fn send(
+        &mut self,
+        rows: usize,
+        kinds: &[u8],
+        nums: &[f64],
+        lens: &[u32],
+        text: &[u8],
+        ends: [usize; 4],
+    ) -> Result<()> {
+        let Some(tx) = &self.tx else {
+            return Err(bad("the stream has ended"));
+        };
+        let [p, q, s, at] = ends;
+        let [p0, q0, s0, at0] = self.sent;
+        if rows < self.rows_sent || rows > self.rows {
+            return Err(bad("rows sent out of order"));
+        }
+        let (Some(kinds), Some(nums), Some(lens), Some(text)) = (
+            kinds.get(p0..p),
+            nums.get(q0..q),
+            lens.get(s0..s),
+            text.get(at0..at),
+        ) else {
+            return Err(bad("cells sent out of order"));
+        };
+        let batch = Batch {
+            rows,
+            kinds: kinds.to_vec(),
+            nums: nums.to_vec(),
+            lens: lens.to_vec(),
+            text: text.to_vec(),
+        };
+        self.sent = ends;
+        self.rows_sent = rows;
+        // A builder that failed has gone: `finish` says why.
+        let _ = tx.send(batch);
+        Ok(())
+    }
+
+    /// The document of the table whose last cells `table` holds (the whole arrays, as
+    /// [`rows_doc`] takes them): the rest sent, the build waited for.
+    pub(crate) fn finish(&mut self, table: &TableCells) -> Result<Doc<'static>> {
+        if table.rows as usize != self.rows {
+            return Err(bad("the stream is of another table"));
+        }
+        let ends = [
+            table.kinds.len(),
+            table.nums.len(),
+            table.lens.len(),
+            table.text.len(),
+        ];
+        self.send(
+            self.rows,
+            &table.kinds,
+            &table.nums,
+            &table.lens,
+            &table.text,
+            ends,
+        )?;
+        self.tx = None;
+        let built = self
+            .built
+            .take()
+            .ok_or_else(|| bad("the stream has ended"))?;
+        match built.join() {
+            Ok(Ok(doc)) => Ok(doc),
+            // The builder's own error, as it made it (`bad`).
+            Ok(Err(reason)) => Err(napi::Error::new(napi::Status::GenericFailure, reason)),
+            Err(_) => Err(bad("the rows' builder failed")),
+        }
+    }
+}
+
+/// Nodes and heap bytes a streamed document reserves at most from its first rows' guess.
+const STREAM_RESERVE: (usize, usize) = (1 << 24, 1 << 27);
+
+/// [`CellsStream`]'s thread: each batch's complete rows pushed as they come.
+fn build_streamed(
+    row: &Shape,
+    keys: &[String],
+    rows: usize,
+    rx: &std::sync::mpsc::Receiver<Batch>,
+) -> Result<Doc<'static>> {
+    let Shape::Object {
+        keys: row_keys,
+        values,
+        id,
+        scalars,
+    } = row
+    else {
+        return Err(bad("the rows are not objects of one shape"));
+    };
+    let owner = 0u8;
+    let mut st = DocState::new(b"", keys, 0, 0, std::ptr::from_ref(&owner) as usize)?;
+    let (mut kinds, mut nums, mut lens, mut text) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut at, mut built, mut ascii) = (Place::START, 0, true);
+    let m = st.b.begin_array();
+    // Ends when the stream is finished or dropped.
+    while let Ok(batch) = rx.recv() {
+        ascii &= batch.text.is_ascii();
+        st.lt |= batch.text.contains(&b'<');
+        kinds.extend_from_slice(&batch.kinds);
+        nums.extend_from_slice(&batch.nums);
+        lens.extend_from_slice(&batch.lens);
+        text.extend_from_slice(&batch.text);
+        if batch.rows <= built {
+            continue;
+        }
+        // Each row holds a value at least, which has a kind.
+        if batch.rows - built > kinds.len() - at.kinds {
+            return Err(bad("too few cells for the rows"));
+        }
+        if built == 0 {
+            // Room for all rows as the first ones suggest (bounded: `rows` is the caller's).
+            let scale = rows as f64 / batch.rows as f64 * 1.0625;
+            let nodes = ((2 * kinds.len() + batch.rows) as f64 * scale) as usize;
+            let heap = ((text.len() + nums.len() * 8) as f64 * scale) as usize;
+            st.b.reserve(nodes.min(STREAM_RESERVE.0), heap.min(STREAM_RESERVE.1));
+        }
+        let cells = Cells {
+            shape: &[],
+            keys: &[],
+            kinds: &kinds,
+            nums: &nums,
+            text: &text,
+            lens: &lens,
+            starts: &[],
+            chunk: 1,
+            ascii,
+            mid: (0, 0, 0),
+        };
+        let mut t = DocTape {
+            tape: Tape::new(&cells, at, Layout::Compact)?,
+            st: &mut st,
+            text: None,
+        };
+        for _ in built..batch.rows {
+            t.object(row_keys, values, *id, *scalars)?;
+        }
+        at = t.tape.at();
+        built = batch.rows;
+    }
+    if built != rows {
+        return Err(bad("rows are missing"));
+    }
+    if at.kinds != kinds.len()
+        || at.nums != nums.len()
+        || at.strings != lens.len()
+        || at.byte != text.len()
+    {
+        return Err(bad("cells are left over"));
+    }
+    st.b.end_array(m, rows);
+    Ok(st.b.finish())
+}
+
 /// A value of the rows' shape, for [`Cells::doc`].
 enum Shape {
     Scalar,
@@ -188,12 +436,9 @@ impl Shape {
     }
 }
 
-/// The cells read in order into a [`DocBuilder`].
-struct DocTape<'a> {
-    tape: Tape<'a>,
-    b: DocBuilder<'a>,
-    /// Where the strings' bytes are (the document's source).
-    text: &'a [u8],
+/// What a document of the cells is built into: the builder, and the keys each object pushes.
+struct DocState<'s> {
+    b: DocBuilder<'s>,
     /// True when some string holds `<`: each is then checked for a reserved tag.
     lt: bool,
     /// The keys, decoded (in the order of [`TableCells::keys`]), and where each went in the
@@ -204,28 +449,75 @@ struct DocTape<'a> {
     owner: usize,
 }
 
-impl<'a> DocTape<'a> {
+impl<'s> DocState<'s> {
+    /// A builder of room for `nodes` nodes and `heap` heap bytes over `src`, whose keys are
+    /// the JSON texts `keys`, and whose tokens `owner` mints.
+    fn new(
+        src: &'s [u8],
+        keys: &[String],
+        nodes: usize,
+        heap: usize,
+        owner: usize,
+    ) -> Result<Self> {
+        let names = keys
+            .iter()
+            .map(|key| {
+                let doc = toolwire::json::parse(key.as_bytes(), &ParseOptions::default())
+                    .map_err(|_| bad("a key is not JSON"))?;
+                match doc.root().get() {
+                    ValueRef::String(name) => Ok(name.as_bytes().to_vec()),
+                    _ => Err(bad("a key is not a string")),
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        // The keys once, besides what the caller counts.
+        let heap = heap + names.iter().map(Vec::len).sum::<usize>();
+        Ok(DocState {
+            b: DocBuilder::with_capacity(src, nodes, heap),
+            lt: false,
+            kept: vec![None; names.len()],
+            keys: names,
+            owner,
+        })
+    }
+}
+
+/// The cells read in order into a [`DocState`].
+struct DocTape<'a, 't, 's> {
+    tape: Tape<'a>,
+    st: &'t mut DocState<'s>,
+    /// Where the strings' bytes are when they are the document's source; `None`: they are
+    /// copied into its heap.
+    text: Option<&'a [u8]>,
+}
+
+impl DocTape<'_, '_, '_> {
     /// A scalar of kind `kind`.
     #[inline(always)]
     fn scalar(&mut self, kind: u8) -> Result<()> {
         match kind {
-            NULL => self.b.null(),
+            NULL => self.st.b.null(),
             STRING => {
                 let s = self
                     .tape
                     .strings
                     .next()
                     .ok_or_else(|| bad("a string is missing"))?;
-                if self.lt {
-                    self.b.note_string(s);
+                if self.st.lt {
+                    self.st.b.note_string(s);
                 }
-                // `s` is a slice of `text`, the builder's source.
-                let start = s.as_ptr() as usize - self.text.as_ptr() as usize;
-                self.b.str_src(start, s.len());
+                match self.text {
+                    // `s` is a slice of `text`, the builder's source.
+                    Some(text) => {
+                        let start = s.as_ptr() as usize - text.as_ptr() as usize;
+                        self.st.b.str_src(start, s.len());
+                    }
+                    None => self.st.b.str_heap(s),
+                }
             }
-            NUMBER => number(&mut self.b, self.tape.num()?),
-            TRUE => self.b.bool(true),
-            FALSE => self.b.bool(false),
+            NUMBER => number(&mut self.st.b, self.tape.num()?),
+            TRUE => self.st.b.bool(true),
+            FALSE => self.st.b.bool(false),
             _ => return Err(bad("a cell of the wrong kind")),
         }
         Ok(())
@@ -235,7 +527,7 @@ impl<'a> DocTape<'a> {
     fn value(&mut self, shape: &Shape) -> Result<bool> {
         let kind = self.tape.kind()?;
         match (shape, kind) {
-            (_, NULL) => self.b.null(),
+            (_, NULL) => self.st.b.null(),
             (Shape::Scalar, _) => self.scalar(kind)?,
             (
                 Shape::Object {
@@ -255,11 +547,11 @@ impl<'a> DocTape<'a> {
                 if !(n >= 0.0 && n.fract() == 0.0 && n <= self.tape.left() as f64) {
                     return Err(bad("an array's length is past its cells"));
                 }
-                let m = self.b.begin_array();
+                let m = self.st.b.begin_array();
                 for _ in 0..n as usize {
                     self.value(element)?;
                 }
-                self.b.end_array(m, n as usize);
+                self.st.b.end_array(m, n as usize);
                 return Ok(false);
             }
             _ => return Err(bad("a cell of the wrong kind")),
@@ -269,15 +561,15 @@ impl<'a> DocTape<'a> {
 
     /// An object of keys `keys` whose values have shapes `values` (all scalars: `scalars`).
     fn object(&mut self, keys: &[usize], values: &[Shape], id: u64, scalars: bool) -> Result<()> {
-        let m = self.b.begin_object();
+        let m = self.st.b.begin_object();
         let mut flat = true;
         for (&k, shape) in keys.iter().zip(values) {
-            match self.kept[k] {
-                Some(s) => self.b.str_heap_again(s),
+            match self.st.kept[k] {
+                Some(s) => self.st.b.str_heap_again(s),
                 None => {
-                    let name = &self.keys[k];
-                    self.b.note_string(name);
-                    self.kept[k] = Some(self.b.str_heap_kept(name));
+                    let name = &self.st.keys[k];
+                    self.st.b.note_string(name);
+                    self.st.kept[k] = Some(self.st.b.str_heap_kept(name));
                 }
             }
             if scalars {
@@ -288,8 +580,8 @@ impl<'a> DocTape<'a> {
                 flat &= self.value(shape)?;
             }
         }
-        let token = KeysToken::new(self.owner, id);
-        self.b.end_object_keyed_as(m, keys.len(), token, flat);
+        let token = KeysToken::new(self.st.owner, id);
+        self.st.b.end_object_keyed_as(m, keys.len(), token, flat);
         Ok(())
     }
 }
@@ -571,48 +863,35 @@ impl<'a> Cells<'a> {
         else {
             return Err(bad("the rows are not objects of one shape"));
         };
-        let names = self
-            .keys
-            .iter()
-            .map(|key| {
-                let doc = toolwire::json::parse(key.as_bytes(), &ParseOptions::default())
-                    .map_err(|_| bad("a key is not JSON"))?;
-                match doc.root().get() {
-                    ValueRef::String(name) => Ok(name.as_bytes().to_vec()),
-                    _ => Err(bad("a key is not a string")),
-                }
-            })
-            .collect::<Result<Vec<_>>>()?;
         // Each row holds a value at least, which has a kind.
         if rows > self.kinds.len() {
             return Err(bad("too few cells for the rows"));
         }
-        // A node per value, a key per value at most, and the rows' objects.
-        let nodes = 2 * self.kinds.len() + rows + 1;
         let owner = 0u8;
+        // A node per value, a key per value at most, and the rows' objects; each integer's
+        // digits (8 bytes on average, most likely).
+        let mut st = DocState::new(
+            self.text,
+            self.keys,
+            2 * self.kinds.len() + rows + 1,
+            self.nums.len() * 8,
+            std::ptr::from_ref(&owner) as usize,
+        )?;
+        st.lt = self.text.contains(&b'<');
+        let m = st.b.begin_array();
         let mut t = DocTape {
             tape: Tape::new(self, Place::START, Layout::Compact)?,
-            // The keys once, and each integer's digits (8 bytes on average, most likely).
-            b: DocBuilder::with_capacity(
-                self.text,
-                nodes,
-                names.iter().map(Vec::len).sum::<usize>() + self.nums.len() * 8,
-            ),
-            text: self.text,
-            lt: self.text.contains(&b'<'),
-            kept: vec![None; names.len()],
-            keys: names,
-            owner: std::ptr::from_ref(&owner) as usize,
+            st: &mut st,
+            text: Some(self.text),
         };
-        let m = t.b.begin_array();
         for _ in 0..rows {
             t.object(&row_keys, &values, id, scalars)?;
         }
-        t.b.end_array(m, rows);
         if !t.tape.done() {
             return Err(bad("cells are left over"));
         }
-        Ok(t.b.finish())
+        st.b.end_array(m, rows);
+        Ok(st.b.finish())
     }
 }
 
