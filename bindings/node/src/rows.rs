@@ -146,9 +146,13 @@ impl CellsStream {
         let row = Shape::of_rows(&shape, &keys)?;
         let (tx, rx) = std::sync::mpsc::channel();
         let rows = rows as usize;
+        let live = Live::take().ok_or_else(|| bad("every builder's thread is taken"))?;
         let built = std::thread::Builder::new()
             .name("toolwire-cells".into())
-            .spawn(move || build_streamed(&row, &keys, rows, &rx).map_err(|e| e.reason.clone()))
+            .spawn(move || {
+                let _live = live;
+                build_streamed(&row, &keys, rows, &rx).map_err(|e| e.reason.clone())
+            })
             .map_err(|e| bad(&format!("no thread to build the rows on: {e}")))?;
         Ok(CellsStream {
             tx: Some(tx),
@@ -267,6 +271,34 @@ impl CellsStream {
             Ok(Err(reason)) => Err(napi::Error::new(napi::Status::GenericFailure, reason)),
             Err(_) => Err(bad("the rows' builder failed")),
         }
+    }
+}
+
+/// Builders' threads alive at most: a stream made past them is refused (`lib/rows.js` then
+/// builds after the read), so streams left unfinished until they are collected cannot start
+/// threads without a bound.
+const STREAM_THREADS: usize = 8;
+
+/// Builders' threads alive now.
+static LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// One of the [`STREAM_THREADS`], given back when dropped.
+struct Live;
+
+impl Live {
+    fn take() -> Option<Live> {
+        use std::sync::atomic::Ordering;
+        LIVE.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < STREAM_THREADS).then_some(n + 1)
+        })
+        .ok()
+        .map(|_| Live)
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
 }
 

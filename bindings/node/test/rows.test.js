@@ -612,6 +612,30 @@ test('a document\'s builder refuses cells and sends that do not fit together', (
     const t = { ...table, ...over };
     assert.throws(() => presenter.presentCellsWith(t, args, () => [], new native.CellsStream(t.shape, t.keys, 2)), /rows as cells/, what);
   }
+  // Streams left unfinished: a bounded number of threads, then refusals, and threads again
+  // once those streams are stopped.
+  const open = [];
+  assert.throws(() => {
+    for (let i = 0; i < 64; i++) open.push(new native.CellsStream(shape, keys, 2));
+  }, /rows as cells: every builder's thread is taken/);
+  assert.ok(open.length >= 1 && open.length <= 8, `${open.length} streams open`);
+  // make(rows) meanwhile: built after the read, the same bytes.
+  const rows = Array.from({ length: 10000 }, (_, i) => ({ s: `row ${i} é`, t: `${i}`, n: i }));
+  const made = P.createPresenter('Busy').schema({ type: 'object', properties: { n: {}, s: {} } });
+  let reply;
+  assert.equal(publishes(() => { reply = made.make(rows).build(); }), 0);
+  assert.deepEqual(texts(reply), texts(made.make(Buffer.from(JSON.stringify(rows))).build()));
+  for (const st of open) st.abort();
+  let again;
+  for (let i = 0; i < 200 && again === undefined; i++) {
+    try {
+      again = new native.CellsStream(shape, keys, 2);
+    } catch {
+      // The stopped threads have not ended yet.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+  assert.equal(presenter.presentCellsWith(table, args, () => [], again).texts[0], whole);
   // A table that claims far more rows than it sends: room is not made for the claim, and the
   // rows missing are an error.
   const claim = new native.CellsStream(shape, keys, 2 ** 32 - 1);
