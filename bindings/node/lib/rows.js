@@ -288,7 +288,13 @@ class Utf8 {
       if (guess > this.bytes.length) this.grow(guess);
     }
     if (this.stream !== null && kinds !== undefined && ++this.chunks % PUBLISH === 0) {
-      this.stream.publish(row, kinds, nums, lens, this.bytes, p, q, s, this.at);
+      try {
+        this.stream.publish(row, kinds, nums, lens, this.bytes, p, q, s, this.at);
+      } catch {
+        // Refused (it never is): the document is built after the read instead.
+        this.stream.abort();
+        this.stream = null;
+      }
     }
     return true;
   }
@@ -376,7 +382,7 @@ function withCells(rows, plain, write, keysOk, streamed) {
       chunk: CHUNK,
       ascii: utf8.at === utf8.units,
       mid: st.mid,
-    }, stream);
+    }, utf8.stream ?? undefined);
   } finally {
     // Finished by `write`, or left: its thread ends either way.
     stream?.abort();

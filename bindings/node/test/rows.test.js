@@ -547,6 +547,22 @@ test('make(rows) of a long table: the document built while the rows are read is 
   let made;
   assert.equal(cellsCalls(() => { made = presenter.make(broken).build(); }), 0);
   assert.deepEqual(texts(made), texts(presenter.make(Buffer.from(JSON.stringify(broken))).build()));
+  // A send refused: the document built after the read, the same bytes.
+  const proto = native.CellsStream.prototype;
+  const realPublish = proto.publish;
+  let refused = 0;
+  proto.publish = function () {
+    refused++;
+    throw new Error('refused');
+  };
+  const [first] = cases[0];
+  const firstPresenter = p(Object.keys(first[0]));
+  try {
+    assert.deepEqual(texts(firstPresenter.make(first).build()), texts(firstPresenter.make(Buffer.from(JSON.stringify(first))).build()));
+  } finally {
+    proto.publish = realPublish;
+  }
+  assert.equal(refused, 1);
   // A getter that throws halfway: its exception, and the next call is whole.
   const throwing = table(36, 12000, true);
   Object.defineProperty(throwing[9000], Object.keys(throwing[0])[0], { enumerable: true, get() { throw new Error('getter'); } });
