@@ -7,8 +7,8 @@
  * code keeps writing, growing and may drop). The builder pushes the rows those cells
  * complete; [`CellsStream::finish`] sends the rest and takes the document — the same as
  * [`rows_doc`]'s, its strings in its heap rather than spans of the cells' text. Dropped
- * without `finish` (a row that does not fit, an exception in a getter): the builder stops at
- * its next batch and its thread ends.
+ * without `finish`, or stopped (a row that does not fit, an exception in a getter): the
+ * builder stops at its next batch and its thread ends before that call returns.
  */
 export declare class CellsStream {
   /**
@@ -22,7 +22,10 @@ export declare class CellsStream {
    * `at`, which complete the first `rows` rows.
    */
   publish(rows: number, kinds: Uint8Array, nums: Float64Array, lens: Uint32Array, text: Uint8Array, p: number, q: number, s: number, at: number): void
-  /** Stops the build: the thread ends at its next batch (or now, when it waits for one). */
+  /**
+   * Stops the build and waits for its thread to end (at once when it waits for a batch,
+   * else after the one it builds).
+   */
   abort(): void
 }
 

@@ -114,8 +114,8 @@ pub(crate) fn rows_doc(table: &TableCells) -> Result<Doc<'_>> {
 /// code keeps writing, growing and may drop). The builder pushes the rows those cells
 /// complete; [`CellsStream::finish`] sends the rest and takes the document — the same as
 /// [`rows_doc`]'s, its strings in its heap rather than spans of the cells' text. Dropped
-/// without `finish` (a row that does not fit, an exception in a getter): the builder stops at
-/// its next batch and its thread ends.
+/// without `finish`, or stopped (a row that does not fit, an exception in a getter): the
+/// builder stops at its next batch and its thread ends before that call returns.
 #[napi]
 pub struct CellsStream {
     tx: Option<std::sync::mpsc::Sender<Batch>>,
@@ -190,11 +190,20 @@ impl CellsStream {
         )
     }
 
-    /// Stops the build: the thread ends at its next batch (or now, when it waits for one).
+    /// Stops the build and waits for its thread to end (at once when it waits for a batch,
+    /// else after the one it builds).
     #[napi]
     pub fn abort(&mut self) {
         self.tx = None;
-        self.built = None;
+        if let Some(built) = self.built.take() {
+            let _ = built.join();
+        }
+    }
+}
+
+impl Drop for CellsStream {
+    fn drop(&mut self) {
+        self.abort();
     }
 }
 
@@ -244,6 +253,7 @@ impl CellsStream {
     /// [`rows_doc`] takes them): the rest sent, the build waited for.
     pub(crate) fn finish(&mut self, table: &TableCells) -> Result<Doc<'static>> {
         if table.rows as usize != self.rows {
+            self.abort();
             return Err(bad("the stream is of another table"));
         }
         let ends = [
@@ -252,14 +262,17 @@ impl CellsStream {
             table.lens.len(),
             table.text.len(),
         ];
-        self.send(
+        if let Err(e) = self.send(
             self.rows,
             &table.kinds,
             &table.nums,
             &table.lens,
             &table.text,
             ends,
-        )?;
+        ) {
+            self.abort();
+            return Err(e);
+        }
         self.tx = None;
         let built = self
             .built
