@@ -39,6 +39,8 @@ if (kind === 'flat') {
   const { p } = Invoice._native(false);
   out['presentWith(buf) (presenter, no-op callback)'] = await best(() => p.presentWith(buf, { action: 'Invoice/present' }, () => []));
   out['presentCellsWith(rows as cells) (the same)'] = await best(() => presentRows(rows, (cells) => p.presentCellsWith(cells, { action: 'Invoice/present' }, () => [])));
+  out['  the same, built while read (CellsStream)'] = await best(() => presentRows(rows, (cells, stream) => p.presentCellsWith(cells, { action: 'Invoice/present' }, () => [], stream)));
+  out['  the cells read alone'] = await best(() => presentRows(rows, () => 0));
   out['Invoice.make(buf).build()'] = await best(() => Invoice.make(buf).build());
   out['Invoice.make(rows).build()'] = await best(() => Invoice.make(rows).build());
 }
