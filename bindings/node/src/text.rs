@@ -112,6 +112,10 @@ pub(crate) mod external {
         /// Where the function found at run time is kept.
         #[cfg_attr(not(unix), allow(dead_code))]
         fn cell() -> &'static OnceLock<Option<Create<Self>>>;
+        /// What becomes of an external string's characters once V8 collected it.
+        fn spare(units: Vec<Self>) {
+            drop(units);
+        }
     }
 
     impl Unit for u8 {
@@ -127,6 +131,9 @@ pub(crate) mod external {
         fn cell() -> &'static OnceLock<Option<Create<u16>>> {
             static CELL: OnceLock<Option<Create<u16>>> = OnceLock::new();
             &CELL
+        }
+        fn spare(units: Vec<u16>) {
+            keep(units);
         }
     }
 
@@ -169,9 +176,73 @@ pub(crate) mod external {
     unsafe extern "C" fn free<T: Unit>(_env: napi_env, data: *mut c_void, hint: *mut c_void) {
         // SAFETY: `make` forgot a `Vec<T>` of this pointer and capacity, and V8 calls this
         // once, after the string is gone.
-        drop(unsafe { Vec::from_raw_parts(data.cast::<T>(), 0, hint as usize) });
+        let units = unsafe { Vec::from_raw_parts(data.cast::<T>(), 0, hint as usize) };
         LIVE.fetch_sub(hint as usize * size_of::<T>(), Ordering::Relaxed);
+        T::spare(units);
     }
+
+    /// A large buffer of UTF-16 units whose string V8 collected, kept for the next text
+    /// that fits it ([`units_for`]): buffers from 32 MiB on are fresh mappings, whose huge
+    /// pages the kernel zeroes as the conversion first writes them (17% of the samples of
+    /// `presentPlain` of 100k flat non-ASCII rows, a 20 MB reply). One at most, its pages
+    /// given to the kernel to take back when memory runs short (`MADV_FREE`).
+    static SPARE: std::sync::Mutex<Option<Vec<u16>>> = std::sync::Mutex::new(None);
+
+    /// Buffers of UTF-16 units from this many bytes are kept ([`SPARE`]).
+    const SPARE_FROM: usize = 32 << 20;
+
+    /// Room for `units` UTF-16 units: the spare buffer when it holds them and is at most
+    /// twice as large (its size counts against the budget), else a new one advised for
+    /// huge pages when large.
+    pub(crate) fn units_for(units: usize) -> Vec<u16> {
+        let spare = SPARE
+            .lock()
+            .ok()
+            .and_then(|mut s| s.take_if(|v| v.capacity() >= units && v.capacity() / 2 <= units));
+        spare.unwrap_or_else(|| {
+            let mut v = Vec::new();
+            toolwire::sink::reserve_output(&mut v, units);
+            v
+        })
+    }
+
+    /// Keeps `units` (empty) as the spare buffer when it is large and there is none.
+    fn keep(units: Vec<u16>) {
+        let bytes = units.capacity() * 2;
+        if bytes < SPARE_FROM {
+            return;
+        }
+        let Ok(mut spare) = SPARE.lock() else {
+            return;
+        };
+        if spare.is_none() {
+            lazy_free(units.as_ptr().cast(), bytes);
+            *spare = Some(units);
+        }
+    }
+
+    /// Tells the kernel it may take back the whole pages of the `len` bytes at `ptr` when
+    /// memory runs short (their contents are not needed: nothing is read before it is
+    /// written again).
+    #[cfg(target_os = "linux")]
+    fn lazy_free(ptr: *const u8, len: usize) {
+        const PAGE: usize = 4096;
+        let start = (ptr as usize).next_multiple_of(PAGE);
+        let end = (ptr as usize).saturating_add(len) / PAGE * PAGE;
+        if end > start {
+            // SAFETY: `[start, end)` is page-aligned inside the caller's allocation of `len`
+            // bytes, which holds no initialised element (an empty vector's room): the kernel
+            // may replace those pages with zeroed ones, any value of which is a valid `u16`
+            // that is written before it is read. A failure changes nothing.
+            unsafe {
+                libc::madvise(start as *mut c_void, end - start, libc::MADV_FREE);
+            }
+        }
+    }
+
+    /// Elsewhere, kept as it is.
+    #[cfg(not(target_os = "linux"))]
+    fn lazy_free(_: *const u8, _: usize) {}
 
     /// `units` (not empty; Latin-1 bytes or UTF-16) as an external string; the units back
     /// when Node cannot make one or the budget is spent.
@@ -239,8 +310,7 @@ impl ToNapiValue for JsText {
         } else if long && external::fits::<u16>(val.0.len()) {
             // At most one unit a byte, in a buffer advised for huge pages when large; made a
             // string as converted text is (external, else copied from these units).
-            let mut units = Vec::new();
-            toolwire::sink::reserve_output(&mut units, val.0.len());
+            let mut units = external::units_for(val.0.len());
             whole_utf16_of(&val.0, &mut units)?;
             // SAFETY: as above.
             return unsafe { JsUnits::to_napi_value(raw, JsUnits(units)) };

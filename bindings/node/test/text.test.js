@@ -219,3 +219,41 @@ test('encodeJson gives one string up to 8 MiB of TOON, segments or parts past it
     if (rows.length <= 300) assert.equal(text, ref.encode(rows), what);
   }
 });
+
+test('the buffer of a long non-ASCII text V8 collected is the next one\'s, and none of it shows', { skip: !externalStrings }, () => {
+  // Replies of 16 MB or more of UTF-8 take 32 MiB or more as UTF-16: such a buffer is kept
+  // when its string is collected, and taken by the next text of at least half its size.
+  const rows = (n, name) => Array.from({ length: n }, (_, i) => ({ id: `INV-${i}`, name: `${name} ${i % 7}`, n: i / 8 }));
+  const present = (r) => native.presentPlain(Buffer.from(JSON.stringify(r)), {}).texts[0];
+  const want = (r) => JSON.stringify(r, null, 2);
+  gc();
+  const base = native.externalTextBytes();
+  const big = rows(260000, 'Zoë 東京');
+  let held;
+  (() => {
+    const text = present(big);
+    assert.ok(text.length * 2 >= 32 << 20, `${text.length} units`);
+    held = native.externalTextBytes() - base;
+    assert.ok(text === want(big));
+  })();
+  gc();
+  assert.equal(native.externalTextBytes(), base);
+  // Shorter, other characters: the kept buffer (its whole size held), the text exactly.
+  const small = rows(180000, '🍰 café');
+  (() => {
+    const text = present(small);
+    assert.equal(native.externalTextBytes() - base, held, 'the kept buffer');
+    assert.ok(text === want(small));
+    assert.equal(text.length, want(small).length);
+  })();
+  gc();
+  // Too short for it (under half its size): a buffer of its own.
+  const short = rows(90000, 'ü');
+  (() => {
+    const text = present(short);
+    assert.ok(native.externalTextBytes() - base < held / 2, 'a buffer of its own');
+    assert.ok(text === want(short));
+  })();
+  gc();
+  assert.equal(native.externalTextBytes(), base);
+});
