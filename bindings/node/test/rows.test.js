@@ -301,22 +301,24 @@ test('present(rows) with nothing to apply is the engine\'s response, written fro
   });
 });
 
-// Counts the presenter calls that took the rows as cells, around `f`.
-function cellsCalls(f) {
-  const proto = native.NativePresenter.prototype;
-  const real = proto.presentCellsWith;
+// Counts the calls of method `name` of `proto` around `f`.
+function callsOf(proto, name, f) {
+  const real = proto[name];
   let calls = 0;
-  proto.presentCellsWith = function (...args) {
+  proto[name] = function (...args) {
     calls++;
     return real.apply(this, args);
   };
   try {
     f();
   } finally {
-    proto.presentCellsWith = real;
+    proto[name] = real;
   }
   return calls;
 }
+
+// The presenter calls that took the rows as cells, around `f`.
+const cellsCalls = (f) => callsOf(native.NativePresenter.prototype, 'presentCellsWith', f);
 
 test('make(rows) presents the document made of the cells: the bytes of make(JSON text)', () => {
   // Schemas that keep, drop and reorder keys; callbacks that read each row and the rows;
@@ -486,22 +488,8 @@ test('the addon refuses cells that do not fit together', () => {
   assert.equal(native.rowsJson(small, table), -19);
 });
 
-// Counts the cells sent to a document's builder while rows are read, around `f`.
-function publishes(f) {
-  const proto = native.CellsStream.prototype;
-  const real = proto.publish;
-  let sent = 0;
-  proto.publish = function (...args) {
-    sent++;
-    return real.apply(this, args);
-  };
-  try {
-    f();
-  } finally {
-    proto.publish = real;
-  }
-  return sent;
-}
+// The sends of cells to a document's builder while rows are read, around `f`.
+const publishes = (f) => callsOf(native.CellsStream.prototype, 'publish', f);
 
 test('make(rows) of a long table: the document built while the rows are read is the same', () => {
   const p = (keys) => P.createPresenter('Long').schema({ type: 'object', properties: Object.fromEntries([...keys].reverse().map((k) => [k, {}])) })
