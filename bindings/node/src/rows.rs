@@ -325,15 +325,6 @@ fn build_streamed(
     rows: usize,
     rx: &std::sync::mpsc::Receiver<Batch>,
 ) -> Result<Doc<'static>> {
-    let Shape::Object {
-        keys: row_keys,
-        values,
-        id,
-        scalars,
-    } = row
-    else {
-        return Err(bad("the rows are not objects of one shape"));
-    };
     let owner = 0u8;
     let mut st = DocState::new(b"", keys, 0, 0, std::ptr::from_ref(&owner) as usize)?;
     let (mut kinds, mut nums, mut lens, mut text) =
@@ -362,37 +353,21 @@ fn build_streamed(
             let heap = ((text.len() + nums.len() * 8) as f64 * scale) as usize;
             st.b.reserve(nodes.min(STREAM_RESERVE.0), heap.min(STREAM_RESERVE.1));
         }
-        let cells = Cells {
-            shape: &[],
-            keys: &[],
-            kinds: &kinds,
-            nums: &nums,
-            text: &text,
-            lens: &lens,
-            starts: &[],
-            chunk: 1,
-            ascii,
-            mid: (0, 0, 0),
-        };
+        let cells = Cells::received(&kinds, &nums, &text, &lens, ascii);
         let mut t = DocTape {
             tape: Tape::new(&cells, at, Layout::Compact)?,
             st: &mut st,
             text: None,
         };
-        for _ in built..batch.rows {
-            t.object(row_keys, values, *id, *scalars)?;
-        }
+        t.rows(row, batch.rows - built)?;
         at = t.tape.at();
         built = batch.rows;
     }
     if built != rows {
         return Err(bad("rows are missing"));
     }
-    if at.kinds != kinds.len()
-        || at.nums != nums.len()
-        || at.strings != lens.len()
-        || at.byte != text.len()
-    {
+    let cells = Cells::received(&kinds, &nums, &text, &lens, ascii);
+    if !Tape::new(&cells, at, Layout::Compact)?.done() {
         return Err(bad("cells are left over"));
     }
     st.b.end_array(m, rows);
@@ -604,6 +579,23 @@ impl DocTape<'_, '_, '_> {
         Ok(true)
     }
 
+    /// `n` rows of shape `row` (the rows' object, [`Shape::of_rows`]).
+    fn rows(&mut self, row: &Shape, n: usize) -> Result<()> {
+        let Shape::Object {
+            keys,
+            values,
+            id,
+            scalars,
+        } = row
+        else {
+            return Err(bad("the rows are not objects of one shape"));
+        };
+        for _ in 0..n {
+            self.object(keys, values, *id, *scalars)?;
+        }
+        Ok(())
+    }
+
     /// An object of keys `keys` whose values have shapes `values` (all scalars: `scalars`).
     fn object(&mut self, keys: &[usize], values: &[Shape], id: u64, scalars: bool) -> Result<()> {
         let m = self.st.b.begin_object();
@@ -770,6 +762,29 @@ struct Cells<'a> {
 }
 
 impl<'a> Cells<'a> {
+    /// The cells a [`CellsStream`]'s builder received so far (no shape or runs of strings:
+    /// it reads them in order, from a place it keeps).
+    fn received(
+        kinds: &'a [u8],
+        nums: &'a [f64],
+        text: &'a [u8],
+        lens: &'a [u32],
+        ascii: bool,
+    ) -> Cells<'a> {
+        Cells {
+            shape: &[],
+            keys: &[],
+            kinds,
+            nums,
+            text,
+            lens,
+            starts: &[],
+            chunk: 1,
+            ascii,
+            mid: (0, 0, 0),
+        }
+    }
+
     /// The cells of the addon's argument.
     fn of(table: &'a TableCells) -> Result<Cells<'a>> {
         let index = |i: usize| match table.mid.get(i) {
@@ -899,15 +914,7 @@ impl<'a> Cells<'a> {
 impl<'a> Cells<'a> {
     /// The `rows` rows as a document ([`rows_doc`]).
     fn doc(&self, rows: usize) -> Result<Doc<'a>> {
-        let Shape::Object {
-            keys: row_keys,
-            values,
-            id,
-            scalars,
-        } = Shape::of_rows(self.shape, self.keys)?
-        else {
-            return Err(bad("the rows are not objects of one shape"));
-        };
+        let row = Shape::of_rows(self.shape, self.keys)?;
         // Each row holds a value at least, which has a kind.
         if rows > self.kinds.len() {
             return Err(bad("too few cells for the rows"));
@@ -929,9 +936,7 @@ impl<'a> Cells<'a> {
             st: &mut st,
             text: Some(self.text),
         };
-        for _ in 0..rows {
-            t.object(&row_keys, &values, id, scalars)?;
-        }
+        t.rows(&row, rows)?;
         if !t.tape.done() {
             return Err(bad("cells are left over"));
         }
