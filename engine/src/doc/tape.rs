@@ -26,8 +26,13 @@ use std::sync::Mutex;
 
 use super::{F64, Node, Span};
 
-/// Tapes smaller than this are left to the allocator, which reuses such blocks itself.
-const SPARE_MIN: usize = 1 << 20;
+/// Tapes smaller than this are left to the allocator, which reuses such blocks itself:
+/// glibc maps a block afresh from 128 KiB on (its threshold rises only when a larger mapped
+/// block is freed). At 1 MiB, the windowed reader's tapes (1 MiB each, shrunk to about
+/// 0.9 MiB when a window is kept for a second reading) were freed each call and mapped
+/// afresh for the next one whenever nothing larger had been freed to raise that threshold:
+/// 3,300 page faults a call of the Node binding's `encodeJson` of 15 MB of flat rows.
+const SPARE_MIN: usize = 128 << 10;
 
 /// The bytes of all the tapes kept: what a process holds between calls at most.
 const SPARE_MAX: usize = 32 << 20;
@@ -143,11 +148,11 @@ fn bytes(v: &Vec<Cell>) -> usize {
     v.capacity().saturating_mul(size_of::<Cell>())
 }
 
-/// Of the kept tapes whose room is from 7/8 of `n` nodes to eight times more, the one with
+/// Of the kept tapes whose room is from half of `n` nodes to eight times more, the one with
 /// the most (of equal ones, the last dropped), taken from the spares (empty).
 fn take_spare(n: usize) -> Option<Vec<Cell>> {
     let mut spares = SPARES.try_lock().ok()?;
-    let fits = |v: &Vec<Cell>| v.capacity() >= n - n / 8 && v.capacity() / 8 <= n;
+    let fits = |v: &Vec<Cell>| v.capacity() >= n / 2 && v.capacity() / 8 <= n;
     // `max_by_key` keeps the last of equal keys: the last dropped.
     let i = spares
         .iter()
@@ -185,14 +190,17 @@ pub(crate) struct Tape {
 }
 
 impl Tape {
-    /// An empty tape with room for about `n` nodes: of the kept tapes whose room is from 7/8
+    /// An empty tape with room for about `n` nodes: of the kept tapes whose room is from half
     /// of that to eight times more, the one with the most (of equal ones, the last dropped).
-    /// `n` is the parser's estimate: the same input parsed again asks for a little more than
-    /// the finished tape it left (shrunk to its length), and a dense document needs several
-    /// times more (one node per 2 bytes of `[0,1,…]`, where the estimate is one per 10), so
-    /// the larger tape is the one likely to hold it without growing. A document much smaller
-    /// leaves a kept tape for a larger one (finishing would give the slack back to the
-    /// allocator).
+    /// `n` is the parser's estimate: the same input parsed again asks for more than the
+    /// finished tape it left (shrunk to its length; a window of the windowed reader asks for
+    /// one node per 8 bytes, and 1 MiB of flat rows with non-ASCII names took one per 9.5, a
+    /// tape of 0.84 of the estimate, which a bound of 7/8 never reused), and a dense document
+    /// needs several times more (one node per 2 bytes of `[0,1,…]`, where the estimate is one
+    /// per 10), so the larger tape is the one likely to hold it without growing; one that
+    /// does grow is a block the allocator extends in place (`mremap`). A document much
+    /// smaller leaves a kept tape for a larger one (finishing would give the slack back to
+    /// the allocator).
     pub(crate) fn with_capacity(n: usize) -> Tape {
         Tape {
             cells: take_spare(n).unwrap_or_else(|| Vec::with_capacity(n)),
