@@ -180,6 +180,12 @@ export declare function externalTextBytes(): number
 /** The `INTERNAL_ERROR` envelope of a failed handler (WIRE.md §8). */
 export declare function handlerError(action: string, message: string): NativeReply
 
+/**
+ * Bytes of buffers the addon keeps for the next long texts, their strings collected (at
+ * most 64 MiB; see `external`): for tests and a server's diagnostics.
+ */
+export declare function keptTextBytes(): number
+
 /** One action of a tool description. */
 export interface NativeAction {
   /** The action name. */

@@ -73,7 +73,7 @@ pub fn encode_json<'e>(
     let opts = encode_options(&delimiter, indent)?;
     let input = bytes_of(&json);
     let room = (input.len() / 2 + 16).min(WHOLE_TOON);
-    let mut whole = Some(Gathered::Ascii(toolwire::sink::output_with_capacity(room)));
+    let mut whole = Some(Gathered::Ascii(external::buffer_for(room)));
     let mut gathered = 0;
     let mut parts = Vec::new();
     let mut carry = Vec::new();
@@ -206,9 +206,9 @@ impl Gathered {
         // SAFETY: `value` is a string made just now in this call's env.
         let s = unsafe { JsString::from_napi_value(raw, value) }?;
         let next = if rest.is_empty() {
-            Gathered::Ascii(toolwire::sink::output_with_capacity(room))
+            Gathered::Ascii(external::buffer_for(room))
         } else {
-            Gathered::Wide(Vec::new(), rest)
+            Gathered::Wide(external::buffer_for(room), rest)
         };
         Ok((s, next))
     }
@@ -218,11 +218,11 @@ impl Gathered {
         match self {
             Gathered::Ascii(bytes) if chunk.is_ascii() => bytes.extend_from_slice(chunk),
             Gathered::Ascii(bytes) => {
-                let mut wide = Vec::new();
-                toolwire::sink::reserve_output(&mut wide, room.max(bytes.len() + chunk.len()));
+                let mut wide = external::buffer_for(room.max(bytes.len() + chunk.len()));
                 wide.extend(bytes.iter().map(|&b| u16::from(b)));
                 let mut rest = Vec::new();
                 utf16_more(&mut rest, &mut wide, chunk).map_err(not_utf8)?;
+                external::keep(std::mem::take(bytes));
                 *self = Gathered::Wide(wide, rest);
             }
             Gathered::Wide(wide, rest) => utf16_more(rest, wide, chunk).map_err(not_utf8)?,

@@ -808,6 +808,13 @@ pub fn external_text_bytes() -> f64 {
     text::external::live() as f64
 }
 
+/// Bytes of buffers the addon keeps for the next long texts, their strings collected (at
+/// most 64 MiB; see `external`): for tests and a server's diagnostics.
+#[napi]
+pub fn kept_text_bytes() -> f64 {
+    text::external::kept() as f64
+}
+
 /// The number of threads the addon's pool runs at most (see `src/pool.rs`).
 #[napi]
 pub fn pool_threads() -> u32 {

@@ -61,6 +61,8 @@ impl ToNapiValue for JsUnits {
             // SAFETY: a string made just now in this call's env.
             parts.push(unsafe { JsString::to_napi_value(raw, s) }?);
         }
+        // Copied: the buffer is free for the next text.
+        external::keep(units);
         // SAFETY: `raw` is this call's env and every part a live handle of it (two or more).
         unsafe { concat(raw, &parts) }
     }
@@ -112,28 +114,47 @@ pub(crate) mod external {
         /// Where the function found at run time is kept.
         #[cfg_attr(not(unix), allow(dead_code))]
         fn cell() -> &'static OnceLock<Option<Create<Self>>>;
-        /// What becomes of an external string's characters once V8 collected it.
-        fn spare(units: Vec<Self>) {
-            drop(units);
-        }
+        /// True for UTF-16 units.
+        const WIDE: bool;
+        /// A buffer of these units as a kept one ([`Spare`]).
+        fn spare(units: Vec<Self>) -> Spare;
+        /// The buffer of a kept one of these units; `None` for the other unit.
+        fn unspare(spare: Spare) -> Option<Vec<Self>>;
     }
 
     impl Unit for u8 {
         const CREATE: &'static CStr = c"node_api_create_external_string_latin1";
+        const WIDE: bool = false;
         fn cell() -> &'static OnceLock<Option<Create<u8>>> {
             static CELL: OnceLock<Option<Create<u8>>> = OnceLock::new();
             &CELL
+        }
+        fn spare(units: Vec<u8>) -> Spare {
+            Spare::Bytes(units)
+        }
+        fn unspare(spare: Spare) -> Option<Vec<u8>> {
+            match spare {
+                Spare::Bytes(units) => Some(units),
+                Spare::Units(_) => None,
+            }
         }
     }
 
     impl Unit for u16 {
         const CREATE: &'static CStr = c"node_api_create_external_string_utf16";
+        const WIDE: bool = true;
         fn cell() -> &'static OnceLock<Option<Create<u16>>> {
             static CELL: OnceLock<Option<Create<u16>>> = OnceLock::new();
             &CELL
         }
-        fn spare(units: Vec<u16>) {
-            keep(units);
+        fn spare(units: Vec<u16>) -> Spare {
+            Spare::Units(units)
+        }
+        fn unspare(spare: Spare) -> Option<Vec<u16>> {
+            match spare {
+                Spare::Units(units) => Some(units),
+                Spare::Bytes(_) => None,
+            }
         }
     }
 
@@ -178,71 +199,115 @@ pub(crate) mod external {
         // once, after the string is gone.
         let units = unsafe { Vec::from_raw_parts(data.cast::<T>(), 0, hint as usize) };
         LIVE.fetch_sub(hint as usize * size_of::<T>(), Ordering::Relaxed);
-        T::spare(units);
+        keep(units);
     }
 
-    /// A large buffer of UTF-16 units whose string V8 collected, kept for the next text
-    /// that fits it ([`units_for`]): buffers from 32 MiB on are fresh mappings, whose huge
-    /// pages the kernel zeroes as the conversion first writes them (17% of the samples of
-    /// `presentPlain` of 100k flat non-ASCII rows, a 20 MB reply). One at most, its pages
-    /// given to the kernel to take back when memory runs short (`MADV_FREE`).
-    static SPARE: std::sync::Mutex<Option<Vec<u16>>> = std::sync::Mutex::new(None);
+    /// Buffers of external strings V8 collected, kept for the next long texts
+    /// ([`buffer_for`]): glibc maps a freed large block afresh, and the kernel zeroes each
+    /// page of it as the next text's conversion first writes it, 4 KiB at a time under
+    /// 32 MiB (`encodeJson` of 100k nested non-ASCII rows: 13,293 page faults a call for
+    /// its four segments of 16 MiB) or as huge pages from there (17% of the samples of
+    /// `presentPlain` of 100k flat non-ASCII rows, a 20 MB reply). At most [`SPARE_BYTES`]
+    /// in all, the oldest given up first for a newer one; resident, as the engine's spare
+    /// tapes are: marked `MADV_FREE` for the kernel to take back, they cost the next call the
+    /// marking and a first write to every page (encodeJson of those nested rows, one process
+    /// alternating, min 67.0 against 71.8 ms, 69.3 against 74.9).
+    static SPARES: std::sync::Mutex<Spares> = std::sync::Mutex::new(Spares {
+        kept: std::collections::VecDeque::new(),
+        bytes: 0,
+    });
 
-    /// Buffers of UTF-16 units from this many bytes are kept ([`SPARE`]).
-    const SPARE_FROM: usize = 32 << 20;
+    /// Buffers from this many bytes are kept ([`SPARES`]): an external string's smallest.
+    const SPARE_FROM: usize = super::EXTERNAL_FROM;
 
-    /// Room for `units` UTF-16 units: the spare buffer when it holds them and is at most
-    /// twice as large (its size counts against the budget), else a new one advised for
-    /// huge pages when large.
-    pub(crate) fn units_for(units: usize) -> Vec<u16> {
-        let spare = SPARE
-            .lock()
-            .ok()
-            .and_then(|mut s| s.take_if(|v| v.capacity() >= units && v.capacity() / 2 <= units));
-        spare.unwrap_or_else(|| {
+    /// The most bytes of buffers kept at once: as many as live external strings may hold,
+    /// so a loop of calls that each fill the budget finds all its buffers kept.
+    const SPARE_BYTES: usize = BUDGET;
+
+    /// A kept buffer, empty: bytes or UTF-16 units.
+    pub(crate) enum Spare {
+        Bytes(Vec<u8>),
+        Units(Vec<u16>),
+    }
+
+    impl Spare {
+        /// True for UTF-16 units.
+        fn wide(&self) -> bool {
+            matches!(self, Spare::Units(_))
+        }
+
+        /// Its size in bytes.
+        fn bytes(&self) -> usize {
+            match self {
+                Spare::Bytes(b) => b.capacity(),
+                Spare::Units(u) => u.capacity() * 2,
+            }
+        }
+    }
+
+    /// The kept buffers, oldest first, and their bytes.
+    struct Spares {
+        kept: std::collections::VecDeque<Spare>,
+        bytes: usize,
+    }
+
+    impl Spares {
+        /// The oldest kept buffer of `T` that holds `units` and is at most twice as large.
+        fn take<T: Unit>(&mut self, units: usize) -> Option<Vec<T>> {
+            let want = units.checked_mul(size_of::<T>())?;
+            let at = self.kept.iter().position(|s| {
+                let bytes = s.bytes();
+                s.wide() == T::WIDE && bytes >= want && bytes / 2 <= want
+            })?;
+            let spare = self.kept.remove(at)?;
+            self.bytes -= spare.bytes();
+            T::unspare(spare)
+        }
+
+        /// Keeps `spare` (empty), giving up the oldest kept buffers as it needs room.
+        fn keep(&mut self, spare: Spare) {
+            let bytes = spare.bytes();
+            if !(SPARE_FROM..=SPARE_BYTES).contains(&bytes) {
+                return;
+            }
+            while self.bytes + bytes > SPARE_BYTES {
+                let Some(old) = self.kept.pop_front() else {
+                    return;
+                };
+                self.bytes -= old.bytes();
+            }
+            self.bytes += bytes;
+            self.kept.push_back(spare);
+        }
+    }
+
+    /// Room for `units` units of `T`: a kept buffer that holds them and is at most twice as
+    /// large, else a new one (advised for huge pages when large).
+    pub(crate) fn buffer_for<T: Unit>(units: usize) -> Vec<T> {
+        let kept = SPARES.lock().ok().and_then(|mut s| s.take(units));
+        kept.unwrap_or_else(|| {
             let mut v = Vec::new();
             toolwire::sink::reserve_output(&mut v, units);
             v
         })
     }
 
-    /// Keeps `units` (empty) as the spare buffer when it is large and there is none.
-    fn keep(units: Vec<u16>) {
-        let bytes = units.capacity() * 2;
+    /// Keeps `buffer` for a later text when it is large enough ([`SPARES`]), else frees it.
+    pub(crate) fn keep<T: Unit>(mut buffer: Vec<T>) {
+        let bytes = buffer.capacity() * size_of::<T>();
         if bytes < SPARE_FROM {
             return;
         }
-        let Ok(mut spare) = SPARE.lock() else {
-            return;
-        };
-        if spare.is_none() {
-            lazy_free(units.as_ptr().cast(), bytes);
-            *spare = Some(units);
+        buffer.clear();
+        if let Ok(mut spares) = SPARES.lock() {
+            spares.keep(T::spare(buffer));
         }
     }
 
-    /// Tells the kernel it may take back the whole pages of the `len` bytes at `ptr` when
-    /// memory runs short (their contents are not needed: nothing is read before it is
-    /// written again).
-    #[cfg(target_os = "linux")]
-    fn lazy_free(ptr: *const u8, len: usize) {
-        const PAGE: usize = 4096;
-        let start = (ptr as usize).next_multiple_of(PAGE);
-        let end = (ptr as usize).saturating_add(len) / PAGE * PAGE;
-        if end > start {
-            // SAFETY: `[start, end)` is page-aligned inside the caller's allocation of `len`
-            // bytes, which holds no initialised element (an empty vector's room): the kernel
-            // may replace those pages with zeroed ones, any value of which is a valid `u16`
-            // that is written before it is read. A failure changes nothing.
-            unsafe {
-                libc::madvise(start as *mut c_void, end - start, libc::MADV_FREE);
-            }
-        }
+    /// Bytes of the buffers kept for later texts.
+    pub(crate) fn kept() -> usize {
+        SPARES.lock().map(|s| s.bytes).unwrap_or(0)
     }
-
-    /// Elsewhere, kept as it is.
-    #[cfg(not(target_os = "linux"))]
-    fn lazy_free(_: *const u8, _: usize) {}
 
     /// `units` (not empty; Latin-1 bytes or UTF-16) as an external string; the units back
     /// when Node cannot make one or the budget is spent.
@@ -310,7 +375,7 @@ impl ToNapiValue for JsText {
         } else if long && external::fits::<u16>(val.0.len()) {
             // At most one unit a byte, in a buffer advised for huge pages when large; made a
             // string as converted text is (external, else copied from these units).
-            let mut units = external::units_for(val.0.len());
+            let mut units = external::buffer_for(val.0.len());
             whole_utf16_of(&val.0, &mut units)?;
             // SAFETY: as above.
             return unsafe { JsUnits::to_napi_value(raw, JsUnits(units)) };
@@ -394,8 +459,7 @@ unsafe fn segments(
         if chunk.is_ascii() {
             return Some(None);
         }
-        let mut units = Vec::new();
-        toolwire::sink::reserve_output(&mut units, chunk.len());
+        let mut units = external::buffer_for(chunk.len());
         (utf16_of(chunk, &mut units)? == chunk.len()).then_some(Some(units))
     };
     let converted: Vec<Option<Option<Vec<u16>>>> = if rayon::current_thread_index().is_none() {

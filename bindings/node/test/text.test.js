@@ -151,6 +151,8 @@ test('a non-ASCII text too long to be external whole comes as external segments,
   })();
   gc();
   assert.equal(native.externalTextBytes(), 0);
+  // Its segments' buffers (external, then copied past the budget) are kept, within 64 MiB.
+  assert.ok(native.keptTextBytes() > 0 && native.keptTextBytes() <= 64 << 20, `${native.keptTextBytes()} bytes kept`);
 });
 
 test('encodeJson gives one string up to 8 MiB of TOON, segments or parts past it, the same text', async () => {
@@ -256,4 +258,41 @@ test('the buffer of a long non-ASCII text V8 collected is the next one\'s, and n
   })();
   gc();
   assert.equal(native.externalTextBytes(), base);
+});
+
+test('the buffers of long texts V8 collected are kept for the next texts', { skip: !externalStrings }, async () => {
+  // encodeJson gathers a long TOON text in segments of 8 MiB, each an external string: of
+  // rows with non-ASCII names, UTF-16 buffers of 16 MiB; of ASCII rows, bytes. Once V8
+  // collected the strings, their buffers are the next call's: no fresh pages.
+  const wide = (i) => ({ id: i, name: `株式会社 ${i} 🍰`, note: 'é'.repeat(i % 5) });
+  const plain = (i) => ({ id: i, name: `Client ${i}`, note: 'plain' });
+  const rowsOf = (f, n) => Buffer.from(JSON.stringify(Array.from({ length: n }, (_, i) => f(i))));
+  for (const [what, buf] of [['UTF-16', rowsOf(wide, 400000)], ['bytes', rowsOf(plain, 600000)]]) {
+    // Written whole and copied into V8: no external string, no kept buffer.
+    const want = await tw.encodeJsonAsync(buf);
+    gc();
+    let first;
+    (() => {
+      const held = native.externalTextBytes();
+      const got = native.encodeJson(buf, ',', 2);
+      first = native.externalTextBytes() - held;
+      assert.ok(Array.isArray(got) && got.length >= 2 && got.join('') === want, what);
+    })();
+    gc();
+    const kept = native.keptTextBytes();
+    assert.ok(first >= 16 << 20 && kept >= first && kept <= 64 << 20, `${what}: ${kept} kept of ${first}`);
+    for (let i = 0; i < 2; i++) {
+      (() => {
+        const held = native.externalTextBytes();
+        const got = native.encodeJson(buf, ',', 2);
+        // Taken from the kept ones, not made afresh.
+        assert.ok(native.keptTextBytes() <= kept - first / 2, `${what}: ${native.keptTextBytes()} kept during a call`);
+        assert.equal(native.externalTextBytes() - held, first, what);
+        assert.ok(got.join('') === want, what);
+      })();
+      gc();
+      // The same buffers go round: what is kept between calls does not grow.
+      assert.equal(native.keptTextBytes(), kept, what);
+    }
+  }
 });
