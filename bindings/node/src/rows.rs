@@ -12,7 +12,8 @@
 //! presenter, no option that changes it: `plainPretty`) — [`rows_pretty`] writes that block
 //! itself; when a presenter's call reads them (`make(rows)` of `toolwire/presenter`),
 //! [`rows_doc`] builds the engine's document of them, which no text is written for or parsed
-//! from.
+//! from — for a large table on a thread of its own while the cells are still being read
+//! ([`CellsStream`]), from copies of them it owns.
 
 use napi::bindgen_prelude::{Float64Array, Uint8Array, Uint32Array};
 use napi_derive::napi;
