@@ -126,7 +126,7 @@ fn a_tape_under_1_mib_and_under_its_estimate_is_reused() {
     let _alone = crate::alone();
     drop_spare_tapes();
     let opts = ParseOptions::default();
-    // 30,000 strings of 13 bytes: one node per 15 bytes of input, fewer than the parser's
+    // 30,000 strings of 13 bytes: one node per 14 bytes of input, fewer than the parser's
     // estimate (its finished tape, 240 kB, is between half and 7/8 of what the same input
     // asks for again), and a tape under 1 MiB, which glibc maps afresh all the same.
     let mut src = String::from("[");

@@ -197,10 +197,9 @@ impl Tape {
     /// one node per 8 bytes, and 1 MiB of flat rows with non-ASCII names took one per 9.5, a
     /// tape of 0.84 of the estimate, which a bound of 7/8 never reused), and a dense document
     /// needs several times more (one node per 2 bytes of `[0,1,…]`, where the estimate is one
-    /// per 10), so the larger tape is the one likely to hold it without growing; one that
-    /// does grow is a block the allocator extends in place (`mremap`). A document much
-    /// smaller leaves a kept tape for a larger one (finishing would give the slack back to
-    /// the allocator).
+    /// per 10), so the larger tape is the one likely to hold it without growing (one that
+    /// must grow is reallocated once, with its nodes copied). A document much smaller leaves
+    /// a kept tape for a larger one (finishing would give the slack back to the allocator).
     pub(crate) fn with_capacity(n: usize) -> Tape {
         Tape {
             cells: take_spare(n).unwrap_or_else(|| Vec::with_capacity(n)),
