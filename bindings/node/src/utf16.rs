@@ -11,6 +11,22 @@ pub(crate) fn utf16_of(bytes: &[u8], out: &mut Vec<u16>) -> Option<usize> {
     out.reserve(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
+        // Long runs of ASCII (keys, numbers, indentation) 32 bytes at a time: the TOON of
+        // 100k nested invoices with non-ASCII names (28 MB) in 64 KiB chunks, 12.5 -> 7.1 ms
+        // alone; `encodeJson` of them, one addon with and without it call by call, min 71.0
+        // -> 69.2 and 68.3 -> 66.2 ms.
+        while let Some(run) = bytes.get(i..i + 32) {
+            let run: &[u8; 32] = run.try_into().ok()?;
+            let word = |k: usize| u64::from_le_bytes(run[k..k + 8].try_into().unwrap_or([0; 8]));
+            if (word(0) | word(8) | word(16) | word(24)) & 0x8080_8080_8080_8080 != 0 {
+                break;
+            }
+            out.extend_from_slice(&run.map(u16::from));
+            i += 32;
+        }
+        if i >= bytes.len() {
+            break;
+        }
         // Runs of ASCII 8 bytes at a time.
         if let Some(word) = bytes.get(i..i + 8) {
             let word: [u8; 8] = word.try_into().ok()?;
@@ -113,6 +129,25 @@ mod tests {
                     prop_assert_eq!(out, valid.encode_utf16().collect::<Vec<_>>());
                 }
                 Err(_) => prop_assert_eq!(read, None),
+            }
+        }
+
+        /// Long runs of ASCII broken by other characters at any offset (the 32- and 8-byte
+        /// steps, then a character at each place in a step), and invalid bytes inside them.
+        #[test]
+        fn ascii_runs_broken_anywhere(runs in proptest::collection::vec(("[ -~]{0,70}", "(é|東|😀|BAD)?"), 0..6)) {
+            let mut bytes = Vec::new();
+            for (ascii, other) in &runs {
+                bytes.extend_from_slice(ascii.as_bytes());
+                bytes.extend_from_slice(if other == "BAD" { &[0xFF][..] } else { other.as_bytes() });
+            }
+            let mut out = Vec::new();
+            match std::str::from_utf8(&bytes) {
+                Ok(s) => {
+                    prop_assert_eq!(utf16_of(&bytes, &mut out), Some(bytes.len()));
+                    prop_assert_eq!(out, s.encode_utf16().collect::<Vec<_>>());
+                }
+                Err(_) => prop_assert_eq!(utf16_of(&bytes, &mut out), None),
             }
         }
 
