@@ -264,12 +264,10 @@ pub(crate) mod external {
             T::unspare(spare)
         }
 
-        /// Keeps `spare` (empty), giving up the oldest kept buffers as it needs room.
+        /// Keeps `spare` (empty, at most [`SPARE_BYTES`]), giving up the oldest kept buffers
+        /// as it needs room.
         fn keep(&mut self, spare: Spare) {
             let bytes = spare.bytes();
-            if !(SPARE_FROM..=SPARE_BYTES).contains(&bytes) {
-                return;
-            }
             while self.bytes + bytes > SPARE_BYTES {
                 let Some(old) = self.kept.pop_front() else {
                     return;
@@ -292,10 +290,11 @@ pub(crate) mod external {
         })
     }
 
-    /// Keeps `buffer` for a later text when it is large enough ([`SPARES`]), else frees it.
+    /// Keeps `buffer` for a later text when its size is in the kept range ([`SPARES`]), else
+    /// frees it.
     pub(crate) fn keep<T: Unit>(mut buffer: Vec<T>) {
         let bytes = buffer.capacity() * size_of::<T>();
-        if bytes < SPARE_FROM {
+        if !(SPARE_FROM..=SPARE_BYTES).contains(&bytes) {
             return;
         }
         buffer.clear();
