@@ -145,6 +145,14 @@ export declare function decodeToJson(text: string, indent: number, strict: boole
 export declare function dispatchedJson(id: number): string | null
 
 /**
+ * TOON of a table of rows read as cells (`lib/rows.js`; `encode(rows)`): the engine's
+ * document of them encoded, built by `stream` while they were read when there is one
+ * (`table` then holds the last cells), else from `table`; no JSON text is written or
+ * parsed. The text comes back as [`encode_json`]'s does.
+ */
+export declare function encodeCells(table: TableCells, delimiter: string, indent: number, stream?: CellsStream | undefined | null): string | Array<string>
+
+/**
  * TOON of JSON text (`toon::encode_json`): no JavaScript value is built. The text is
  * gathered a segment of up to `WHOLE_TOON` at a time: as bytes while it is ASCII
  * ([`JsText`]), and from its first other character as UTF-16 ([`JsUnits`]), each chunk

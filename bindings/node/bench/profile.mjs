@@ -9,7 +9,6 @@ import { Invoice, best as bestOf } from './presenter.mjs';
 const require = createRequire(import.meta.url);
 const native = require('../lib/native.js');
 const { fastText } = require('../lib/text.js');
-const { jsonOf } = require('../lib/normalize.js');
 const { rowsText, presentRows } = require('../lib/rows.js');
 
 const [kind = 'flat', text = 'ascii', n = '100000'] = process.argv.slice(2);
@@ -23,7 +22,6 @@ const buf = Buffer.from(json);
 const out = {};
 out['JSON.stringify(rows)'] = await best(() => JSON.stringify(rows));
 out['JSON.stringify(rows,null,2)'] = await best(() => JSON.stringify(rows, null, 2));
-out['jsonOf(rows) (cells, else walk + stringify)'] = await best(() => jsonOf(rows));
 out['rowsText(rows) (cells)'] = await best(() => rowsText(rows, false) ?? 'not a table of scalars');
 out['fastText(json)'] = await best(() => fastText(json));
 out['Buffer.from(json)'] = await best(() => Buffer.from(json));
@@ -31,7 +29,8 @@ out['native.encodeJson(fastText)'] = await best(() => native.encodeJson(fast, ',
 out['native.encodeJson(buf)'] = await best(() => native.encodeJson(buf, ',', 2));
 out['native.presentPlain(fastText) pretty'] = await best(() => native.presentPlain(fast, {}));
 out['native.presentPlain(buf) pretty'] = await best(() => native.presentPlain(buf, {}));
-out['tw.encode(rows)'] = await best(() => tw.encode(rows));
+out['tw.encode(rows) (the cells\' document)'] = await best(() => tw.encode(rows));
+out['  the same through JSON (rowsText, encodeJson)'] = await best(() => native.encodeJson(rowsText(rows, true), ',', 2));
 out['ref.encode(rows)'] = await best(() => ref.encode(rows));
 out['tw.present(rows) pretty'] = await best(() => tw.present(rows, null));
 if (kind === 'flat') {

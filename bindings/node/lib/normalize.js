@@ -1,6 +1,5 @@
 'use strict';
 const { fastText, jsonText } = require('./text');
-const { rowsText } = require('./rows');
 
 // JavaScript values into the JSON text @toon-format/toon 4.4 would encode: its normalisation,
 // its replacer, and raw strings (held as placeholders while JSON.stringify runs, so the
@@ -204,12 +203,11 @@ function visitChildren(v, replacer, path) {
 
 /**
  * The JSON text of what @toon-format/toon would encode for `input`, as the addon takes it
- * (lib/text.js), and the raw strings in it (null when there are none).
+ * (lib/text.js), and the raw strings in it (null when there are none). The caller has tried
+ * `input` as a table of cells (lib/rows.js, `encodeRows`).
  */
 function jsonOf(input, replacer) {
   if (!replacer) {
-    const cells = Array.isArray(input) && input.toJSON === undefined ? rowsText(input, true) : undefined;
-    if (cells !== undefined) return { json: cells, raws: null };
     // Rows the cells could not take as plain objects they cannot take as any objects either
     // when all are plain (stringifiable): not read a second time.
     if (stringifiable(input)) return { json: jsonText(input, false), raws: null };

@@ -1,7 +1,8 @@
 'use strict';
 // A table of JavaScript rows read as cells: the bytes of JSON.stringify(rows) without
-// JSON.stringify (src/rows.rs writes them), or for a presenter's call the engine's document
-// of those values, built from the cells with no text at all (presentRows). V8's stringify
+// JSON.stringify (src/rows.rs writes them), or for a presenter's call and for `encode` the
+// engine's document of those values, built from the cells with no text at all (presentRows,
+// encodeRows). V8's stringify
 // of 100k rows costs as much as the engine's whole response; reading the cells costs a
 // property read each, the strings joined into UTF-8 a chunk at a time (docs/DECISIONS.md,
 // "Node binding: rows read as cells").
@@ -433,4 +434,13 @@ function presentRows(rows, present) {
   return withCells(rows, false, present, undefined, true);
 }
 
-module.exports = { MIN_ROWS, rowsText, rowsPretty, presentRows };
+/**
+ * What `encode(cells, stream)` makes of `rows` read as cells whose objects are plain (the
+ * encoders' normalisation), their document built while they are read as for presentRows; or
+ * undefined when `rows` is not such a table.
+ */
+function encodeRows(rows, encode) {
+  return withCells(rows, true, encode, undefined, true);
+}
+
+module.exports = { MIN_ROWS, rowsText, rowsPretty, presentRows, encodeRows };

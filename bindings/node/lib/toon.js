@@ -5,6 +5,7 @@ const native = require('./native');
 const { encodeError, decodeError, wellFormed } = require('./errors');
 const { asText, ownText } = require('./text');
 const { jsonOf } = require('./normalize');
+const { encodeRows } = require('./rows');
 const { jsonEvents } = require('./events');
 
 const DELIMITERS = { comma: ',', tab: '\t', pipe: '|' };
@@ -46,6 +47,20 @@ function finish(toon, o) {
 
 /** Encodes a JavaScript value as TOON, exactly as @toon-format/toon 4.4 does. */
 function encode(input, options) {
+  if (!options?.replacer && Array.isArray(input) && input.toJSON === undefined) {
+    // A table read as cells: the engine's document of them, built while they are read, is
+    // encoded; no JSON text is written or parsed.
+    let o;
+    const parts = encodeRows(input, (cells, stream) => {
+      o = resolveEncodeOptions(options);
+      try {
+        return native.encodeCells(cells, o.delimiter, o.indent, stream);
+      } catch (e) {
+        throw encodeError(e);
+      }
+    });
+    if (parts !== undefined) return finish(joinParts(parts), o);
+  }
   const { json, raws } = jsonOf(input, options?.replacer);
   const o = resolveEncodeOptions(options);
   let toon;

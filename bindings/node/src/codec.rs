@@ -7,6 +7,7 @@ use napi_derive::napi;
 use toolwire::json::to_vec_compact;
 use toolwire::toon::{self, DecodeOptions, Delimiter, EncodeOptions};
 
+use crate::rows::{CellsStream, TableCells, rows_doc};
 use crate::text::{JsText, JsUnits, external, not_utf8};
 use crate::utf16::utf16_more;
 use crate::{OwnedText, Text, bytes_of, engine_error, mark, spawn_promise, usage, utf8};
@@ -72,7 +73,66 @@ pub fn encode_json<'e>(
 ) -> Result<Either3<JsText, JsUnits, Vec<JsString<'e>>>> {
     let opts = encode_options(&delimiter, indent)?;
     let input = bytes_of(&json);
-    let room = (input.len() / 2 + 16).min(WHOLE_TOON);
+    toon_text(env, input.len() / 2 + 16, JsonToon(input, &opts))
+}
+
+/// TOON of a table of rows read as cells (`lib/rows.js`; `encode(rows)`): the engine's
+/// document of them encoded, built by `stream` while they were read when there is one
+/// (`table` then holds the last cells), else from `table`; no JSON text is written or
+/// parsed. The text comes back as [`encode_json`]'s does.
+#[napi(catch_unwind, ts_return_type = "string | Array<string>")]
+pub fn encode_cells<'e>(
+    env: &'e Env,
+    table: TableCells,
+    delimiter: String,
+    indent: u32,
+    stream: Option<&mut CellsStream>,
+) -> Result<Either3<JsText, JsUnits, Vec<JsString<'e>>>> {
+    let opts = encode_options(&delimiter, indent)?;
+    // About the TOON's size: the strings' bytes and a few bytes a value.
+    let room = table.text.len() + table.kinds.len() * 6 + 16;
+    // The cells are `lib/rows.js`'s own arrays, which no JavaScript runs beside this call to
+    // write: the engine's pool, encoding parts of the document in parallel, reads them only
+    // while the table holds them.
+    let doc = match stream {
+        Some(stream) => stream.finish(&table)?,
+        None => rows_doc(&table)?,
+    };
+    toon_text(env, room, DocToon(&doc, &opts))
+}
+
+/// What writes a TOON text into a sink, for [`toon_text`] (generic, so the encoder's many
+/// small writes are not calls through a vtable).
+trait WriteToon {
+    fn write_toon<W: toolwire::Sink + ?Sized>(self, out: &mut W) -> toolwire::Result<()>;
+}
+
+/// JSON text, read and encoded.
+struct JsonToon<'a>(&'a [u8], &'a EncodeOptions);
+
+impl WriteToon for JsonToon<'_> {
+    fn write_toon<W: toolwire::Sink + ?Sized>(self, out: &mut W) -> toolwire::Result<()> {
+        encode_json_into(self.0, self.1, out)
+    }
+}
+
+/// A document, encoded.
+struct DocToon<'a, 'd>(&'a toolwire::Doc<'d>, &'a EncodeOptions);
+
+impl WriteToon for DocToon<'_, '_> {
+    fn write_toon<W: toolwire::Sink + ?Sized>(self, out: &mut W) -> toolwire::Result<()> {
+        toon::encode(self.0.root(), self.1, out)
+    }
+}
+
+/// The TOON text `write` writes, gathered and handed over as [`encode_json`] says (`expected`:
+/// about the bytes it will take).
+fn toon_text<'e>(
+    env: &'e Env,
+    expected: usize,
+    write: impl WriteToon,
+) -> Result<Either3<JsText, JsUnits, Vec<JsString<'e>>>> {
+    let room = expected.min(WHOLE_TOON);
     let mut whole = Some(Gathered::Ascii(external::buffer_for(room)));
     let mut gathered = 0;
     let mut parts = Vec::new();
@@ -132,7 +192,7 @@ pub fn encode_json<'e>(
                 Err(e) => fail(e),
             }
         });
-        let res = encode_json_into(input, &opts, &mut sink);
+        let res = write.write_toon(&mut sink);
         sink.finish();
         res
     };

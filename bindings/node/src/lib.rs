@@ -17,7 +17,7 @@
 
 use std::sync::Arc;
 
-pub use codec::{decode_to_json, encode_json, encode_json_async};
+pub use codec::{decode_to_json, encode_cells, encode_json, encode_json_async};
 use napi::bindgen_prelude::{
     Buffer, ClassInstance, Either, Either3, FnArgs, Function, Object, ObjectFinalize, ToNapiValue,
     Uint8Array,

@@ -10,8 +10,9 @@
 //! binding: rows read as cells"). When the engine would only lay those bytes out again —
 //! `present(rows)` whose response the engine says is the pretty data block alone (no
 //! presenter, no option that changes it: `plainPretty`) — [`rows_pretty`] writes that block
-//! itself; when a presenter's call reads them (`make(rows)` of `toolwire/presenter`),
-//! [`rows_doc`] builds the engine's document of them, which no text is written for or parsed
+//! itself; when a presenter's call reads them (`make(rows)` of `toolwire/presenter`) or
+//! `encode(rows)` encodes them (`codec::encode_cells`), [`rows_doc`] builds the engine's
+//! document of them, which no text is written for or parsed
 //! from — for a large table on a thread of its own while the cells are still being read
 //! ([`CellsStream`]), from copies of them it owns.
 

@@ -639,3 +639,46 @@ test('a document\'s builder refuses cells and sends that do not fit together', (
   claim.publish(1, kinds, nums, lens, text, 2, 1, 1, 3);
   assert.throws(() => presenter.presentCellsWith({ ...table, rows: 2 ** 32 - 1 }, args, () => [], claim), /rows as cells: too few cells for the rows/);
 });
+
+test('encode(rows) of a table encodes the document of its cells, built while they are read when long', () => {
+  const encodes = (f) => callsOf(native, 'encodeCells', f);
+  const written = (f) => callsOf(native, 'rowsJson', f);
+  const cases = [[table(41, 30000, true), 'flat ASCII, long'], [table(42, 12000, false), 'flat, long'],
+    [table(43, 2000, false), 'flat, short'], [nestedTable(44, 9000, false), 'nested, long'],
+    [nestedTable(45, 1500, true), 'nested, short'], [nestedInvoices(10000), 'invoices']];
+  let streamed = 0;
+  for (const [rows, what] of cases) {
+    for (const options of [undefined, { delimiter: '\t', indent: 3 }, { delimiter: '|', indent: 0 }, { indent: 100 }]) {
+      let got;
+      let sent;
+      const calls = encodes(() => {
+        assert.equal(written(() => { sent = publishes(() => { got = tw.encode(rows, options); }); }), 0, `${what}: no JSON text`);
+      });
+      assert.equal(calls, 1, `${what}: as cells`);
+      assert.equal(got, ref.encode(rows, options), `${what} ${JSON.stringify(options)}`);
+      // A send every 4 chunks of 1024 strings of a table of 8192 rows or more (lib/rows.js).
+      const strings = rows.reduce((a, r) => a + JSON.stringify(r).split('":"').length - 1, 0);
+      if (rows.length >= 8192 && strings >= 2 * 4096) {
+        assert.ok(sent > 0, `${what}: streamed`);
+        streamed++;
+      } else if (rows.length < 8192) assert.equal(sent, 0, `${what}: built after the read`);
+    }
+  }
+  assert.ok(streamed >= 8, `${streamed} streamed`);
+  // A key TOON cannot hold: the encoder's error, as from JSON text.
+  const surrogate = Array.from({ length: 9000 }, (_, i) => ({ id: i, 'k\ud800': 'x' }));
+  assert.throws(() => tw.encode(surrogate), (e) => e instanceof TypeError && /lone surrogate/.test(e.message));
+  assert.throws(() => tw.encode(surrogate.slice(0, 2000)), (e) => e instanceof TypeError && /lone surrogate/.test(e.message));
+  // Options checked as before: a bad delimiter is the package's TypeError.
+  assert.throws(() => tw.encode(table(46, 9000, true), { delimiter: ';' }), /Invalid delimiter/);
+  // A getter that throws halfway: its own exception, and the next call is whole.
+  const throwing = table(47, 12000, false);
+  Object.defineProperty(throwing[9000], Object.keys(throwing[0])[0], { enumerable: true, get() { throw new Error('getter'); } });
+  assert.throws(() => tw.encode(throwing), /^Error: getter$/);
+  const again = table(48, 12000, false);
+  assert.equal(tw.encode(again), ref.encode(again));
+  // Rows that break the shape late: read once as cells, then encoded from JSON.stringify's text.
+  const broken = table(49, 12000, true);
+  broken[11000] = { other: 1 };
+  assert.equal(encodes(() => assert.equal(tw.encode(broken), ref.encode(broken))), 0);
+});
