@@ -41,8 +41,9 @@
 //! * Containers are tracked on an explicit stack (no recursion), so depth is limited only by
 //!   [`ParseOptions::max_depth`] and the parser runs on any thread stack.
 //! * UTF-8 is validated per string (only strings may hold non-ASCII bytes; any other
-//!   non-ASCII byte is an error anyway), at the cost of one `from_utf8` per string that has
-//!   a byte ≥ 0x80.
+//!   non-ASCII byte is an error anyway): a string without escapes is scanned and validated
+//!   in one pass from its first byte ≥ 0x80 (`swar::scan_run_utf8`); the runs of one with
+//!   escapes, and any string found invalid, by `from_utf8` (its error position).
 //! * Every string and key, including those a selector skips, is checked for a reserved tag
 //!   sequence (only when it holds a `<`; on the unescaped text) and for a lone surrogate;
 //!   the document flags record both (WIRE.md §2).

@@ -97,6 +97,70 @@ pub(super) fn scan_run_words(src: &[u8], mut i: usize) -> (usize, bool, bool) {
     (i, hi, lt)
 }
 
+/// [`scan_run`] of a run whose byte at `i` is ≥ 0x80, its UTF-8 validated on the way (one
+/// pass where the scan and a `from_utf8` of the string were two): the end of the run (the
+/// first `"`, `\` or control byte, or the end of `src`), "the run holds a `<`"
+/// (over-approximated as by [`scan_run`]), and `false` when a byte from `i` on does not
+/// continue valid UTF-8 (the end is then that byte's sequence; the caller finds the error
+/// as before).
+#[inline(always)]
+pub(super) fn scan_run_utf8(src: &[u8], mut i: usize) -> (usize, bool, bool) {
+    let mut lt = 0u64;
+    loop {
+        // ASCII eight bytes at a time, to the next stop or byte ≥ 0x80.
+        while let Some(chunk) = src.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let x = u64::from_le_bytes(word);
+            // Each term's lowest set bit is exact, so is the lowest of their union.
+            let stop = zero_bytes(x ^ (ONES * b'"' as u64))
+                | zero_bytes(x ^ (ONES * b'\\' as u64))
+                | control_bytes(x)
+                | (x & HIGHS);
+            lt |= zero_bytes(x ^ (ONES * b'<' as u64));
+            if stop != 0 {
+                i += (stop.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        let Some(&b) = src.get(i) else {
+            return (i, lt != 0, true);
+        };
+        if b < 0x80 {
+            if b == b'"' || b == b'\\' || b < 0x20 {
+                return (i, lt != 0, true);
+            }
+            lt |= u64::from(b == b'<');
+            i += 1;
+            continue;
+        }
+        match utf8_len(src, i) {
+            Some(n) => i += n,
+            None => return (i, lt != 0, false),
+        }
+    }
+}
+
+/// The length of the UTF-8 character starting at `src[i]` (a byte ≥ 0x80), or `None` when
+/// the bytes there are not one (Unicode's table 3-7 of well-formed sequences: no overlong
+/// form, no surrogate, nothing past U+10FFFF, no character cut by the end).
+#[inline(always)]
+fn utf8_len(src: &[u8], i: usize) -> Option<usize> {
+    let at = |k: usize, lo: u8, hi: u8| src.get(i + k).is_some_and(|c| (lo..=hi).contains(c));
+    let tail = |k: usize| (1..k).all(|j| at(j, 0x80, 0xBF));
+    match src[i] {
+        0xC2..=0xDF => at(1, 0x80, 0xBF).then_some(2),
+        0xE0 => (at(1, 0xA0, 0xBF) && at(2, 0x80, 0xBF)).then_some(3),
+        0xE1..=0xEC | 0xEE..=0xEF => tail(3).then_some(3),
+        0xED => (at(1, 0x80, 0x9F) && at(2, 0x80, 0xBF)).then_some(3),
+        0xF0 => (at(1, 0x90, 0xBF) && at(2, 0x80, 0xBF) && at(3, 0x80, 0xBF)).then_some(4),
+        0xF1..=0xF3 => tail(4).then_some(4),
+        0xF4 => (at(1, 0x80, 0x8F) && at(2, 0x80, 0xBF) && at(3, 0x80, 0xBF)).then_some(4),
+        _ => None,
+    }
+}
+
 /// The end of the run of ASCII digits starting at `i`: 8 bytes at a time, then bytewise.
 #[inline(always)]
 pub(super) fn skip_digits(src: &[u8], mut i: usize) -> usize {

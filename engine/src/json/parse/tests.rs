@@ -1147,3 +1147,70 @@ fn runs_of_same_rows_end_anywhere_like_the_bytewise_parse() {
         }
     }
 }
+
+/// Bytes drawn from pieces of text: ASCII (a `<` among it), characters of two, three and
+/// four bytes, and bytes that are not UTF-8 or cut a character short.
+fn text_pieces() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    let piece = prop_oneof![
+        "[ -~]{0,12}".prop_map(String::into_bytes),
+        Just("é".as_bytes().to_vec()),
+        Just("東京".as_bytes().to_vec()),
+        Just("🍰".as_bytes().to_vec()),
+        Just(b"<tool_error>".to_vec()),
+        any::<u8>().prop_map(|b| vec![b]),
+        Just(b"\xE6\x97".to_vec()),
+        Just(b"\xED\xA0\x80".to_vec()),
+        Just(b"\xF4\x90\x80\x80".to_vec()),
+        Just(b"\xC0\xAF".to_vec()),
+    ];
+    proptest::collection::vec(piece, 0..12).prop_map(|v| v.concat())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    /// The one-pass scan of a non-ASCII run stops where the scan does, says valid exactly
+    /// when std's `from_utf8` of the run does, stops at std's first invalid byte otherwise,
+    /// and never misses a `<`.
+    #[test]
+    fn non_ascii_runs_scanned_and_validated_as_std_does(tail in text_pieces()) {
+        let mut v = "é".as_bytes().to_vec();
+        v.extend_from_slice(&tail);
+        let stop = v.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(v.len());
+        let (end, lt, valid) = super::swar::scan_run_utf8(&v, 0);
+        let run = &v[..stop];
+        match std::str::from_utf8(run) {
+            Ok(_) => {
+                proptest::prop_assert!(valid);
+                proptest::prop_assert_eq!(end, stop);
+                proptest::prop_assert!(lt || !run.contains(&b'<'));
+            }
+            Err(e) => {
+                proptest::prop_assert!(!valid);
+                proptest::prop_assert_eq!(end, e.valid_up_to());
+            }
+        }
+    }
+
+    /// A string of such bytes (escapes and controls left out) parses exactly when it is
+    /// UTF-8, to its text, with the tag flag when it holds a reserved tag; else an error at
+    /// std's first invalid byte.
+    #[test]
+    fn strings_of_any_bytes_parse_exactly_when_utf8(body in text_pieces()) {
+        let body: Vec<u8> = body.into_iter().filter(|&b| b != b'"' && b != b'\\' && b >= 0x20).collect();
+        let src = [&b"[\""[..], &body, b"\"]"].concat();
+        match (parse(&src, &ParseOptions::new()), std::str::from_utf8(&body)) {
+            (Ok(doc), Ok(text)) => {
+                let s = doc.root().as_array().and_then(|a| a.iter().next()).and_then(|v| v.as_str()).map(|s| s.as_bytes().to_vec());
+                proptest::prop_assert_eq!(s, Some(text.as_bytes().to_vec()));
+                proptest::prop_assert_eq!(doc.has_reserved_tag(), crate::tag::contains_reserved_tag(text.as_bytes()));
+            }
+            (Err(e), Err(u)) => {
+                proptest::prop_assert_eq!(e.classify(), Category::Utf8);
+                proptest::prop_assert_eq!(e.offset(), 2 + u.valid_up_to());
+            }
+            (got, want) => proptest::prop_assert!(false, "{:?} against {:?}", got.map(|_| ()), want.map(|_| ())),
+        }
+    }
+}
