@@ -22,7 +22,7 @@ etoon, which encodes dataclasses itself; a ``present`` row wraps the text in a
 
 Every output is checked first: equal to ``toon_format`` 1.2's text (``loads``: equal to the
 data). A peer whose output differs is shown as ``differs``, one that raises as ``error``, and
-neither is timed. Times are the best of 7 runs, each after ``gc.collect()``, the contenders
+neither is timed. Times are the best of 7 runs (21 below 100k rows), each after ``gc.collect()``, the contenders
 of a row taking turns; the result is freed after the clock stops. ``--readme`` writes the
 table into README.md between ``<!-- python-bench:start -->`` and ``<!-- python-bench:end -->``.
 """
@@ -192,6 +192,12 @@ def contenders(call: str, d: Dataset, peers: dict[str, Any]) -> tuple[dict[str, 
     return fs, text, read
 
 
+def runs_at(rows: int, runs: int) -> int:
+    """Rounds at a size: three times as many below 100k rows, where a call takes a few
+    milliseconds and one slow round of the machine weighs more (as `npm run bench` does)."""
+    return runs if rows >= 100_000 else 3 * runs
+
+
 def timed(fs: dict[str, Callable[[], Any]], runs: int) -> dict[str, float]:
     """Best wall time of each function over `runs` rounds, the functions taking turns."""
     best = {k: float("inf") for k in fs}
@@ -305,7 +311,7 @@ def main() -> int:
             for n in sizes
         }
         for call in calls:
-            shown = {n: [measure(call, d, peers, args.runs, errors) for d in corpora[n]] for n in sizes}
+            shown = {n: [measure(call, d, peers, runs_at(n, args.runs), errors) for d in corpora[n]] for n in sizes}
             top = shown[big]
             pair = lambda col: both([cell(s.get(col)) for s in top])  # noqa: E731
             refs = [(s["toolwire"], s.get("toon_format")) for s in top]
@@ -323,9 +329,11 @@ def main() -> int:
             lines.append("|".join(row))
             print(lines[-1], flush=True)
             if call == "loads(text)":
-                floors.append(both([cell(floor(d, args.runs)) for d in corpora[big]]))
+                floors.append(both([cell(floor(d, runs_at(big, args.runs))) for d in corpora[big]]))
     footer = (
-        f"ms, best of {args.runs}; cells: non-ASCII/ASCII; models, dataclasses: `present`; "
+        f"ms, best of {runs_at(big, args.runs)}"
+        + "".join(f" ({sets_name(n)}: {runs_at(n, args.runs)})" for n in small if runs_at(n, args.runs) != runs_at(big, args.runs))
+        + "; cells: non-ASCII/ASCII; models, dataclasses: `present`; "
         f"CPython {platform.python_version()}, {time.strftime('%Y-%m-%d')}."
     )
     if against:
