@@ -2,10 +2,9 @@
 // A table of JavaScript rows read as cells: the bytes of JSON.stringify(rows) without
 // JSON.stringify (src/rows.rs writes them), or for a presenter's call and for `encode` the
 // engine's document of those values, built from the cells with no text at all (presentRows,
-// encodeRows). V8's stringify
-// of 100k rows costs as much as the engine's whole response; reading the cells costs a
-// property read each, the strings joined into UTF-8 a chunk at a time (docs/DECISIONS.md,
-// "Node binding: rows read as cells").
+// encodeRows). V8's stringify of 100k rows costs as much as the engine's whole response;
+// reading the cells costs a property read each, the strings joined into UTF-8 a chunk at a
+// time (docs/DECISIONS.md, "Node binding: rows read as cells").
 //
 // The rows' shape is taken from the first rows: each value a scalar (string, number, boolean,
 // null), an object with given own enumerable keys in a given order, or an array whose

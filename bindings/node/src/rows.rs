@@ -12,9 +12,9 @@
 //! presenter, no option that changes it: `plainPretty`) — [`rows_pretty`] writes that block
 //! itself; when a presenter's call reads them (`make(rows)` of `toolwire/presenter`) or
 //! `encode(rows)` encodes them (`codec::encode_cells`), [`rows_doc`] builds the engine's
-//! document of them, which no text is written for or parsed
-//! from — for a large table on a thread of its own while the cells are still being read
-//! ([`CellsStream`]), from copies of them it owns.
+//! document of them, which no text is written for or parsed from — for a large table on a
+//! thread of its own while the cells are still being read ([`CellsStream`]), from copies of
+//! them it owns.
 
 use napi::bindgen_prelude::{Float64Array, Uint8Array, Uint32Array};
 use napi_derive::napi;

@@ -18,6 +18,27 @@ pub(super) fn control_bytes(v: u64) -> u64 {
     v.wrapping_sub(ONES * 0x20) & !v & HIGHS
 }
 
+/// The little-endian word of the eight bytes of `src` at `i`, when there are eight.
+#[inline(always)]
+fn word_at(src: &[u8], i: usize) -> Option<u64> {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(src.get(i..i + 8)?);
+    Some(u64::from_le_bytes(word))
+}
+
+/// The bytes of `x` that end a string's run (`"`, `\`, a control byte), marked as by
+/// [`zero_bytes`]: the lowest mark is exact.
+#[inline(always)]
+fn run_stops(x: u64) -> u64 {
+    zero_bytes(x ^ (ONES * b'"' as u64)) | zero_bytes(x ^ (ONES * b'\\' as u64)) | control_bytes(x)
+}
+
+/// The `<` bytes of `x`, marked as by [`zero_bytes`] (nonzero exactly when there is one).
+#[inline(always)]
+fn lt_bytes(x: u64) -> u64 {
+    zero_bytes(x ^ (ONES * b'<' as u64))
+}
+
 /// Scans a run of string bytes from `i` to the first `"`, `\` or control byte (or the end
 /// of `src`). Also returns an over-approximation of "the run holds a byte ≥ 0x80" and
 /// "the run holds a `<`" (bytes past the stop in its 8-byte word may count; callers check
@@ -69,15 +90,10 @@ pub(super) fn scan_run(src: &[u8], i: usize) -> (usize, bool, bool) {
 pub(super) fn scan_run_words(src: &[u8], mut i: usize) -> (usize, bool, bool) {
     let mut hi = 0u64;
     let mut lt = 0u64;
-    while let Some(chunk) = src.get(i..i + 8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
-        let stop = zero_bytes(x ^ (ONES * b'"' as u64))
-            | zero_bytes(x ^ (ONES * b'\\' as u64))
-            | control_bytes(x);
+    while let Some(x) = word_at(src, i) {
+        let stop = run_stops(x);
         hi |= x;
-        lt |= zero_bytes(x ^ (ONES * b'<' as u64));
+        lt |= lt_bytes(x);
         if stop != 0 {
             i += (stop.trailing_zeros() / 8) as usize;
             return (i, hi & HIGHS != 0, lt != 0);
@@ -108,16 +124,10 @@ pub(super) fn scan_run_utf8(src: &[u8], mut i: usize) -> (usize, bool, bool) {
     let mut lt = 0u64;
     loop {
         // ASCII eight bytes at a time, to the next stop or byte ≥ 0x80.
-        while let Some(chunk) = src.get(i..i + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let x = u64::from_le_bytes(word);
+        while let Some(x) = word_at(src, i) {
             // Each term's lowest set bit is exact, so is the lowest of their union.
-            let stop = zero_bytes(x ^ (ONES * b'"' as u64))
-                | zero_bytes(x ^ (ONES * b'\\' as u64))
-                | control_bytes(x)
-                | (x & HIGHS);
-            lt |= zero_bytes(x ^ (ONES * b'<' as u64));
+            let stop = run_stops(x) | (x & HIGHS);
+            lt |= lt_bytes(x);
             if stop != 0 {
                 i += (stop.trailing_zeros() / 8) as usize;
                 break;
