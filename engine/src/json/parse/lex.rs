@@ -480,26 +480,18 @@ impl<'s, 'o> Parser<'s, 'o> {
         };
         // `src[start..clean]` holds no quote and no special byte, so scanning from `clean`
         // finds the same stop and the same flags as scanning from `start`; it is ASCII, so
-        // the UTF-8 of the string is that from `clean` on.
-        if src.get(clean).is_some_and(|&b| b >= 0x80) {
-            // Non-ASCII text: scanned and validated in one pass. An escape or a byte that is
-            // not UTF-8 after it, and the general path below reads the string again.
-            let (i, lt, valid) = scan_run_utf8(src, clean);
-            if valid && src.get(i) == Some(&b'"') {
-                if i - start > self.opts.max_string_bytes {
-                    return Err(self.string_too_long(start));
-                }
-                if lt && crate::tag::contains_reserved_tag(&src[start..i]) {
-                    self.b.mark_reserved_tag();
-                }
-                self.pos = i + 1;
-                return Ok(StrTok::Src {
-                    start,
-                    len: i - start,
-                });
-            }
-        }
-        let (i, hi, lt) = scan_run(src, clean);
+        // the UTF-8 of the string is that from `clean` on. `hi`: the run may hold non-ASCII
+        // bytes not validated yet.
+        let scanned = match src.get(clean) {
+            // Non-ASCII text: scanned and validated in one pass up to its closing quote. An
+            // escape or a byte that is not UTF-8 after it, and the run is scanned again.
+            Some(&b) if b >= 0x80 => match scan_run_utf8(src, clean) {
+                (i, lt, true) if src.get(i) == Some(&b'"') => Some((i, false, lt)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let (i, hi, lt) = scanned.unwrap_or_else(|| scan_run(src, clean));
         match src.get(i) {
             Some(b'"') => {
                 if hi {
