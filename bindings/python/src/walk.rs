@@ -272,6 +272,73 @@ fn dict_next<'a, 'py>(
     unsafe { Some((Borrowed::from_ptr(d.py(), k), Borrowed::from_ptr(d.py(), v))) }
 }
 
+/// The values of the fields `names` (exact `str`s) in dict `d` (an instance `__dict__`), in
+/// field order, borrowed from the dict, and whether its members were exactly those fields in
+/// that order; `None` when one is missing (no error left set).
+///
+/// A dataclass's `__init__` and a pydantic model's validation set the fields in order, with
+/// the interned names the plan holds: when the dict's members are exactly those key objects
+/// in that order, each is one step of the dict instead of a lookup, and the order is known
+/// without a check of its own. Any other dict is read by a lookup of each field (its order
+/// is [`fields_in_order`]'s to tell).
+fn fields_of_dict<'a, 'py>(
+    d: Borrowed<'a, 'py, PyAny>,
+    names: &[CachedKey<'py>],
+) -> Option<(Vec<Borrowed<'a, 'py, PyAny>>, bool)> {
+    let mut values = Vec::with_capacity(names.len());
+    // SAFETY: `d` is a live dict; `PyDict_Size` never raises for one.
+    if usize::try_from(unsafe { ffi::PyDict_Size(d.as_ptr()) }) == Ok(names.len()) {
+        let mut pos = 0;
+        while let Some(name) = names.get(values.len()) {
+            match dict_next(d, &mut pos) {
+                Some((k, v)) if std::ptr::eq(k.as_ptr(), name.obj.as_ptr()) => values.push(v),
+                _ => break,
+            }
+        }
+        if values.len() == names.len() {
+            return Some((values, true));
+        }
+        values.clear();
+    }
+    for name in names {
+        // SAFETY: `d` is a live dict, `name` an exact `str` (its hash and equality run no
+        // Python code); the result is borrowed from the dict.
+        let v = unsafe { ffi::PyDict_GetItemWithError(d.as_ptr(), name.obj.as_ptr()) };
+        if v.is_null() {
+            // SAFETY: the GIL is held; the caller meets a failing lookup's error again.
+            unsafe { ffi::PyErr_Clear() };
+            return None;
+        }
+        // SAFETY: a live object borrowed from the dict (see above).
+        values.push(unsafe { Borrowed::from_ptr(d.py(), v) });
+    }
+    Some((values, false))
+}
+
+/// Whether the fields `names` come in that order among the members of dict `d` (every field
+/// is there). Keys are compared as text: an exact `str` equal to a field's name is that
+/// field, whichever object it is; any other key is not a field.
+#[cold]
+fn fields_in_order(d: Borrowed<'_, '_, PyAny>, names: &[CachedKey<'_>]) -> bool {
+    // SAFETY: the UTF-8 each cached key holds, alive as long as the key.
+    let text = |k: &CachedKey<'_>| unsafe { std::slice::from_raw_parts(k.ptr, k.len) };
+    let mut pos = 0;
+    let mut next = 0;
+    while let Some((k, _)) = dict_next(d, &mut pos) {
+        let field = if is_type!(type_of(k), PyUnicode_Type) {
+            utf8_of(k).and_then(|t| names.iter().position(|n| text(n) == t))
+        } else {
+            None
+        };
+        match field {
+            Some(f) if f == next => next += 1,
+            Some(_) => return false,
+            None => {}
+        }
+    }
+    true
+}
+
 impl<'py> Walker<'py> {
     /// A walker for one value.
     pub fn new(
@@ -1010,23 +1077,11 @@ impl<'py> Walker<'py> {
             // No `__dict__`: `getattr` decides (and raises what it raises).
             return None;
         };
-        let mut values = Vec::with_capacity(plan.names.len());
-        for name in &plan.names {
-            // SAFETY: `dict` is a live dict, `name` an exact `str` (its hash and equality run
-            // no Python code); the result is borrowed from the dict, and a reference of its
-            // own is taken at once (walking an earlier value may run Python code that changes
-            // the dict).
-            let v = unsafe { ffi::PyDict_GetItemWithError(dict.as_ptr(), name.obj.as_ptr()) };
-            if v.is_null() {
-                // SAFETY: the GIL is held; a missing field leaves no error, and a failing
-                // lookup's is `getattr`'s to meet again.
-                unsafe { ffi::PyErr_Clear() };
-                return None;
-            }
-            // SAFETY: `v` is a live object borrowed from the dict (see above).
-            values.push(unsafe { Bound::from_borrowed_ptr(self.py, v) });
-        }
-        Some(values)
+        // A reference of its own is taken to each value at once: walking an earlier value
+        // may run Python code that changes the dict. A missing field leaves no error, and a
+        // failing lookup's is `getattr`'s to meet again.
+        let (values, _) = fields_of_dict(dict.as_borrowed(), &plan.names)?;
+        Some(values.into_iter().map(Borrowed::to_owned).collect())
     }
 
     /// The fields of an object of plan `i`, each read with `getattr` (Python code may run).
@@ -1095,27 +1150,20 @@ impl<'py> Walker<'py> {
             }
             return Ok(false);
         };
-        let n = self.plans[i].1.as_ref().map_or(0, |p| p.names.len());
-        let mut values = Vec::with_capacity(n);
-        for j in 0..n {
-            let name = &self.plans[i].1.as_ref().expect("a plan").names[j].obj;
-            // SAFETY: `dict` is a live dict (an instance `__dict__`), `name` an exact `str`
-            // (its hash and equality run no Python code); the result is borrowed from the
-            // dict, alive while it holds it: no Python code runs until the values are walked.
-            let v = unsafe { ffi::PyDict_GetItemWithError(dict.as_ptr(), name.as_ptr()) };
-            if v.is_null() {
-                // SAFETY: the GIL is held; a missing field leaves no error, a failing lookup
-                // one that `model_dump` will meet again.
-                unsafe { ffi::PyErr_Clear() };
-                if self.strict > 0 {
-                    self.abort = true;
-                    return Err(redo_signal());
-                }
-                return Ok(false);
+        // Borrowed from the dict, alive while it holds them: no Python code runs until the
+        // values are walked. A missing field leaves no error, a failing lookup one that
+        // `model_dump` will meet again; `model_dump` writes the fields in the dict's order,
+        // so a dict that holds them in another order is its to write too.
+        let names = self.plans[i].1.as_ref().map_or(&[][..], |p| &p.names[..]);
+        let read = fields_of_dict(dict.as_borrowed(), names)
+            .filter(|(_, exact)| *exact || fields_in_order(dict.as_borrowed(), names));
+        let Some((values, _)) = read else {
+            if self.strict > 0 {
+                self.abort = true;
+                return Err(redo_signal());
             }
-            // SAFETY: a borrowed reference from the dict (see above).
-            values.push(unsafe { Borrowed::from_ptr(self.py, v) });
-        }
+            return Ok(false);
+        };
         let outer = self.strict == 0;
         self.strict += 1;
         let mut mark = None;

@@ -139,6 +139,38 @@ class AttrsRow:
     name: str
 
 
+@dataclasses.dataclass
+class Reordered:
+    a: int
+    b: str
+
+    def __post_init__(self) -> None:
+        # The instance dict's members become b, a: not the fields' order.
+        a = self.a
+        del self.a
+        self.a = a
+
+
+@dataclasses.dataclass
+class Pair:
+    left: int
+    right: str
+
+
+def pair_with_dict(d: dict[str, Any]) -> Pair:
+    p = Pair(0, "")
+    p.__dict__.clear()
+    p.__dict__.update(d)
+    return p
+
+
+def line_reordered(sku: str, qty: int) -> Line:
+    """A model whose `__dict__` holds its fields out of order (sku last)."""
+    m = Line(sku=sku, qty=qty)
+    m.__dict__["sku"] = m.__dict__.pop("sku")
+    return m
+
+
 class Opaque:
     pass
 
@@ -189,6 +221,12 @@ CASES: list[Any] = [
     [Shadowed(1), Shadowed(2)],
     Nest(Point(1, 1.0), Invoice(id="n", lines=LINES), [Point(2, 2.0), Invoice(id="m")]),
     [AttrsRow(1, "a"), AttrsRow(2, "日本")],
+    # Instance dicts whose members are not the fields in order: read by name all the same.
+    [Reordered(1, "x"), Reordered(2, "y")],
+    [Pair(1, "a"), pair_with_dict({"".join(["le", "ft"]): 2, "".join(["rig", "ht"]): "b"})],
+    [Pair(1, "a"), pair_with_dict({"right": "c", "left": 3})],
+    [Pair(1, "a"), pair_with_dict({"left": 4, "extra": 0, "right": "d"})],
+    [line_reordered("A-1", 2), line_reordered("Zoë", 3), Line(sku="B", qty=1)],
     {"rows": [Point(i, i / 2) for i in range(20)], "more": [Invoice(id=str(i)) for i in range(20)]},
 ]
 
