@@ -44,6 +44,11 @@ export declare class NativePresenter {
    * the JS thread (the caller's memory is read during the call only).
    */
   present(data: SyncText | undefined | null, args: CallArgs): NativeReply
+  /**
+   * [`NativePresenter::present`] of a table of rows read as cells (`lib/rows.js`): the
+   * engine's document made from them, no JSON text written or read.
+   */
+  presentCells(table: TableCells, args: CallArgs, stream?: CellsStream | undefined | null): NativeReply
   /** [`NativePresenter::present`] on the addon's pool: a promise of the reply. */
   presentAsync(data: OwnedText | undefined | null, args: CallArgs): Promise<NativeReply>
   /**
@@ -276,6 +281,9 @@ export declare function presentPlain(data: SyncText | undefined | null, args: Ca
 
 /** [`present_plain`] on the addon's pool: a promise of the reply. */
 export declare function presentPlainAsync(data: OwnedText | undefined | null, args: CallArgs): Promise<NativeReply>
+
+/** [`present_plain`] of a table of rows read as cells, as [`NativePresenter::present_cells`]. */
+export declare function presentPlainCells(table: TableCells, args: CallArgs, stream?: CellsStream | undefined | null): NativeReply
 
 /**
  * Streams a framed response without a presenter (see `start_stream`). `id` is the JSON-RPC

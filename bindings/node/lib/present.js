@@ -5,7 +5,7 @@
 const native = require('./native');
 const { encodeError, loneSurrogateError, wellFormed, wellFormedDeep } = require('./errors');
 const { jsonText, ownText } = require('./text');
-const { MIN_ROWS, rowsPretty } = require('./rows');
+const { MIN_ROWS, rowsPretty, presentRows } = require('./rows');
 
 const META = Symbol.for('toolwire.meta');
 const byObject = new WeakMap();
@@ -116,9 +116,10 @@ function plainPretty(args) {
 }
 
 /**
- * The reply to present(rows) answered by the pretty data block alone when `rows` is a table
+ * The result of present(rows) answered by the pretty data block alone when `rows` is a table
  * (lib/rows.js): the pretty data block the engine writes for them, made from their cells
- * without JSON text in between; undefined for any other value.
+ * without JSON text in between (its side door parses that block); undefined for any other
+ * value.
  */
 function prettyTable(rows) {
   let text;
@@ -128,7 +129,8 @@ function prettyTable(rows) {
     throw encodeError(e);
   }
   if (text === undefined) return undefined;
-  return { texts: [text], format: 'pretty', rules: [], hints: [], uiBlocks: [], suggestions: [], selectIgnored: false };
+  const reply = { texts: [text], format: 'pretty', rules: [], hints: [], uiBlocks: [], suggestions: [], selectIgnored: false };
+  return toResult(reply, () => ({ parsed: JSON.parse(text) }));
 }
 
 /** A plain CallToolResult with the side door attached (non-enumerable). */
@@ -179,17 +181,44 @@ function present(data, presenter, opts) {
   if (isJsPresenter(presenter)) return viaMake(data, presenter, opts);
   const p = compilePresenter(presenter);
   const args = callArgs(opts, false);
-  let read = false;
-  if (p === null && Array.isArray(data) && data.length >= MIN_ROWS && data.toJSON === undefined && plainPretty(args)) {
-    // A table whose response is its pretty data block alone: written from its cells.
-    const reply = prettyTable(data);
-    if (reply !== undefined) return toResult(reply, () => ({ parsed: JSON.parse(reply.texts[0]) }));
-    read = true;
+  if (Array.isArray(data) && data.length >= MIN_ROWS && data.toJSON === undefined) {
+    const reply = p === null && plainPretty(args) ? prettyTable(data) : cellsTable(p, data, args);
+    if (reply !== undefined) return reply;
+    // Rows the cells did not take are not read as cells again.
+    const text = jsonText(data, false);
+    return toResult(callNative(p, text, args), () => callNative(p, text, { ...args, wantData: true }));
   }
-  // Rows the cells did not take are not read as cells again.
-  const text = read ? jsonText(data, false) : dataText(data, 'present');
+  const text = dataText(data, 'present');
   const reply = callNative(p, text, args);
   return toResult(reply, () => callNative(p, text, { ...args, wantData: true }));
+}
+
+/**
+ * present(rows) of a table (lib/rows.js) through `p` (or none) with `args`: the engine
+ * presents the document made of its cells, no JSON text written or read; undefined for any
+ * other value. The side door presents the rows again from their text when it is read, as
+ * make(rows) does (docs/DECISIONS.md).
+ */
+function cellsTable(p, rows, args) {
+  // Without a presenter, the engine applies `select` as it parses the JSON text: such a call
+  // reads the text.
+  if (p === null && args.select !== undefined) return undefined;
+  let reply;
+  try {
+    reply = presentRows(rows, (cells, stream) => (p ? p.presentCells(cells, args, stream) : native.presentPlainCells(cells, args, stream)));
+  } catch (e) {
+    throw encodeError(e);
+  }
+  if (reply === undefined) return undefined;
+  let text;
+  let made = false;
+  return toResult(reply, () => {
+    if (!made) {
+      text = jsonText(rows);
+      made = true;
+    }
+    return callNative(p, text, { ...args, wantData: true });
+  });
 }
 
 /**

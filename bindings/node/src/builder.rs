@@ -25,8 +25,8 @@ use toolwire::wire::{self, Format, Severity, Suggestion, ToolError, UiBlock, UiM
 
 use crate::rows::{CellsStream, TableCells};
 use crate::{
-    CallArgs, Data, JsText, NativePresenter, NativeReply, SyncText, engine_error, native_reply,
-    presenter_error, respond, sync_bytes, sync_data, usage,
+    CallArgs, Data, JsText, NativePresenter, NativeReply, SyncText, cells_data, engine_error,
+    native_reply, presenter_error, respond, sync_bytes, sync_data, usage,
 };
 
 /// `(n, json, items, id)`: callback `n`, its value as compact JSON text, the number of items
@@ -239,14 +239,8 @@ impl NativePresenter {
         dispatch: Dispatch<'_>,
         stream: Option<&mut CellsStream>,
     ) -> Result<NativeReply> {
-        if let Some(stream) = stream {
-            let doc = stream.finish(&table)?;
-            return self.dispatched(env, Some(Data::Doc(doc)), &args, dispatch);
-        }
-        // The cells are `lib/rows.js`'s own arrays, which no callback reaches: while the
-        // engine reads the document made of them (a pool thread too), nothing writes them,
-        // and the table holds them until this call returns.
-        self.dispatched(env, Some(Data::Cells(&table)), &args, dispatch)
+        // No callback reaches the cells either.
+        self.dispatched(env, Some(cells_data(&table, stream)?), &args, dispatch)
     }
 
     /// The call of `data` with `dispatch` as the dispatcher of this thread meanwhile.

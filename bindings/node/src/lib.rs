@@ -43,6 +43,7 @@ mod pool;
 mod rows;
 mod text;
 mod utf16;
+use rows::{CellsStream, TableCells};
 pub use rows::{rows_json, rows_pretty};
 
 /// JSON text given as a JS string or as bytes (`Buffer`, `Uint8Array`).
@@ -250,6 +251,18 @@ impl NativePresenter {
     #[napi(catch_unwind)]
     pub fn present(&self, data: Option<SyncText<'_>>, args: CallArgs) -> Result<NativeReply> {
         respond(Some(&self.inner), data.as_ref().map(sync_data), &args)
+    }
+
+    /// [`NativePresenter::present`] of a table of rows read as cells (`lib/rows.js`): the
+    /// engine's document made from them, no JSON text written or read.
+    #[napi(catch_unwind)]
+    pub fn present_cells(
+        &self,
+        table: TableCells,
+        args: CallArgs,
+        stream: Option<&mut CellsStream>,
+    ) -> Result<NativeReply> {
+        respond(Some(&self.inner), Some(cells_data(&table, stream)?), &args)
     }
 
     /// [`NativePresenter::present`] on the addon's pool: a promise of the reply.
@@ -468,6 +481,28 @@ fn native_reply(r: &toolwire::wire::ToolResponse<'_>, want_data: bool) -> Result
 #[napi(catch_unwind)]
 pub fn present_plain(data: Option<SyncText<'_>>, args: CallArgs) -> Result<NativeReply> {
     respond(None, data.as_ref().map(sync_data), &args)
+}
+
+/// [`present_plain`] of a table of rows read as cells, as [`NativePresenter::present_cells`].
+#[napi(catch_unwind)]
+pub fn present_plain_cells(
+    table: TableCells,
+    args: CallArgs,
+    stream: Option<&mut CellsStream>,
+) -> Result<NativeReply> {
+    respond(None, Some(cells_data(&table, stream)?), &args)
+}
+
+/// What a call presents of a table read as cells: the document `stream` built while they
+/// were read when there is one (`table` then holds the last cells), else `table` itself,
+/// whose document the engine makes. The cells are `lib/rows.js`'s own arrays, which no
+/// JavaScript reaches while the engine reads them (a pool thread too): nothing writes them,
+/// and the table holds them until the call returns.
+fn cells_data<'t>(table: &'t TableCells, stream: Option<&mut CellsStream>) -> Result<Data<'t>> {
+    Ok(match stream {
+        Some(stream) => Data::Doc(stream.finish(table)?),
+        None => Data::Cells(table),
+    })
 }
 
 /// [`present_plain`] on the addon's pool: a promise of the reply.
