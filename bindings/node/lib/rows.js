@@ -314,6 +314,15 @@ const SCRATCH = 32 << 20;
 let scratch = null;
 let busy = false;
 
+// The last read's state and stream, kept until the next read replaces them (an ended stream
+// holds no thread or cells). The reader's optimized code refers to objects of their kinds
+// weakly, and V8 throws such code away when the last of them is collected: with every
+// state and stream gone between two calls (a gc(), another library's garbage), each call
+// compiled its reader again while it ran (`node --trace-deopt`: "weak objects"; see
+// docs/DECISIONS.md, "The reader's code kept").
+let lastState = null;
+let lastStream = null;
+
 // Typed arrays for `cells` cells (the numbers and strings are fewer: their pages past what is
 // written are never touched).
 function fresh(cells) {
@@ -357,10 +366,12 @@ function withCells(rows, plain, write, keysOk, streamed) {
   const cells = cellsFor(n, guess);
   const own = cells === scratch;
   const st = { kinds: cells.kinds, nums: cells.nums, lens: cells.lens, mid: [0, 0, 0], p: 0, q: 0, s: 0 };
+  lastState = st;
   let stream;
   if (streamed && n >= STREAM_ROWS) {
     try {
       stream = new native.CellsStream(r.shape, r.keys, n);
+      lastStream = stream;
     } catch {
       // No thread for it: built after the read.
     }
