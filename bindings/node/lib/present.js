@@ -181,7 +181,10 @@ function present(data, presenter, opts) {
   if (isJsPresenter(presenter)) return viaMake(data, presenter, opts);
   const p = compilePresenter(presenter);
   const args = callArgs(opts, false);
-  if (Array.isArray(data) && data.length >= MIN_ROWS && data.toJSON === undefined) {
+  const table = Array.isArray(data) && data.length >= MIN_ROWS && data.toJSON === undefined;
+  // Without a presenter, the engine applies `select` as it parses the JSON text: such a call
+  // reads the text (which the cells write when they take the rows).
+  if (table && (p !== null || args.select === undefined)) {
     const reply = p === null && plainPretty(args) ? prettyTable(data) : cellsTable(p, data, args);
     if (reply !== undefined) return reply;
     // Rows the cells did not take are not read as cells again.
@@ -200,9 +203,6 @@ function present(data, presenter, opts) {
  * make(rows) does (docs/DECISIONS.md).
  */
 function cellsTable(p, rows, args) {
-  // Without a presenter, the engine applies `select` as it parses the JSON text: such a call
-  // reads the text.
-  if (p === null && args.select !== undefined) return undefined;
   let reply;
   try {
     reply = presentRows(rows, (cells, stream) => (p ? p.presentCells(cells, args, stream) : native.presentPlainCells(cells, args, stream)));

@@ -332,9 +332,15 @@ test('present(rows) of any other response presents the document of the cells: th
         { limit: 10, format: 'toon-comma' }, { select: [keys[keys.length - 1]] }, { tokenBudget: 500, format: 'toon' }]) {
         const label = `${what}, ${pname}, ${JSON.stringify(opts)}`;
         let fromRows;
-        // Without a presenter, `select` is applied as the JSON text is parsed: the text then.
+        let viaCells;
+        // Without a presenter, `select` is applied as the JSON text is parsed: the text then,
+        // written from the cells.
         const cells = presenter !== null || opts.select === undefined;
-        assert.equal(asCells(() => { fromRows = tw.present(rows, presenter, opts); }), Number(cells), `${label}: as cells`);
+        const written = callsOf(native, 'rowsJson', () => {
+          viaCells = asCells(() => { fromRows = tw.present(rows, presenter, opts); });
+        });
+        assert.equal(viaCells, Number(cells), `${label}: as cells`);
+        assert.equal(written > 0, !cells, `${label}: JSON text written from the cells`);
         const fromBytes = tw.present(bytes, presenter, opts);
         assert.deepEqual(texts(fromRows), texts(fromBytes), label);
         assert.equal(fromRows.isError, fromBytes.isError, label);
