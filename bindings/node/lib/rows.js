@@ -314,12 +314,18 @@ const SCRATCH = 32 << 20;
 let scratch = null;
 let busy = false;
 
-// The last read's state and stream, kept until the next read replaces them (an ended stream
-// holds no thread or cells). The reader's optimized code refers to objects of their kinds
-// weakly, and V8 throws such code away when the last of them is collected: with every
-// state and stream gone between two calls (a gc(), another library's garbage), each call
-// compiled its reader again while it ran (`node --trace-deopt`: "weak objects"; see
-// docs/DECISIONS.md, "The reader's code kept").
+// The state of a read (`st`: the arrays, grown as they fill, and what they hold).
+function stateOf(cells) {
+  return { kinds: cells.kinds, nums: cells.nums, lens: cells.lens, mid: [0, 0, 0], p: 0, q: 0, s: 0 };
+}
+
+// The last read's state (its arrays let go) and stream (an ended stream holds no thread or
+// cells), kept until the next read replaces them: the reader's optimized code refers to
+// them weakly, and V8 throws such code away once they are collected. With both gone between
+// two calls (a gc(), another library's garbage), each call compiled its reader again while
+// it ran (`node --trace-deopt`: "weak objects"; see docs/DECISIONS.md, "The reader's code
+// kept"). A state of the same shape made for the purpose does not keep the code.
+const NO_CELLS = fresh(0);
 let lastState = null;
 let lastStream = null;
 
@@ -365,7 +371,7 @@ function withCells(rows, plain, write, keysOk, streamed) {
   if (guess > MAX_CELLS) return undefined;
   const cells = cellsFor(n, guess);
   const own = cells === scratch;
-  const st = { kinds: cells.kinds, nums: cells.nums, lens: cells.lens, mid: [0, 0, 0], p: 0, q: 0, s: 0 };
+  const st = stateOf(cells);
   lastState = st;
   let stream;
   if (streamed && n >= STREAM_ROWS) {
@@ -404,6 +410,7 @@ function withCells(rows, plain, write, keysOk, streamed) {
       if (st.kinds !== cells.kinds && st.kinds.length * 13 <= SCRATCH) Object.assign(scratch, { kinds: st.kinds, nums: st.nums, lens: st.lens });
       if (cells.utf8.bytes.length > SCRATCH) scratch.utf8 = new Utf8(0);
     }
+    Object.assign(st, NO_CELLS);
   }
 }
 
