@@ -49,6 +49,12 @@ export declare class NativePresenter {
    * engine's document made from them, no JSON text written or read.
    */
   presentCells(table: TableCells, args: CallArgs, stream?: CellsStream | undefined | null): NativeReply
+  /**
+   * [`NativePresenter::present_async`] of a table of rows whose document `stream` built
+   * while they were read (`lib/rows.js`): that document, owned, presented on the addon's
+   * pool; nothing of the cells is read after this call returns.
+   */
+  presentCellsAsync(table: TableCells, args: CallArgs, stream: CellsStream): Promise<NativeReply>
   /** [`NativePresenter::present`] on the addon's pool: a promise of the reply. */
   presentAsync(data: OwnedText | undefined | null, args: CallArgs): Promise<NativeReply>
   /**
@@ -284,6 +290,9 @@ export declare function presentPlainAsync(data: OwnedText | undefined | null, ar
 
 /** [`present_plain`] of a table of rows read as cells, as [`NativePresenter::present_cells`]. */
 export declare function presentPlainCells(table: TableCells, args: CallArgs, stream?: CellsStream | undefined | null): NativeReply
+
+/** [`present_plain_async`] of a table of rows, as [`NativePresenter::present_cells_async`]. */
+export declare function presentPlainCellsAsync(table: TableCells, args: CallArgs, stream: CellsStream): Promise<NativeReply>
 
 /**
  * Streams a framed response without a presenter (see `start_stream`). `id` is the JSON-RPC

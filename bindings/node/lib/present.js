@@ -5,7 +5,7 @@
 const native = require('./native');
 const { encodeError, loneSurrogateError, wellFormed, wellFormedDeep } = require('./errors');
 const { jsonText, ownText } = require('./text');
-const { MIN_ROWS, rowsPretty, presentRows } = require('./rows');
+const { MIN_ROWS, STREAM_ROWS, rowsPretty, presentRows, presentRowsAsync } = require('./rows');
 
 const META = Symbol.for('toolwire.meta');
 const byObject = new WeakMap();
@@ -229,8 +229,33 @@ async function presentAsync(data, presenter, opts) {
   // Its callbacks run on the JS thread: the synchronous path (DECISIONS.md).
   if (isJsPresenter(presenter)) return viaMake(data, presenter, opts);
   const p = compilePresenter(presenter);
-  const text = ownedDataText(data, 'presentAsync');
   const args = callArgs(opts, false);
+  // A long table: the document of its cells, built while they are read, goes to the pool
+  // (as for present(), `select` without a presenter needs the text).
+  let text;
+  if (Array.isArray(data) && data.length >= STREAM_ROWS && data.toJSON === undefined && (p !== null || args.select === undefined)) {
+    let read;
+    try {
+      read = presentRowsAsync(data, (cells, stream) => (p ? p.presentCellsAsync(cells, args, stream) : native.presentPlainCellsAsync(cells, args, stream)));
+    } catch (e) {
+      throw encodeError(e);
+    }
+    if (read?.reply !== undefined) {
+      let reply;
+      try {
+        reply = await read.reply;
+      } catch (e) {
+        throw encodeError(e);
+      }
+      // The side door presents the rows again from their text when it is read, as present()'s.
+      let again;
+      return toResult(reply, () => callNative(p, again ??= jsonText(data), { ...args, wantData: true }));
+    }
+    // Rows the cells did not take are not read as cells again.
+    text = ownText(read?.json ?? jsonText(data, false));
+  } else {
+    text = ownedDataText(data, 'presentAsync');
+  }
   let reply;
   try {
     reply = await (p ? p.presentAsync(text, args) : native.presentPlainAsync(text, args));

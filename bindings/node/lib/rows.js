@@ -420,17 +420,20 @@ function withCells(rows, plain, write, keysOk, streamed) {
  * normalisation turns other objects into null).
  */
 function rowsText(rows, plain) {
-  return withCells(rows, plain, (cells) => {
-    // A number takes 24 bytes at most; keys 2 more than their JSON (`,` and `:`).
-    const key = cells.keys.reduce((a, k) => Math.max(a, k.length + 2), 0);
-    let out = Buffer.allocUnsafe(cells.text.length + cells.kinds.length * (12 + key) + cells.rows * 4);
-    let len = native.rowsJson(out, cells);
-    if (len < 0) {
-      out = Buffer.allocUnsafe(-len);
-      len = native.rowsJson(out, cells);
-    }
-    return out.subarray(0, len);
-  });
+  return withCells(rows, plain, cellsJson);
+}
+
+// The bytes of JSON.stringify of the rows `cells` hold.
+function cellsJson(cells) {
+  // A number takes 24 bytes at most; keys 2 more than their JSON (`,` and `:`).
+  const key = cells.keys.reduce((a, k) => Math.max(a, k.length + 2), 0);
+  let out = Buffer.allocUnsafe(cells.text.length + cells.kinds.length * (12 + key) + cells.rows * 4);
+  let len = native.rowsJson(out, cells);
+  if (len < 0) {
+    out = Buffer.allocUnsafe(-len);
+    len = native.rowsJson(out, cells);
+  }
+  return out.subarray(0, len);
 }
 
 /**
@@ -460,4 +463,14 @@ function encodeRows(rows, encode) {
   return withCells(rows, true, encode, undefined, true);
 }
 
-module.exports = { MIN_ROWS, rowsText, rowsPretty, presentRows, encodeRows };
+/**
+ * For a call that presents `rows` off the JS thread, STREAM_ROWS of them or more: `{ reply }`,
+ * the promise `present(cells, stream)` gives for them read as cells, their document built
+ * while they are read; `{ json }`, the bytes of JSON.stringify(rows) written from the cells,
+ * when no thread could build it; or undefined when `rows` is not such a table.
+ */
+function presentRowsAsync(rows, present) {
+  return withCells(rows, false, (cells, stream) => (stream === undefined ? { json: cellsJson(cells) } : { reply: present(cells, stream) }), undefined, true);
+}
+
+module.exports = { MIN_ROWS, STREAM_ROWS, rowsText, rowsPretty, presentRows, presentRowsAsync, encodeRows };

@@ -265,6 +265,20 @@ impl NativePresenter {
         respond(Some(&self.inner), Some(cells_data(&table, stream)?), &args)
     }
 
+    /// [`NativePresenter::present_async`] of a table of rows whose document `stream` built
+    /// while they were read (`lib/rows.js`): that document, owned, presented on the addon's
+    /// pool; nothing of the cells is read after this call returns.
+    #[napi(catch_unwind, ts_return_type = "Promise<NativeReply>")]
+    pub fn present_cells_async<'e>(
+        &self,
+        env: &'e Env,
+        table: TableCells,
+        args: CallArgs,
+        stream: &mut CellsStream,
+    ) -> Result<Object<'e>> {
+        doc_on_pool(env, Some(self.inner.clone()), stream.finish(&table)?, args)
+    }
+
     /// [`NativePresenter::present`] on the addon's pool: a promise of the reply.
     #[napi(catch_unwind, ts_return_type = "Promise<NativeReply>")]
     pub fn present_async<'e>(
@@ -513,6 +527,29 @@ pub fn present_plain_async<'e>(
     args: CallArgs,
 ) -> Result<Object<'e>> {
     present_on_pool(env, None, shared(data.as_ref()), args)
+}
+
+/// [`present_plain_async`] of a table of rows, as [`NativePresenter::present_cells_async`].
+#[napi(catch_unwind, ts_return_type = "Promise<NativeReply>")]
+pub fn present_plain_cells_async<'e>(
+    env: &'e Env,
+    table: TableCells,
+    args: CallArgs,
+    stream: &mut CellsStream,
+) -> Result<Object<'e>> {
+    doc_on_pool(env, None, stream.finish(&table)?, args)
+}
+
+/// A presented response computed on the addon's pool from a document it owns.
+fn doc_on_pool<'e>(
+    env: &'e Env,
+    presenter: Option<Presenter>,
+    doc: toolwire::Doc<'static>,
+    args: CallArgs,
+) -> Result<Object<'e>> {
+    spawn_promise(env, move || {
+        respond(presenter.as_ref(), Some(Data::Doc(doc)), &args)
+    })
 }
 
 /// A presented response computed on the addon's pool, from bytes the addon owns.
