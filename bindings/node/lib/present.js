@@ -181,26 +181,50 @@ function present(data, presenter, opts) {
   if (isJsPresenter(presenter)) return viaMake(data, presenter, opts);
   const p = compilePresenter(presenter);
   const args = callArgs(opts, false);
-  const table = Array.isArray(data) && data.length >= MIN_ROWS && data.toJSON === undefined;
-  // Without a presenter, the engine applies `select` as it parses the JSON text: such a call
-  // reads the text (which the cells write when they take the rows).
-  if (table && (p !== null || args.select === undefined)) {
-    const reply = p === null && plainPretty(args) ? prettyTable(data) : cellsTable(p, data, args);
-    if (reply !== undefined) return reply;
+  let text;
+  if (cellsMayTake(data, p, args, MIN_ROWS)) {
+    const result = p === null && plainPretty(args) ? prettyTable(data) : cellsTable(p, data, args);
+    if (result !== undefined) return result;
     // Rows the cells did not take are not read as cells again.
-    const text = jsonText(data, false);
-    return toResult(callNative(p, text, args), () => callNative(p, text, { ...args, wantData: true }));
+    text = jsonText(data, false);
+  } else {
+    text = dataText(data, 'present');
   }
-  const text = dataText(data, 'present');
   const reply = callNative(p, text, args);
   return toResult(reply, () => callNative(p, text, { ...args, wantData: true }));
 }
 
 /**
+ * Whether `data` may be a table the cells take (lib/rows.js) for a call through `p` (or
+ * none) with `args`: an array of `least` rows or more. Without a presenter, the engine
+ * applies `select` as it parses the JSON text: such a call reads the text (which the cells
+ * write when they take the rows).
+ */
+function cellsMayTake(data, p, args, least) {
+  return Array.isArray(data) && data.length >= least && data.toJSON === undefined && (p !== null || args.select === undefined);
+}
+
+/**
+ * The side door's redo of a call through `p` with `args` that presented `rows` read as
+ * cells: the rows presented again from their text, made when it is first read, as
+ * make(rows) does (docs/DECISIONS.md).
+ */
+function rowsAgain(p, rows, args) {
+  let text;
+  let made = false;
+  return () => {
+    if (!made) {
+      text = jsonText(rows);
+      made = true;
+    }
+    return callNative(p, text, { ...args, wantData: true });
+  };
+}
+
+/**
  * present(rows) of a table (lib/rows.js) through `p` (or none) with `args`: the engine
  * presents the document made of its cells, no JSON text written or read; undefined for any
- * other value. The side door presents the rows again from their text when it is read, as
- * make(rows) does (docs/DECISIONS.md).
+ * other value.
  */
 function cellsTable(p, rows, args) {
   let reply;
@@ -209,16 +233,7 @@ function cellsTable(p, rows, args) {
   } catch (e) {
     throw encodeError(e);
   }
-  if (reply === undefined) return undefined;
-  let text;
-  let made = false;
-  return toResult(reply, () => {
-    if (!made) {
-      text = jsonText(rows);
-      made = true;
-    }
-    return callNative(p, text, { ...args, wantData: true });
-  });
+  return reply === undefined ? undefined : toResult(reply, rowsAgain(p, rows, args));
 }
 
 /**
@@ -230,10 +245,9 @@ async function presentAsync(data, presenter, opts) {
   if (isJsPresenter(presenter)) return viaMake(data, presenter, opts);
   const p = compilePresenter(presenter);
   const args = callArgs(opts, false);
-  // A long table: the document of its cells, built while they are read, goes to the pool
-  // (as for present(), `select` without a presenter needs the text).
+  // A long table: the document of its cells, built while they are read, goes to the pool.
   let text;
-  if (Array.isArray(data) && data.length >= STREAM_ROWS && data.toJSON === undefined && (p !== null || args.select === undefined)) {
+  if (cellsMayTake(data, p, args, STREAM_ROWS)) {
     let read;
     try {
       read = presentRowsAsync(data, (cells, stream) => (p ? p.presentCellsAsync(cells, args, stream) : native.presentPlainCellsAsync(cells, args, stream)));
@@ -247,9 +261,7 @@ async function presentAsync(data, presenter, opts) {
       } catch (e) {
         throw encodeError(e);
       }
-      // The side door presents the rows again from their text when it is read, as present()'s.
-      let again;
-      return toResult(reply, () => callNative(p, again ??= jsonText(data), { ...args, wantData: true }));
+      return toResult(reply, rowsAgain(p, data, args));
     }
     // Rows the cells did not take are not read as cells again.
     text = ownText(read?.json ?? jsonText(data, false));

@@ -314,11 +314,6 @@ const SCRATCH = 32 << 20;
 let scratch = null;
 let busy = false;
 
-// The state of a read (`st`: the arrays, grown as they fill, and what they hold).
-function stateOf(cells) {
-  return { kinds: cells.kinds, nums: cells.nums, lens: cells.lens, mid: [0, 0, 0], p: 0, q: 0, s: 0 };
-}
-
 // The last read's state (its arrays let go) and stream (an ended stream holds no thread or
 // cells), kept until the next read replaces them: the reader's optimized code refers to
 // them weakly, and V8 throws such code away once they are collected. With both gone between
@@ -371,7 +366,7 @@ function withCells(rows, plain, write, keysOk, streamed) {
   if (guess > MAX_CELLS) return undefined;
   const cells = cellsFor(n, guess);
   const own = cells === scratch;
-  const st = stateOf(cells);
+  const st = { kinds: cells.kinds, nums: cells.nums, lens: cells.lens, mid: [0, 0, 0], p: 0, q: 0, s: 0 };
   lastState = st;
   let stream;
   if (streamed && n >= STREAM_ROWS) {
