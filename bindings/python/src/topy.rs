@@ -4,10 +4,11 @@
 //! "Python binding: where the time goes"): one `str` per distinct key, reused by every
 //! object that has it; an object with the keys of the one before it at its depth made as a
 //! copy of a dict of those keys (no growing of its table); short strings that repeat made
-//! once; integers without going through text; lists made at their length. The cyclic
-//! garbage collector is paused while they are made: a tree of new objects holds no cycle,
-//! and with it running, making 100k rows ran its collections again and again over the
-//! objects already made. With hooks (Python code per value), the general path below.
+//! once, except in a column of an object's values where they keep not repeating (ids,
+//! names: [`Column`]); integers without going through text; lists made at their length.
+//! The cyclic garbage collector is paused while they are made: a tree of new objects holds
+//! no cycle, and with it running, making 100k rows ran its collections again and again over
+//! the objects already made. With hooks (Python code per value), the general path below.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
@@ -153,11 +154,56 @@ const SHORT_STR: usize = 24;
 /// Slots of [`Builder::strs`] (a power of two).
 const STR_SLOTS: usize = 4096;
 
+/// Short strings of one column (the values at one position of the objects at one depth) are
+/// looked up in [`Builder::strs`] until this many in a row were not there: then the next
+/// [`COLUMN_REST`] are made without a look.
+const COLUMN_MISSES: u8 = 8;
+
+/// See [`COLUMN_MISSES`].
+const COLUMN_REST: u16 = 248;
+
+/// Whether the short strings of a column are looked up ([`COLUMN_MISSES`]).
+#[derive(Clone, Copy, Default)]
+struct Column {
+    /// Lookups in a row that missed.
+    misses: u8,
+    /// Values still to be made without a look.
+    rest: u16,
+}
+
+impl Column {
+    /// Whether the next short string of this column is looked up.
+    #[inline(always)]
+    fn looks(&mut self) -> bool {
+        if self.rest == 0 {
+            return true;
+        }
+        self.rest -= 1;
+        false
+    }
+
+    /// A lookup's outcome.
+    #[inline(always)]
+    fn found(&mut self, hit: bool) {
+        if hit {
+            self.misses = 0;
+        } else {
+            self.misses += 1;
+            if self.misses == COLUMN_MISSES {
+                self.misses = 0;
+                self.rest = COLUMN_REST;
+            }
+        }
+    }
+}
+
 /// The keys met at one depth: the last object's, in order.
 #[derive(Default)]
 struct DepthKeys<'d, 'py> {
     /// The key text and its `str`, per position.
     keys: Vec<(&'d [u8], Bound<'py, PyString>)>,
+    /// Per position, whether its short strings are looked up.
+    columns: Vec<Column>,
     /// How many keys the last object at this depth had (`usize::MAX` while one is made).
     len: usize,
     /// A dict of exactly the last object's keys (all values `None`), copied for the next
@@ -230,8 +276,13 @@ impl<'d, 'py> Builder<'d, 'py> {
     }
 
     fn value(&mut self, v: Value<'d>, depth: usize) -> PyResult<Bound<'py, PyAny>> {
+        self.value_of(v.get(), depth)
+    }
+
+    #[inline(always)]
+    fn value_of(&mut self, v: ValueRef<'d>, depth: usize) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
-        match v.get() {
+        match v {
             ValueRef::String(s) => self.string(s.as_bytes()),
             ValueRef::Number(Number::Int(lex)) => int_of_lexeme(py, lex),
             ValueRef::Object(o) => self.object(o, depth),
@@ -264,18 +315,45 @@ impl<'d, 'py> Builder<'d, 'py> {
         if b.len() > SHORT_STR {
             return new_str(self.py, b);
         }
+        self.short_string(b).map(|(s, _)| s)
+    }
+
+    /// A short `str` looked up in [`Builder::strs`] (made and kept there when it is not),
+    /// and whether it was there.
+    #[inline(always)]
+    fn short_string(&mut self, b: &'d [u8]) -> PyResult<(Bound<'py, PyAny>, bool)> {
         if self.strs.is_empty() {
             self.strs.resize_with(STR_SLOTS, || None);
         }
         let slot = short_hash(b) & (STR_SLOTS - 1);
         if let Some((t, s)) = &self.strs[slot] {
             if *t == b {
-                return Ok(s.clone());
+                return Ok((s.clone(), true));
             }
         }
         let s = new_str(self.py, b)?;
         self.strs[slot] = Some((b, s.clone()));
-        Ok(s)
+        Ok((s, false))
+    }
+
+    /// The value of member `i` of an object at `depth`: a short string is looked up as its
+    /// column says ([`Column`]; a column of distinct values, ids or names, is mostly made
+    /// without a look, each of which missed the cache's memory).
+    #[inline(always)]
+    fn member(&mut self, v: Value<'d>, depth: usize, i: usize) -> PyResult<Bound<'py, PyAny>> {
+        match v.get() {
+            ValueRef::String(s) if s.as_bytes().len() <= SHORT_STR => {
+                let b = s.as_bytes();
+                let column = &mut self.depths[depth].columns[i];
+                if !column.looks() {
+                    return new_str(self.py, b);
+                }
+                let (s, hit) = self.short_string(b)?;
+                self.depths[depth].columns[i].found(hit);
+                Ok(s)
+            }
+            r => self.value_of(r, depth + 1),
+        }
     }
 
     /// The `str` of key `b`, the `i`-th of an object at `depth`: the last object's key at
@@ -342,8 +420,11 @@ impl<'d, 'py> Builder<'d, 'py> {
             // SAFETY: a new empty dict, or NULL with an error set.
             None => unsafe { owned(py, ffi::PyDict_New())? },
         };
+        if self.depths[depth].columns.len() < n {
+            self.depths[depth].columns.resize(n, Column::default());
+        }
         for (i, &v) in values.iter().enumerate() {
-            let value = self.value(v, depth + 1)?;
+            let value = self.member(v, depth, i)?;
             let key = &self.depths[depth].keys[i].1;
             // SAFETY: `dict` is a dict, `key` an exact `str` (hashable: no Python code
             // runs), `value` a live object; `PyDict_SetItem` takes its own references.

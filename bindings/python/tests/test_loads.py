@@ -165,3 +165,19 @@ def test_a_long_root_array_read_in_windows_as_the_whole_text() -> None:
     for what, b in broken.items():
         for strict in (True, False):
             assert _windowed(b, strict=strict) == _whole(b, strict=strict), (what, strict)
+
+
+def test_a_column_of_distinct_strings_is_made_apart_and_looked_up_again() -> None:
+    # Short strings that repeat are made once; a column whose values keep not repeating
+    # (ids) is made without looking for a while, then looked up again: its later
+    # repeating values are shared, and no value of one column turns up in another.
+    rows = [
+        {"code": f"u{i}" if i < 300 else "same", "status": ("paid", "due")[i % 2], "n": i}
+        for i in range(1000)
+    ]
+    text = toon_format.dumps(rows)
+    got = toon.loads(text)
+    assert got == toon_format.loads(text) == rows
+    assert all(r["status"] is got[i % 2]["status"] for i, r in enumerate(got))
+    tail = got[-200:]
+    assert all(r["code"] is tail[0]["code"] for r in tail)
