@@ -253,9 +253,8 @@ fn loads<'py>(
     };
     if hooks.are_none() && text.len() >= windows::WINDOWED_BYTES {
         // A long root array: decoded a window at a time beside the making of its objects.
-        let split = py.detach(|| windows::split_root_array(text.as_bytes(), indent_size));
-        if let Some((declared, parts)) = split {
-            if let Some(v) = windows::loads_windows(py, &parts, declared, &opts)? {
+        if let Some(array) = windows::RootArray::new(text.as_bytes(), indent_size) {
+            if let Some(v) = windows::loads_windows(py, array, &opts)? {
                 return Ok(v);
             }
         }

@@ -31,16 +31,6 @@ pub struct Hooks<'py> {
 }
 
 impl Hooks<'_> {
-    /// No hook.
-    pub fn none() -> Self {
-        Hooks {
-            parse_int: None,
-            parse_float: None,
-            object_hook: None,
-            object_pairs_hook: None,
-        }
-    }
-
     /// Whether no hook is set (objects are then made by the [`Builder`]).
     pub fn are_none(&self) -> bool {
         self.parse_int.is_none()
@@ -60,6 +50,16 @@ pub fn to_py<'py>(
         return Builder::new(py).build(v);
     }
     to_py_hooked(py, v, hooks)
+}
+
+/// The elements of the root array `a` made as [`to_py`] makes them (without hooks) and
+/// appended to `list` one by one, each while it is still in the CPU's cache.
+pub fn extend_list<'py>(
+    py: Python<'py>,
+    a: toolwire::doc::Array<'_>,
+    list: &Bound<'py, PyList>,
+) -> PyResult<()> {
+    Builder::new(py).paused(|b| a.iter().try_for_each(|item| list.append(b.value(item, 1)?)))
 }
 
 /// [`to_py`] with hooks.
@@ -264,10 +264,15 @@ impl<'d, 'py> Builder<'d, 'py> {
     }
 
     /// The objects of `v`, the garbage collector paused meanwhile.
-    fn build(mut self, v: Value<'d>) -> PyResult<Bound<'py, PyAny>> {
+    fn build(self, v: Value<'d>) -> PyResult<Bound<'py, PyAny>> {
+        self.paused(|b| b.value(v, 0))
+    }
+
+    /// `make` run with the garbage collector paused.
+    fn paused<T>(mut self, make: impl FnOnce(&mut Self) -> PyResult<T>) -> PyResult<T> {
         // SAFETY: the GIL is held (`self.py`); `PyGC_Disable` returns whether it was on.
         let was_on = unsafe { ffi::PyGC_Disable() } != 0;
-        let r = self.value(v, 0);
+        let r = make(&mut self);
         if was_on {
             // SAFETY: as above; it was on before this call.
             unsafe { ffi::PyGC_Enable() };

@@ -10,7 +10,6 @@
 //! hook: a hook would see rows before a later window's error.
 
 use pyo3::exceptions::PyRuntimeError;
-use pyo3::ffi;
 use pyo3::prelude::*;
 use toolwire::toon::DecodeOptions;
 
@@ -20,116 +19,190 @@ use crate::walk::Walker;
 /// windows).
 pub const WINDOWED_BYTES: usize = 256 << 10;
 
-/// How many windows a text is cut into (about).
+/// How many windows a text is cut into (about): the longest window is this share of it.
 const WINDOWS: usize = 16;
 
-/// The windows of `text` when it is a root array's header line (`[N…]…:`) followed by its
-/// N elements at depth 1 (`indent` spaces): each window's text (the header with the count
-/// of its elements, then its lines) and N. `None` for anything else.
-pub fn split_root_array(text: &[u8], indent: usize) -> Option<(usize, Vec<Vec<u8>>)> {
-    let nl = memchr::memchr(b'\n', text)?;
-    let header = &text[..nl];
-    let digits = header
-        .get(1..)?
-        .iter()
-        .take_while(|b| b.is_ascii_digit())
-        .count();
-    if header.first() != Some(&b'[')
-        || digits == 0
-        || digits > 18
-        || (digits > 1 && header[1] == b'0')
-        || header.last() != Some(&b':')
-    {
-        // Not a root array's header, or a count the whole reading refuses (leading zeros).
-        return None;
+/// The first window is this share of the text, and each next one half as long again as the
+/// last, up to [`WINDOWS`]'s: this thread waits for the first window's decoding only (a
+/// sixteenth kept it waiting ~1.5 ms of 100k flat rows), and then finds the next one
+/// decoded while it made the last one's objects (decoding takes ~2/3 of the making's time
+/// on nested rows, so a window twice as long as the last kept it waiting).
+const FIRST_WINDOW: usize = 128;
+
+/// A root array's TOON as a header line (`[N…]…:`) followed by its N elements at depth 1
+/// (`indent` spaces), cut into windows of whole elements as they are needed
+/// ([`RootArray::next_window`]).
+pub struct RootArray<'t> {
+    /// The header after its count (`{fields}:` and the like).
+    rest: &'t [u8],
+    /// The lines after the header.
+    body: &'t [u8],
+    indent: usize,
+    /// The header's count.
+    pub declared: usize,
+    /// Where the next window starts, and the next line to look at.
+    from: usize,
+    line: usize,
+    /// The size the next window reaches before it ends at an element.
+    target: usize,
+}
+
+/// Why a text is decoded whole rather than in windows ([`RootArray::next_window`]).
+pub struct Whole;
+
+impl<'t> RootArray<'t> {
+    /// `text` as a root array's header and its first element's line; `None` for anything
+    /// else (decoded whole). Only the header is read here: the lines are read as they are
+    /// cut.
+    pub fn new(text: &'t [u8], indent: usize) -> Option<RootArray<'t>> {
+        let nl = memchr::memchr(b'\n', text)?;
+        let header = &text[..nl];
+        let digits = header
+            .get(1..)?
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if header.first() != Some(&b'[')
+            || digits == 0
+            || digits > 18
+            || (digits > 1 && header[1] == b'0')
+            || header.last() != Some(&b':')
+        {
+            // Not a root array's header, or a count the whole reading refuses (leading zeros).
+            return None;
+        }
+        let declared: usize = std::str::from_utf8(&header[1..1 + digits])
+            .ok()?
+            .parse()
+            .ok()?;
+        let body = &text[nl + 1..];
+        let array = RootArray {
+            rest: &header[1 + digits..],
+            body,
+            indent,
+            declared,
+            from: 0,
+            line: 0,
+            target: body.len() / FIRST_WINDOW + 1,
+        };
+        array.starts_element(0).then_some(array)
     }
-    let declared: usize = std::str::from_utf8(&header[1..1 + digits])
-        .ok()?
-        .parse()
-        .ok()?;
-    let rest = &header[1 + digits..];
-    let body = &text[nl + 1..];
-    if memchr::memchr(b'\r', body).is_some() {
-        // Line ends of two kinds: whole.
-        return None;
-    }
-    // Line starts at depth 1: `indent` spaces, then neither a space nor a line's end.
-    let starts_element = |at: usize| {
-        body.get(at..at + indent)
+
+    /// Whether a line of an element at depth 1 starts at `at`: `indent` spaces, then neither
+    /// a space nor a line's end.
+    fn starts_element(&self, at: usize) -> bool {
+        let body = self.body;
+        body.get(at..at + self.indent)
             .is_some_and(|s| s.iter().all(|&b| b == b' '))
             && body
-                .get(at + indent)
+                .get(at + self.indent)
                 .is_some_and(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-    };
-    if !starts_element(0) {
-        return None;
     }
-    let target = body.len() / WINDOWS + 1;
-    let mut windows = Vec::with_capacity(WINDOWS + 1);
-    let (mut from, mut elements, mut total) = (0, 0, 0);
-    let mut line = 0;
-    while line < body.len() {
-        // A blank or comment line: whole (strict reading refuses a blank line inside the
-        // array but not at a window's end; comments are the reading's to skip).
-        match body[line..].iter().find(|&&b| b != b' ' && b != b'\t') {
-            None | Some(b'\n' | b'#') => return None,
-            Some(_) => {}
+
+    /// The next window's lines (whole elements) and how many elements they hold, `None`
+    /// past the last one; [`Whole`] at a blank or comment line (strict reading refuses a
+    /// blank line inside the array but not at a window's end; comments are the reading's
+    /// to skip) or a CR (line ends of two kinds).
+    pub fn next_window(&mut self) -> Result<Option<(&'t [u8], usize)>, Whole> {
+        let body = self.body;
+        let from = self.from;
+        if from >= body.len() {
+            return Ok(None);
         }
-        if starts_element(line) {
-            if line - from >= target {
-                // The window ends before this line's line feed.
-                windows.push(window(rest, elements, &body[from..line - 1]));
-                (from, elements) = (line, 0);
+        let mut elements = 0;
+        while self.line < body.len() {
+            let line = self.line;
+            match body[line..].iter().find(|&&b| b != b' ' && b != b'\t') {
+                None | Some(b'\n' | b'#') => return Err(Whole),
+                Some(_) => {}
             }
-            elements += 1;
-            total += 1;
+            if self.starts_element(line) {
+                if line - from >= self.target {
+                    // The window ends before this line's line feed.
+                    self.from = line;
+                    self.target = (self.target * 3 / 2).min(body.len() / WINDOWS + 1);
+                    return Ok(Some((&body[from..line - 1], elements)));
+                }
+                elements += 1;
+            }
+            match memchr::memchr2(b'\n', b'\r', &body[line..]) {
+                Some(i) if body[line + i] == b'\r' => return Err(Whole),
+                Some(i) => self.line = line + i + 1,
+                None => self.line = body.len(),
+            }
         }
-        match memchr::memchr(b'\n', &body[line..]) {
-            Some(i) => line += i + 1,
-            None => break,
-        }
+        self.from = body.len();
+        Ok(Some((&body[from..], elements)))
     }
-    windows.push(window(rest, elements, &body[from..]));
-    // The header's count is only trusted once the lines agree (the list is made that long).
-    (windows.len() > 1 && total == declared).then_some((declared, windows))
+
+    /// The bytes the windows' texts take at most, all together: the lines, and a header for
+    /// each of at most `FIRST_WINDOW + 1` windows (every one but the last holds at least
+    /// the first one's share of the lines).
+    fn room(&self) -> usize {
+        self.body.len() + (FIRST_WINDOW + 1) * (self.rest.len() + 24)
+    }
+
+    /// Writes the text of a window of `n` elements whose lines are `lines` at the start of
+    /// `room` (`[`, `n`, the array header's rest, a line feed, the lines) and moves `room`
+    /// past it: the text, `None` when it does not fit.
+    fn write_window<'r>(
+        &self,
+        room: &mut &'r mut [u8],
+        n: usize,
+        lines: &[u8],
+    ) -> Option<&'r [u8]> {
+        let count = n.to_string();
+        let parts = [&b"["[..], count.as_bytes(), self.rest, b"\n", lines];
+        let len = parts.iter().map(|p| p.len()).sum();
+        if len > room.len() {
+            return None;
+        }
+        let (w, rest) = std::mem::take(room).split_at_mut(len);
+        *room = rest;
+        let mut at = 0;
+        for p in parts {
+            w[at..at + p.len()].copy_from_slice(p);
+            at += p.len();
+        }
+        Some(w)
+    }
 }
 
-/// A window's text: `[` `n` the header's rest, a line feed, its lines.
-fn window(rest: &[u8], n: usize, lines: &[u8]) -> Vec<u8> {
-    let count = n.to_string();
-    let mut w = Vec::with_capacity(2 + count.len() + rest.len() + lines.len());
-    w.push(b'[');
-    w.extend_from_slice(count.as_bytes());
-    w.extend_from_slice(rest);
-    w.push(b'\n');
-    w.extend_from_slice(lines);
-    w
-}
-
-/// `loads` of the windows of a root array of `declared` elements: decoded one after another
-/// on a scoped thread while this one makes each decoded window's objects; `None` when a
-/// window fails or the counts disagree (the caller decodes the text whole).
+/// `loads` of a root array cut into windows: each cut and decoded on a scoped thread while
+/// this one makes the objects of the windows decoded so far; `None` when a window fails or
+/// is not to be cut ([`Whole`]), or the elements do not add up to the header's count (the
+/// caller decodes the text whole, for its errors and their positions).
 pub fn loads_windows<'py>(
     py: Python<'py>,
-    windows: &[Vec<u8>],
-    declared: usize,
+    mut array: RootArray<'_>,
     opts: &DecodeOptions,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let declared = array.declared;
     let stop = std::sync::atomic::AtomicBool::new(false);
+    // The windows' texts one after another, each borrowed by its document until the call
+    // ends (calloc'd: pages past the texts are never touched).
+    let mut texts = vec![0u8; array.room()];
+    let mut room = &mut texts[..];
     std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::channel();
         // Shared with the closures that wait with the GIL released (a receiver is not `Sync`).
         let rx = std::sync::Mutex::new(rx);
         let stop = &stop;
-        // The thread reads only the windows' texts, owned by the caller for the whole call.
+        // The thread reads the text, which the caller's `str` holds for the whole call, writes
+        // the windows' texts into `room`, and sends each window's document with the count of
+        // its elements' lines, `None` for a failure, and nothing more after it.
         let decoder = std::thread::Builder::new()
             .name("toolwire-loads".into())
             .spawn_scoped(s, move || {
-                for w in windows {
-                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        return;
-                    }
-                    let doc = toolwire::toon::decode(w, opts).ok();
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let doc = match array.next_window() {
+                        Ok(Some((lines, n))) => array
+                            .write_window(&mut room, n, lines)
+                            .and_then(|w| toolwire::toon::decode(w, opts).ok())
+                            .zip(Some(n)),
+                        Ok(None) => return,
+                        Err(Whole) => None,
+                    };
                     let failed = doc.is_none();
                     if tx.send(doc).is_err() || failed {
                         return;
@@ -140,39 +213,35 @@ pub fn loads_windows<'py>(
             return Ok(None);
         }
         let give_up = || stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        // SAFETY: a new list of `declared` NULL items, or NULL with an error set.
-        let all = unsafe {
-            Bound::from_owned_ptr_or_err(py, ffi::PyList_New(declared as ffi::Py_ssize_t))?
-        };
+        // The elements are appended as they are made (the header's count is not trusted to
+        // size the list before they add up to it).
+        let all = pyo3::types::PyList::empty(py);
         let mut n = 0;
-        for _ in windows {
+        loop {
             // Waiting for the next window with the GIL released.
-            let doc = py.detach(|| rx.lock().ok().and_then(|rx| rx.recv().ok()).flatten());
-            let Some((root, arr)) = doc
+            let Some(doc) = py.detach(|| rx.lock().ok().and_then(|rx| rx.recv().ok())) else {
+                break;
+            };
+            // A window's array has as many elements as it has lines of them (a lenient reading
+            // does not check its count).
+            let Some(arr) = doc
                 .as_ref()
-                .and_then(|d| Some((d.root(), d.root().as_array()?)))
+                .and_then(|(d, lines)| d.root().as_array().filter(|a| a.len() == *lines))
             else {
                 give_up();
                 return Ok(None);
             };
-            if n + arr.len() > declared {
+            n += arr.len();
+            if n > declared {
                 give_up();
                 return Ok(None);
             }
-            let part = crate::topy::to_py(py, root, &crate::topy::Hooks::none())?;
-            for i in 0..arr.len() {
-                // SAFETY: `part` is the list of `arr.len()` items just made and `all` a list
-                // of `declared` items, slot `n` empty; `PyList_GetItem` borrows an item,
-                // which gets a reference of its own for `PyList_SetItem` to steal.
-                unsafe {
-                    let item = ffi::PyList_GetItem(part.as_ptr(), i as ffi::Py_ssize_t);
-                    ffi::Py_IncRef(item);
-                    ffi::PyList_SetItem(all.as_ptr(), n as ffi::Py_ssize_t, item);
-                }
-                n += 1;
-            }
+            crate::topy::extend_list(py, arr, &all)?;
         }
-        Ok((n == declared).then_some(all))
+        if n != declared {
+            return Ok(None);
+        }
+        Ok(Some(all.into_any()))
     })
 }
 

@@ -154,13 +154,13 @@ def test_a_long_root_array_read_in_windows_as_the_whole_text() -> None:
         "huge count": t.replace(f"[{n}]", "[999999999999]", 1),
     }
     # A blank line where a window ends: strict reading refuses it inside the array. The
-    # first window ends before the first element line at 1/16 of the body's bytes or more.
+    # first window ends before the first element line at 1/128 of the body's bytes or more.
     head, body = t.split("\n", 1)
     raw = body.encode()
-    target = (len(raw) + 1) // 16 + 1  # with the blank line's byte
+    target = (len(raw) + 1) // 128 + 1  # with the blank line's byte
     p = raw.index(b"\n", target - 1) + 1  # the first line start at or past target - 1
     cut = raw[:p] + b"\n" + raw[p:]  # the blank line just before it: that line at p + 1
-    assert len(cut) // 16 + 1 == target and raw.rfind(b"\n", 0, p - 1) + 1 < target
+    assert len(cut) // 128 + 1 == target and raw.rfind(b"\n", 0, p - 1) + 1 < target
     broken["blank at a window's end"] = head + "\n" + cut.decode()
     for what, b in broken.items():
         for strict in (True, False):
