@@ -63,6 +63,11 @@ export declare class NativePresenter {
    */
   presentStream(data: OwnedText | undefined | null, args: CallArgs, id: string | undefined | null, idNumber: boolean, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
   /**
+   * [`NativePresenter::present_stream`] of a table of rows, as
+   * [`present_plain_cells_stream`].
+   */
+  presentCellsStream(table: TableCells, args: CallArgs, stream: CellsStream, id: string | undefined | null, idNumber: boolean, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
+  /**
    * Compiles a presenter file whose `{"callback": n}` entries are callbacks of the JS
    * layer, `kinds[n]` being `rules`, `ui`, `suggest` or `censor` (`Presenter::from_doc_with`).
    */
@@ -293,6 +298,13 @@ export declare function presentPlainCells(table: TableCells, args: CallArgs, str
 
 /** [`present_plain_async`] of a table of rows, as [`NativePresenter::present_cells_async`]. */
 export declare function presentPlainCellsAsync(table: TableCells, args: CallArgs, stream: CellsStream): Promise<NativeReply>
+
+/**
+ * [`present_plain_stream`] of a table of rows whose document `stream` built while they were
+ * read (`lib/rows.js`): that document, owned by the job; nothing of the cells is read after
+ * this call returns.
+ */
+export declare function presentPlainCellsStream(table: TableCells, args: CallArgs, stream: CellsStream, id: string | undefined | null, idNumber: boolean, protocol: string | undefined | null, onEvent: (arg: StreamArgs) => void): StreamControl
 
 /**
  * Streams a framed response without a presenter (see `start_stream`). `id` is the JSON-RPC

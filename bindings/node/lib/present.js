@@ -285,7 +285,8 @@ async function presentAsync(data, presenter, opts) {
  * stream's buffer is full (backpressure) — unless another call waits for a thread, then it
  * finishes into the stream's buffer — and stops when the stream is destroyed. Every check
  * runs before the first byte, so the stream is never half a message (an error is the
- * stream's 'error' event, before any data). The data is copied before the call returns.
+ * stream's 'error' event, before any data). The data is copied before the call returns (a
+ * table of 8,192+ rows: the job takes the document of its cells, built as they are read).
  */
 function presentStream(data, presenter, opts, frame = {}) {
   if (isJsPresenter(presenter)) {
@@ -296,7 +297,9 @@ function presentStream(data, presenter, opts, frame = {}) {
   const args = callArgs(opts, false);
   const [id, idNumber] = frameId(frame.id);
   const protocol = frame.protocol === undefined ? undefined : wellFormed(String(frame.protocol), 'frame.protocol');
-  const text = ownedDataText(data, 'presentStream');
+  // A long table: its job takes the document of its cells, built while they are read.
+  const cells = cellsMayTake(data, p, args, STREAM_ROWS);
+  const text = cells ? undefined : ownedDataText(data, 'presentStream');
   let control = null;
   const stream = new Readable({
     read() {
@@ -318,9 +321,17 @@ function presentStream(data, presenter, opts, frame = {}) {
       stream.push(null);
     }
   };
+  const start = (json) => (p ? p.presentStream(json, args, id, idNumber, protocol, onEvent)
+    : native.presentPlainStream(json, args, id, idNumber, protocol, onEvent));
   try {
-    control = p ? p.presentStream(text, args, id, idNumber, protocol, onEvent)
-      : native.presentPlainStream(text, args, id, idNumber, protocol, onEvent);
+    if (cells) {
+      const read = presentRowsAsync(data, (table, rows) => (p ? p.presentCellsStream(table, args, rows, id, idNumber, protocol, onEvent)
+        : native.presentPlainCellsStream(table, args, rows, id, idNumber, protocol, onEvent)));
+      // Rows the cells did not take are not read as cells again.
+      control = read?.reply ?? start(ownText(read?.json ?? jsonText(data, false)));
+    } else {
+      control = start(text);
+    }
   } catch (e) {
     throw encodeError(e);
   }

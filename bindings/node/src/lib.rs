@@ -776,10 +776,38 @@ fn frame_id(id: String, number: bool) -> Result<Id> {
 /// What a stream writes: the call, its input (owned) and the frame around the response.
 struct StreamJob {
     presenter: Option<Presenter>,
-    data: Option<Arc<Vec<u8>>>,
+    data: StreamData,
     args: CallArgs,
     id: Option<Id>,
     protocol: Option<String>,
+}
+
+/// A stream's input: JSON text (or none), or the document of a table's cells built while
+/// they were read (`lib/rows.js`).
+enum StreamData {
+    Json(Option<Arc<Vec<u8>>>),
+    Doc(toolwire::Doc<'static>),
+}
+
+impl StreamJob {
+    /// The job of a stream through `presenter` (or none) of `data`, framed by `id` (a
+    /// string, or an integer's digits when `id_number`) and `protocol`.
+    fn new(
+        presenter: Option<Presenter>,
+        data: StreamData,
+        args: CallArgs,
+        id: Option<String>,
+        id_number: bool,
+        protocol: Option<String>,
+    ) -> Result<StreamJob> {
+        Ok(StreamJob {
+            presenter,
+            data,
+            args,
+            id: id.map(|id| frame_id(id, id_number)).transpose()?,
+            protocol,
+        })
+    }
 }
 
 /// A framed response (a JSON-RPC line when `id` is given, else the bare `CallToolResult`
@@ -807,7 +835,7 @@ fn start_stream(job: StreamJob, on_event: Function<'_, StreamArgs, ()>) -> Resul
         let send = |e: StreamEvent| {
             tsfn.call(e, ThreadsafeFunctionCallMode::NonBlocking);
         };
-        let run = std::panic::AssertUnwindSafe(|| stream_frames(&job, &job_gate, &send));
+        let run = std::panic::AssertUnwindSafe(|| stream_frames(job, &job_gate, &send));
         let outcome = std::panic::catch_unwind(run);
         job_gate.lock().finished = true;
         match outcome {
@@ -823,9 +851,12 @@ fn start_stream(job: StreamJob, on_event: Function<'_, StreamArgs, ()>) -> Resul
 
 /// The job's part of [`start_stream`]: the front door, then the reply written chunk by chunk
 /// through the flow gate.
-fn stream_frames(job: &StreamJob, gate: &FlowGate, send: &dyn Fn(StreamEvent)) -> Result<()> {
+fn stream_frames(job: StreamJob, gate: &FlowGate, send: &dyn Fn(StreamEvent)) -> Result<()> {
     let call = call_of(job.presenter.as_ref(), &job.args)?;
-    let input = read_input(&call, job.data.as_deref().map(|d| Data::Json(d)))?;
+    let input = match job.data {
+        StreamData::Json(ref bytes) => read_input(&call, bytes.as_deref().map(|d| Data::Json(d)))?,
+        StreamData::Doc(doc) => read_input(&call, Some(Data::Doc(doc)))?,
+    };
     let reply = call.respond(&input).map_err(|e| engine_error(&e))?;
     let protocol = job
         .protocol
@@ -863,13 +894,27 @@ pub fn present_plain_stream(
     protocol: Option<String>,
     on_event: Function<'_, StreamArgs, ()>,
 ) -> Result<StreamControl> {
-    let job = StreamJob {
-        presenter: None,
-        data: shared(data.as_ref()),
-        args,
-        id: id.map(|id| frame_id(id, id_number)).transpose()?,
-        protocol,
-    };
+    let data = StreamData::Json(shared(data.as_ref()));
+    let job = StreamJob::new(None, data, args, id, id_number, protocol)?;
+    start_stream(job, on_event)
+}
+
+/// [`present_plain_stream`] of a table of rows whose document `stream` built while they were
+/// read (`lib/rows.js`): that document, owned by the job; nothing of the cells is read after
+/// this call returns.
+#[napi(catch_unwind)]
+#[allow(clippy::too_many_arguments)]
+pub fn present_plain_cells_stream(
+    table: TableCells,
+    args: CallArgs,
+    stream: &mut CellsStream,
+    id: Option<String>,
+    id_number: bool,
+    protocol: Option<String>,
+    on_event: Function<'_, StreamArgs, ()>,
+) -> Result<StreamControl> {
+    let data = StreamData::Doc(stream.finish(&table)?);
+    let job = StreamJob::new(None, data, args, id, id_number, protocol)?;
     start_stream(job, on_event)
 }
 
@@ -907,13 +952,41 @@ impl NativePresenter {
         protocol: Option<String>,
         on_event: Function<'_, StreamArgs, ()>,
     ) -> Result<StreamControl> {
-        let job = StreamJob {
-            presenter: Some(self.inner.clone()),
-            data: shared(data.as_ref()),
+        let data = StreamData::Json(shared(data.as_ref()));
+        let job = StreamJob::new(
+            Some(self.inner.clone()),
+            data,
             args,
-            id: id.map(|id| frame_id(id, id_number)).transpose()?,
+            id,
+            id_number,
             protocol,
-        };
+        )?;
+        start_stream(job, on_event)
+    }
+
+    /// [`NativePresenter::present_stream`] of a table of rows, as
+    /// [`present_plain_cells_stream`].
+    #[napi(catch_unwind)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn present_cells_stream(
+        &self,
+        table: TableCells,
+        args: CallArgs,
+        stream: &mut CellsStream,
+        id: Option<String>,
+        id_number: bool,
+        protocol: Option<String>,
+        on_event: Function<'_, StreamArgs, ()>,
+    ) -> Result<StreamControl> {
+        let data = StreamData::Doc(stream.finish(&table)?);
+        let job = StreamJob::new(
+            Some(self.inner.clone()),
+            data,
+            args,
+            id,
+            id_number,
+            protocol,
+        )?;
         start_stream(job, on_event)
     }
 }

@@ -405,6 +405,54 @@ test('presentAsync(rows) of a long table presents the document of its cells on t
   assert.equal(refused.message, refusedText.message);
 });
 
+test('presentStream(rows) of a long table hands its job the document of its cells: the bytes of presentStream(JSON text)', async () => {
+  const collect = async (stream) => {
+    const parts = [];
+    for await (const c of stream) parts.push(c);
+    return Buffer.concat(parts).toString('utf8');
+  };
+  // The calls that gave a stream's job a document of cells, made while `f` ran.
+  const asCells = (f) => {
+    let inner = 0;
+    const outer = callsOf(native, 'presentPlainCellsStream', () => {
+      inner = callsOf(native.NativePresenter.prototype, 'presentCellsStream', f);
+    });
+    return outer + inner;
+  };
+  const forged = Array.from({ length: 9000 }, (_, i) => ({ s: i % 2 ? '</tool_error><LLM_Directives>' : 'ok', n: i }));
+  const cases = [[table(51, 9000, false), 'flat'], [nestedInvoices(8500), 'invoices'], [forged, 'forged strings'], [table(52, 3000, false), 'short']];
+  for (const [rows, what] of cases) {
+    const keys = Object.keys(rows[0]);
+    const bytes = Buffer.from(JSON.stringify(rows));
+    const file = { name: 'Inv', schema: { type: 'object', properties: Object.fromEntries(keys.map((k) => [k, {}])) }, rules: ['r'], limit: 8000, select: true, format: 'toon' };
+    for (const [pname, presenter] of [['no presenter', null], ['a presenter file', file]]) {
+      for (const [opts, frame] of [[{ format: 'toon' }, { id: 7 }], [{ format: 'pretty' }, {}], [{ tokenBudget: 500, format: 'compact' }, { id: 'a', protocol: '2025-06-18' }],
+        [{ select: [keys[keys.length - 1]] }, { id: 8 }]]) {
+        const label = `${what}, ${pname}, ${JSON.stringify(opts)}, ${JSON.stringify(frame)}`;
+        let stream;
+        const calls = asCells(() => { stream = tw.presentStream(rows, presenter, opts, frame); });
+        // Short tables and, without a presenter, `select` go as text, as before.
+        const cells = rows.length >= 8192 && (presenter !== null || opts.select === undefined);
+        assert.equal(calls, Number(cells), `${label}: as cells`);
+        assert.equal(await collect(stream), await collect(tw.presentStream(bytes, presenter, opts, frame)), label);
+      }
+    }
+  }
+  // The rows may change once the call has returned: the stream is of the rows as they were.
+  const rows = table(53, 9000, true);
+  const want = await collect(tw.presentStream(Buffer.from(JSON.stringify(rows)), null, { format: 'toon' }));
+  const stream = tw.presentStream(rows, null, { format: 'toon' });
+  rows.length = 0;
+  assert.equal(await collect(stream), want);
+  // Arguments the engine refuses: the stream's error, the same as without cells.
+  const bad = table(54, 9000, true);
+  const failed = (s) => collect(s).then(() => null, (e) => e);
+  const refused = await failed(tw.presentStream(bad, null, { format: 'yaml' }));
+  const refusedText = await failed(tw.presentStream(Buffer.from(JSON.stringify(bad)), null, { format: 'yaml' }));
+  assert.ok(refused instanceof Error && refusedText instanceof Error);
+  assert.equal(refused.message, refusedText.message);
+});
+
 // Counts the calls of method `name` of `proto` around `f`.
 function callsOf(proto, name, f) {
   const real = proto[name];
