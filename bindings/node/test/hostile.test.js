@@ -9,6 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const tw = require('..');
+const { collect } = require('./support/helpers');
 
 const META = Symbol.for('toolwire.meta');
 
@@ -19,12 +20,6 @@ function refuses(fn, expected, message) {
     const r = fn();
     if (r && typeof r.destroy === 'function') r.destroy();
   }, expected, message);
-}
-
-async function collect(stream) {
-  const parts = [];
-  for await (const c of stream) parts.push(c);
-  return Buffer.concat(parts).toString('utf8');
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const tw = require('..');
-const { runCli } = require('./support/helpers');
+const { runCli, collect } = require('./support/helpers');
 
 const INVOICE = {
   name: 'Invoice',
@@ -154,12 +154,6 @@ test('bad presenter files and options are exceptions with the engine message', (
   assert.throws(() => tw.present([], INVOICE, { limit: 1.5 }), TypeError);
   assert.throws(() => tw.present(Buffer.from('[1,2,]'), INVOICE), (e) => e instanceof tw.ToolwireError && e.line === 1 && e.column === 6);
 });
-
-async function collect(stream) {
-  const parts = [];
-  for await (const c of stream) parts.push(c);
-  return Buffer.concat(parts).toString('utf8');
-}
 
 test('presentStream: the CLI bytes of `present` and `present --frame ID`', async () => {
   const f = path.join(dir, 'frame.json');

@@ -7,6 +7,7 @@
 // `{case: 'ok' | message}` and exits 0; before the fix this process died with SIGSEGV.
 // Usage: node d1-buffers.js API BYTES (API: an index of APIS, or `all`).
 const tw = require('../..');
+const { collect } = require('./helpers');
 
 const N = Number(process.argv[3] || 8e6);
 const ROUNDS = 5;
@@ -18,12 +19,6 @@ function rowsJson() {
 }
 
 const PRESENTER = { name: 'Row', schema: { type: 'integer' }, rules: ['r'] };
-
-async function collect(stream) {
-  const parts = [];
-  for await (const c of stream) parts.push(c);
-  return Buffer.concat(parts).toString('utf8');
-}
 
 const texts = (r) => JSON.stringify(r.content);
 

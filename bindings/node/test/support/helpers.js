@@ -51,4 +51,11 @@ function runCli(args, input) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-module.exports = { PKG, REPO, toonFixtures, fixtureFiles, toolwireBin, runCli };
+/** The bytes a stream (presentStream's Readable) gives until its end, as UTF-8 text. */
+async function collect(stream) {
+  const parts = [];
+  for await (const c of stream) parts.push(c);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+module.exports = { PKG, REPO, toonFixtures, fixtureFiles, toolwireBin, runCli, collect };
