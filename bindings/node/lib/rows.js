@@ -460,8 +460,8 @@ function encodeRows(rows, encode) {
 
 /**
  * For a call that presents `rows` off the JS thread, STREAM_ROWS of them or more: `{ reply }`,
- * the promise `present(cells, stream)` gives for them read as cells, their document built
- * while they are read; `{ json }`, the bytes of JSON.stringify(rows) written from the cells,
+ * what `present(cells, stream)` gives for them read as cells (presentAsync's promise,
+ * presentStream's control), their document built while they are read; `{ json }`, the bytes of JSON.stringify(rows) written from the cells,
  * when no thread could build it; or undefined when `rows` is not such a table.
  */
 function presentRowsAsync(rows, present) {
