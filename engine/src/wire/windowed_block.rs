@@ -218,18 +218,14 @@ impl<'d> WindowedBlock<'d> {
         }
         fmt.begin_array(out);
         let mut first = true;
-        second_reading(
-            self.src,
-            self.kept.as_ref(),
-            &self.plan,
-            out,
-            |arr, skip, out| {
-                // One walk per window: a row with the previous row's keys copies their bytes.
+        second_reading(self.src, self.kept.as_ref(), &self.plan, out, |run, out| {
+            // One walk per window: a row with the previous row's keys copies their bytes.
+            for &(arr, skip, _) in run {
                 if arr.len() > skip {
                     write_elements(arr, skip, std::mem::take(&mut first), out, fmt);
                 }
-            },
-        );
+            }
+        });
         fmt.end_array(out);
     }
 }

@@ -58,21 +58,6 @@ impl Kept<'_> {
         self.complete
     }
 
-    /// When every window was kept: each window's array, how many of its first elements
-    /// repeat an earlier row (to be skipped), and the input bytes of its own rows, in array
-    /// order.
-    pub(crate) fn arrays(&self) -> Option<Vec<(Array<'_>, usize, usize)>> {
-        self.complete.then(|| {
-            self.windows
-                .iter()
-                .filter_map(|w| {
-                    let arr = w.doc.root().as_array()?;
-                    Some((arr, usize::from(w.repeats), w.end - w.start))
-                })
-                .collect()
-        })
-    }
-
     /// The input range of each kept window's rows, in array order.
     pub(crate) fn ranges(&self) -> Vec<(usize, usize)> {
         self.windows.iter().map(|w| (w.start, w.end)).collect()
@@ -289,16 +274,23 @@ pub(crate) fn first_reading<'d, F: Facts>(
     }))
 }
 
-/// The second reading: hands each window's rows of `src` (a root array the first reading
-/// accepted with `plan`) to `f` with how many leading elements to skip (a repeat of the first
-/// row), in array order: the windows the first reading kept, and the rows before, between and
-/// after them parsed again; stops when `out` is cancelled.
+/// Windows of a second reading handed out together, in array order: each window's array,
+/// how many of its first elements repeat an earlier row (to be skipped), and the input bytes
+/// of its own rows.
+pub(crate) type WindowRun<'r, 'd> = &'r [(Array<'d>, usize, usize)];
+
+/// The second reading: hands the windows of `src` (a root array the first reading accepted
+/// with `plan`) to `f` in array order, each with how many leading elements to skip (a repeat
+/// of the first row): each run of windows the first reading kept one after the other as one
+/// [`WindowRun`] (a writer can spread a run over the pool), and each window of the rows
+/// before, between and after them, parsed again, as a run of its own (written while the next
+/// one is parsed); stops when `out` is cancelled.
 pub(crate) fn second_reading<W: Sink + ?Sized>(
     src: &[u8],
     kept: Option<&Kept<'_>>,
     plan: &WindowPlan,
     out: &mut W,
-    mut f: impl FnMut(Array<'_>, usize, &mut W),
+    mut f: impl FnMut(WindowRun<'_, '_>, &mut W),
 ) {
     let window = plan.window;
     let opts = ParseOptions::default();
@@ -315,7 +307,7 @@ pub(crate) fn second_reading<W: Sink + ?Sized>(
     let again = |from: usize,
                  to: Option<usize>,
                  out: &mut W,
-                 f: &mut dyn FnMut(Array<'_>, usize, &mut W)|
+                 f: &mut dyn FnMut(WindowRun<'_, '_>, &mut W)|
      -> bool {
         let mut rows = RowWindows::resume_at(src, &opts, from, None);
         if let Some(to) = to {
@@ -323,7 +315,7 @@ pub(crate) fn second_reading<W: Sink + ?Sized>(
         }
         let done = pipelined(&mut rows, window, false, |w| {
             if let Some(arr) = w.doc.root().as_array() {
-                f(arr, 0, out);
+                f(&[(arr, 0, w.end - w.start)], out);
             }
             (!out.cancelled(), Some(w.doc))
         });
@@ -336,15 +328,27 @@ pub(crate) fn second_reading<W: Sink + ?Sized>(
     };
     let mut pos = windows.pos();
     let mut ended = false;
-    for w in kept.map_or(&[][..], |k| &k.windows) {
-        if out.cancelled() || (w.start > pos && !again(pos, Some(w.start), out, &mut f)) {
+    let mut rest = kept.map_or(&[][..], |k| &k.windows[..]);
+    while let Some(first) = rest.first() {
+        if out.cancelled() || (first.start > pos && !again(pos, Some(first.start), out, &mut f)) {
             return;
         }
-        if let Some(arr) = w.doc.root().as_array() {
-            f(arr, usize::from(w.repeats), out);
-        }
-        pos = w.end;
-        ended = w.last;
+        // The kept windows from `first` on that follow one another with no row between.
+        let n = 1 + rest
+            .windows(2)
+            .take_while(|pair| pair[1].start == pair[0].end)
+            .count();
+        let run: Vec<_> = rest[..n]
+            .iter()
+            .filter_map(|w| {
+                let arr = w.doc.root().as_array()?;
+                Some((arr, usize::from(w.repeats), w.end - w.start))
+            })
+            .collect();
+        f(&run, out);
+        pos = rest[n - 1].end;
+        ended = rest[n - 1].last;
+        rest = &rest[n..];
     }
     if !ended && !out.cancelled() {
         again(pos, None, out, &mut f);
@@ -426,15 +430,42 @@ mod tests {
     use super::*;
     use crate::json::{parse, to_string_compact};
 
-    /// The rows the second reading hands out, as compact JSON texts (skipped ones left out).
-    fn rows_read_again(src: &[u8], kept: Option<&Kept<'_>>, window: usize) -> Vec<String> {
-        let mut rows = Vec::new();
+    /// The rows the second reading hands out, as compact JSON texts (skipped ones left out),
+    /// and how many windows each run of more than one held.
+    fn rows_read_again(
+        src: &[u8],
+        kept: Option<&Kept<'_>>,
+        window: usize,
+    ) -> (Vec<String>, Vec<usize>) {
+        let (mut rows, mut runs) = (Vec::new(), Vec::new());
         let mut sink = Vec::new();
         let plan = WindowPlan::windows_of(window, 0);
-        second_reading(src, kept, &plan, &mut sink, |arr, skip, _| {
-            rows.extend(arr.iter().skip(skip).map(to_string_compact));
+        second_reading(src, kept, &plan, &mut sink, |run, _| {
+            if run.len() > 1 {
+                runs.push(run.len());
+            }
+            for &(arr, skip, _) in run {
+                rows.extend(arr.iter().skip(skip).map(to_string_compact));
+            }
         });
-        rows
+        (rows, runs)
+    }
+
+    /// The lengths of the runs of two or more set bits among the low `n` bits of `mask`.
+    fn runs_of(mask: u32, n: usize) -> Vec<usize> {
+        let mut runs = Vec::new();
+        let mut len = 0;
+        for i in 0..=n {
+            if i < n && mask & (1 << i) != 0 {
+                len += 1;
+                continue;
+            }
+            if len > 1 {
+                runs.push(len);
+            }
+            len = 0;
+        }
+        runs
     }
 
     /// Every window of `src` in windows of `window` bytes, the first row repeated in all but
@@ -450,7 +481,8 @@ mod tests {
     }
 
     /// The second reading walks the kept windows and parses every row it did not keep again,
-    /// before, between and after them: whichever windows were kept, every row once, in order.
+    /// before, between and after them: whichever windows were kept, every row once, in order,
+    /// kept windows that follow one another handed out as one run.
     #[test]
     fn the_second_reading_parses_again_exactly_the_rows_not_kept() {
         let src = br#" [ {"a":1}, [2,[3]] ,"four",5.5 , {"b":[6,7]},null,true,{"c":"x,y"} ,9 ] "#;
@@ -484,16 +516,15 @@ mod tests {
                             })
                             .collect(),
                     };
-                    assert_eq!(
-                        rows_read_again(src, Some(&kept), 7),
-                        expect,
-                        "windows of {window} bytes, kept {mask:b}, repeat {repeat}"
-                    );
+                    let (rows, runs) = rows_read_again(src, Some(&kept), 7);
+                    let case = format!("windows of {window} bytes, kept {mask:b}, repeat {repeat}");
+                    assert_eq!(rows, expect, "{case}");
+                    assert_eq!(runs, runs_of(mask, n), "{case}");
                 }
             }
         }
-        assert_eq!(rows_read_again(src, None, 7), expect);
-        assert!(rows_read_again(b"[]", None, 7).is_empty());
+        assert_eq!(rows_read_again(src, None, 7), (expect, vec![]));
+        assert!(rows_read_again(b"[]", None, 7).0.is_empty());
     }
 
     /// Keeping stops at the first window over the budget; what was kept then shrinks to the

@@ -1,9 +1,9 @@
 //! TOON text from JSON text without holding the document (`toon::encode_json`): a root array
 //! over the plan's size is read window by window (`json/windows/`): first every byte
-//! validated and the array's TOON form decided over all windows ([`ToonFacts`]), then each
-//! window encoded ([`write_windows`], with `root_windows.rs`) from the windows the first
-//! reading kept when their tapes fit in the budget, else as it is parsed again. Anything else
-//! is parsed whole.
+//! validated and the array's TOON form decided over all windows ([`ToonFacts`]), then the
+//! windows encoded in order ([`write_windows`], with `root_windows.rs`): each run of windows
+//! the first reading kept one after the other (their tapes fit in the budget) spread over the
+//! pool, every other window as it is parsed again. Anything else is parsed whole.
 
 use super::{
     EncodeOptions, RootAnalysis, RootForm, Sink, encode, write_kept_windows, write_root_header,
@@ -81,7 +81,8 @@ impl Facts for ToonFacts<'_> {
 }
 
 /// The second reading: the TOON of the root array `src` in `form` (decided by the first
-/// reading with `plan` over its `rows` rows), encoded window by window.
+/// reading with `plan` over its `rows` rows), encoded a run of kept windows or a window
+/// parsed again at a time.
 pub(crate) fn write_windows<W: Sink + ?Sized>(
     src: &[u8],
     kept: Option<&Kept<'_>>,
@@ -92,15 +93,21 @@ pub(crate) fn write_windows<W: Sink + ?Sized>(
     out: &mut W,
 ) {
     write_root_header(form, rows, opts, out);
-    if let Some(windows) = kept.and_then(Kept::arrays)
-        && write_kept_windows(form, &windows, opts, out)
-    {
-        return;
-    }
     let mut written = 0;
-    second_reading(src, kept, plan, out, |arr, skip, out| {
-        write_root_window(form, arr, skip, written, opts, out);
-        written += arr.len() - skip;
+    second_reading(src, kept, plan, out, |run, out| {
+        // A run of kept windows is spread over the pool; a window parsed again, or a run too
+        // short for the pool, is written on this thread.
+        if run.len() > 1 && write_kept_windows(form, run, opts, out) {
+            written += run
+                .iter()
+                .map(|(arr, skip, _)| arr.len() - skip)
+                .sum::<usize>();
+            return;
+        }
+        for &(arr, skip, _) in run {
+            write_root_window(form, arr, skip, written, opts, out);
+            written += arr.len() - skip;
+        }
     });
 }
 
