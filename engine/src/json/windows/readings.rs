@@ -206,7 +206,7 @@ pub(crate) fn first_reading<'d, F: Facts>(
         drop(keeper.take(Window { doc, ..w }, false, &mut head));
     }
     let split = (rayon::current_num_threads() > 1 && !windows.done())
-        .then(|| split_point(src, windows.pos(), window))
+        .then(|| split_point(src, windows.pos(), window, windows.first()))
         .flatten();
     let rows = match split {
         None => {
@@ -357,20 +357,44 @@ pub(crate) fn second_reading<W: Sink + ?Sized>(
 
 /// Where a second reading may start, guessed: just past the first comma at or after the middle
 /// of `src` (and at least a window after `from`) that sits between a closing and an opening
-/// bracket, as between two rows of a table. Only a guess (the comma may be inside a string or
-/// a nested array); the first reading confirms it. `None` when nothing looks like it nearby.
-fn split_point(src: &[u8], from: usize, window: usize) -> Option<usize> {
+/// bracket, as between two rows of a table, and, when the array's first element (`first`, its
+/// byte range) is an object, is followed by that object's bytes up to its first key's colon:
+/// rows of nested arrays of objects have such commas inside them too (between the objects of
+/// an invoice's lines), where a reading cannot start. Only a guess (the comma may be inside a
+/// string, or a later row may start otherwise); the first reading confirms it. `None` when
+/// nothing looks like it nearby.
+fn split_point(
+    src: &[u8],
+    from: usize,
+    window: usize,
+    first: Option<(usize, usize)>,
+) -> Option<usize> {
     let start = (src.len() / 2).max(from.saturating_add(window));
     let end = src.len().min(start.saturating_add(1 << 16));
     let region = src.get(start..end)?;
     let is_ws = |b: &u8| matches!(b, b' ' | b'\n' | b'\r' | b'\t');
-    memchr::memchr_iter(b',', region)
-        .map(|i| start + i)
-        .find(|&comma| {
-            let before = src[..comma].iter().rev().find(|b| !is_ws(b));
-            let after = src[comma + 1..].iter().find(|b| !is_ws(b));
-            matches!(before, Some(b'}' | b']')) && matches!(after, Some(b'{' | b'['))
-        })
+    let after = |comma: usize| {
+        let n = src[comma + 1..].iter().take_while(|b| is_ws(b)).count();
+        comma + 1 + n
+    };
+    let between_rows = |comma: usize| {
+        let before = src[..comma].iter().rev().find(|b| !is_ws(b));
+        matches!(before, Some(b'}' | b']')) && matches!(src.get(after(comma)), Some(b'{' | b'['))
+    };
+    let commas = || {
+        memchr::memchr_iter(b',', region)
+            .map(|i| start + i)
+            .filter(|&comma| between_rows(comma))
+    };
+    // The first row's opening through its first key's colon (a short key), as rows that
+    // share their keys' order all start.
+    let head = first.and_then(|(at, end)| {
+        let row = &src[at..end];
+        let colon = memchr::memchr(b':', row.get(..64).unwrap_or(row))?;
+        (row[0] == b'{').then(|| &row[..=colon])
+    });
+    head.and_then(|head| commas().find(|&comma| src[after(comma)..].starts_with(head)))
+        .or_else(|| commas().next())
         .map(|comma| comma + 1)
 }
 
@@ -525,6 +549,47 @@ mod tests {
         }
         assert_eq!(rows_read_again(src, None, 7), (expect, vec![]));
         assert!(rows_read_again(b"[]", None, 7).0.is_empty());
+    }
+
+    /// The second half's start is guessed at a row: not at a comma between the objects of a
+    /// row's nested array (a reading from there fails and the first thread reads alone), but
+    /// at one followed by the first row's opening; without one, at the first comma between
+    /// brackets.
+    #[test]
+    fn the_split_is_guessed_at_a_row_not_inside_one() {
+        let row = |i: usize| {
+            format!(r#"{{"id":{i},"lines":[{{"sku":"a","qty":1}},{{"sku":"b","qty":2}}]}}"#)
+        };
+        let rows: Vec<String> = (0..300).map(row).collect();
+        let src = format!("[{}]", rows.join(","));
+        let starts: Vec<usize> = rows
+            .iter()
+            .scan(1, |at, r| {
+                let start = *at;
+                *at += r.len() + 1;
+                Some(start)
+            })
+            .collect();
+        let first = Some((1, 1 + rows[0].len()));
+        for from in [0, 100, src.len() / 2, src.len() * 3 / 4] {
+            let at = split_point(src.as_bytes(), from, 64, first).expect("a split");
+            assert!(
+                starts.contains(&at),
+                "from {from}: {at} is not a row's start"
+            );
+            assert!(at >= src.len() / 2 && at >= from + 64);
+        }
+        // The first row's opening nowhere (its first key differs): the first comma between
+        // brackets, a row's start or a line's.
+        let other = br#"{"sku":"#.len();
+        let at = split_point(src.as_bytes(), 0, 64, Some((12, 12 + other))).unwrap();
+        let nested = split_point(src.as_bytes(), 0, 64, None).unwrap();
+        assert_eq!(at, nested);
+        assert!(matches!(&src.as_bytes()[at - 2..at], b"}," | b"],"));
+        // Not an object: the first comma between brackets too.
+        let arrays = format!("[{}]", vec!["[[1],[2]]"; 300].join(","));
+        let at = split_point(arrays.as_bytes(), 0, 64, Some((1, 10))).unwrap();
+        assert_eq!(&arrays.as_bytes()[at - 2..=at], b"],[");
     }
 
     /// Keeping stops at the first window over the budget; what was kept then shrinks to the
