@@ -356,9 +356,10 @@ pub(crate) fn second_reading<W: Sink + ?Sized>(
 }
 
 /// Where a second reading may start, guessed: just past the first comma at or after the middle
-/// of `src` (and at least a window after `from`) that sits between a closing and an opening
-/// bracket, as between two rows of a table, and, when the array's first element (`first`, its
-/// byte range) is an object, is followed by that object's bytes up to its first key's colon:
+/// of what is left from `from` (the two threads read as much; at least a window after `from`)
+/// that sits between a closing and an opening bracket, as between two rows of a table, and,
+/// when the array's first element (`first`, its byte range) is an object, is followed by that
+/// object's bytes up to its first key's colon:
 /// rows of nested arrays of objects have such commas inside them too (between the objects of
 /// an invoice's lines), where a reading cannot start. Only a guess (the comma may be inside a
 /// string, or a later row may start otherwise); the first reading confirms it. `None` when
@@ -369,7 +370,7 @@ fn split_point(
     window: usize,
     first: Option<(usize, usize)>,
 ) -> Option<usize> {
-    let start = (src.len() / 2).max(from.saturating_add(window));
+    let start = (from + src.len().saturating_sub(from) / 2).max(from.saturating_add(window));
     let end = src.len().min(start.saturating_add(1 << 16));
     let region = src.get(start..end)?;
     let is_ws = |b: &u8| matches!(b, b' ' | b'\n' | b'\r' | b'\t');
@@ -577,7 +578,7 @@ mod tests {
                 starts.contains(&at),
                 "from {from}: {at} is not a row's start"
             );
-            assert!(at >= src.len() / 2 && at >= from + 64);
+            assert!(at >= from + (src.len() - from) / 2 && at >= from + 64);
         }
         // The first row's opening nowhere after the middle (its first key is its own): the
         // first comma between brackets, here inside a row.
