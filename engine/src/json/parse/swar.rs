@@ -145,9 +145,15 @@ pub(super) fn scan_run_utf8(src: &[u8], mut i: usize) -> (usize, bool, bool) {
             i += 1;
             continue;
         }
-        match utf8_len(src, i) {
-            Some(n) => i += n,
-            None => return (i, lt != 0, false),
+        // Characters one after another (a CJK run) without going back to the word loop.
+        loop {
+            match utf8_len(src, i) {
+                Some(n) => i += n,
+                None => return (i, lt != 0, false),
+            }
+            if src.get(i).is_none_or(|&b| b < 0x80) {
+                break;
+            }
         }
     }
 }
