@@ -359,11 +359,10 @@ pub(crate) fn second_reading<W: Sink + ?Sized>(
 /// of what is left from `from` (the two threads read as much; at least a window after `from`)
 /// that sits between a closing and an opening bracket, as between two rows of a table, and,
 /// when the array's first element (`first`, its byte range) is an object, is followed by that
-/// object's bytes up to its first key's colon:
-/// rows of nested arrays of objects have such commas inside them too (between the objects of
-/// an invoice's lines), where a reading cannot start. Only a guess (the comma may be inside a
-/// string, or a later row may start otherwise); the first reading confirms it. `None` when
-/// nothing looks like it nearby.
+/// object's bytes up to its first key's colon: rows of nested arrays of objects have such
+/// commas inside them too (between the objects of an invoice's lines), where a reading cannot
+/// start. Only a guess (the comma may be inside a string, or a later row may start
+/// otherwise); the first reading confirms it. `None` when nothing looks like it nearby.
 fn split_point(
     src: &[u8],
     from: usize,

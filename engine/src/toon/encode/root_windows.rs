@@ -1,7 +1,7 @@
 //! A root array's TOON, a window at a time (for JSON text read window by window, which never
 //! holds the whole tape: `toon::encode_json` and the wire's `Data::Json`): [`RootAnalysis`]
 //! decides the array's form over every window, then [`write_root_header`] and
-//! [`write_root_window`] (or [`write_kept_windows`], all kept windows in one parallel run)
+//! [`write_root_window`] (or [`write_kept_windows`], kept windows in one parallel run)
 //! write exactly what [`encode`](super::encode) writes for the whole array.
 //!
 //! The form is the encoder's: `[]` when empty, inline when every element is a primitive,
@@ -237,9 +237,10 @@ impl RowPart for WindowPart<'_, '_> {
     }
 }
 
-/// The elements of every window of a root array in `form`, after the header, when the first
-/// reading kept them all (`windows`: each window's array, how many of its first elements
-/// repeat an earlier row, and its input bytes): the rows of all windows cut into one run of
+/// The elements of windows of a root array in `form` that follow one another, after the
+/// header and the windows before them: all of them when the first reading kept them all, or a
+/// run of kept ones between rows parsed again (`windows`: each window's array, how many of its
+/// first elements repeat an earlier row, and its input bytes): the rows cut into one run of
 /// parts of about [`KEPT_PART_BYTES`] of input, encoded by the pool as one stream
 /// ([`Enc::parts_parallel`]), so both threads stay busy across window boundaries. Window by
 /// window ([`write_root_window`]), each window's shape is checked again on the writing thread
