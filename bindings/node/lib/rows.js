@@ -461,8 +461,9 @@ function encodeRows(rows, encode) {
 /**
  * For a call that presents `rows` off the JS thread, STREAM_ROWS of them or more: `{ reply }`,
  * what `present(cells, stream)` gives for them read as cells (presentAsync's promise,
- * presentStream's control), their document built while they are read; `{ json }`, the bytes of JSON.stringify(rows) written from the cells,
- * when no thread could build it; or undefined when `rows` is not such a table.
+ * presentStream's control), their document built while they are read; `{ json }`, the bytes
+ * of JSON.stringify(rows) written from the cells, when no thread could build it; or undefined
+ * when `rows` is not such a table.
  */
 function presentRowsAsync(rows, present) {
   return withCells(rows, false, (cells, stream) => (stream === undefined ? { json: cellsJson(cells) } : { reply: present(cells, stream) }), undefined, true);

@@ -21,7 +21,9 @@ pub use parse::{ParseOptions, parse};
 pub(crate) use parse::{scan, with_kernel};
 pub use select::{Selector, parse_head, parse_selected};
 pub use windows::JsonInput;
-pub(crate) use windows::{Facts, Kept, Reading, WindowPlan, first_reading, second_reading};
+pub(crate) use windows::{
+    Facts, Kept, Reading, WindowPlan, WindowRun, first_reading, second_reading,
+};
 pub use write::{
     CompactFormatter, Formatter, PrettyFormatter, to_string_compact, to_string_pretty,
     to_vec_compact, to_vec_pretty, write_compact, write_pretty, write_with,

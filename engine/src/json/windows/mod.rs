@@ -17,7 +17,7 @@
 mod reader;
 mod readings;
 
-pub(crate) use readings::{Facts, Kept, Reading, first_reading, second_reading};
+pub(crate) use readings::{Facts, Kept, Reading, WindowRun, first_reading, second_reading};
 
 /// Inputs up to this size are parsed whole: the whole tape of an input this small (0.77x its
 /// size for the CLI corpus's flat invoices, 0.9x for the Node corpus's; 8 bytes per value or

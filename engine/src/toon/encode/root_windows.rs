@@ -18,6 +18,7 @@ use super::{
     tabular_shape,
 };
 use crate::doc::{Array, Elements};
+use crate::json::WindowRun;
 
 /// The TOON form of a root array.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -250,7 +251,7 @@ impl RowPart for WindowPart<'_, '_> {
 /// in parallel or the form is not a table or a list; the caller then goes window by window.
 pub(crate) fn write_kept_windows<W: Sink + ?Sized>(
     form: &RootForm,
-    windows: &[(Array<'_>, usize, usize)],
+    windows: WindowRun<'_, '_>,
     opts: &EncodeOptions,
     out: &mut W,
 ) -> bool {
